@@ -1,0 +1,136 @@
+import type { IncomingHttpHeaders } from 'node:http'
+import { parse as parseCookies } from 'cookie'
+import qs from 'qs'
+import type { EventLog } from './events.js'
+import { readBody, type BodySource } from './http/body.js'
+import type { Kernel } from './kernel.js'
+import type { RouteMatch } from './router/route.js'
+import type { Identity } from './types.js'
+
+/**
+ * Per-request state that plugins attach (a session, a list query, …). Extend it by declaration
+ * merging rather than casting:
+ *
+ * @example
+ * declare module 'fw' {
+ *   interface ContextState { session?: Session }
+ * }
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- extended by declaration merging
+export interface ContextState {}
+
+/** What the server layer (a socket or `inject`) hands the kernel for one request. */
+export interface RequestInit {
+  readonly method: string
+  /** Path and query string as received, e.g. `/products/5?x=1`. */
+  readonly url: string
+  readonly headers: IncomingHttpHeaders
+  readonly body: BodySource
+  /** True when the request came over TLS (or a trusted `X-Forwarded-Proto: https`). */
+  readonly secure: boolean
+  readonly ip: string
+}
+
+const EMPTY: Readonly<Record<string, string>> = Object.freeze({})
+/** qs limits: nested keys are accepted, but not deep or wide enough to cost anything. */
+export const QS_OPTIONS = { depth: 5, arrayLimit: 100, parameterLimit: 1000 } as const
+
+/**
+ * One request as the kernel, plugins and handlers see it. Cheap to create: the query string, the
+ * cookies, the body and the identity are read only when something asks.
+ */
+export class RequestContext {
+  readonly kernel: Kernel
+  readonly log: EventLog
+  /** Upper-case method as received. */
+  readonly method: string
+  /** Path and query string as received. */
+  readonly url: string
+  /** The path as received (still percent-encoded), with its leading slash. */
+  readonly path: string
+  /** The raw query string, without `?` (empty when there is none). */
+  readonly querystring: string
+  readonly headers: IncomingHttpHeaders
+  readonly secure: boolean
+  readonly ip: string
+  /** Route placeholders, percent-decoded; empty until routing matched. */
+  params: Readonly<Record<string, string>> = EMPTY
+  /** What routing matched, once it has. */
+  match: RouteMatch | undefined = undefined
+  /** Models loaded by implicit route binding, keyed by parameter name. */
+  readonly models: Record<string, unknown> = {}
+  /** Plugin state; see {@link ContextState}. */
+  readonly state: ContextState = {}
+
+  readonly #body: BodySource
+  #query: Record<string, unknown> | undefined
+  #cookies: Record<string, string | undefined> | undefined
+  #parsedBody: Promise<unknown> | undefined
+  #identity: Promise<Identity | undefined> | undefined
+
+  constructor(kernel: Kernel, init: RequestInit, log: EventLog) {
+    this.kernel = kernel
+    this.log = log
+    this.method = init.method.toUpperCase()
+    this.url = init.url
+    const q = init.url.indexOf('?')
+    this.path = q === -1 ? init.url : init.url.slice(0, q)
+    this.querystring = q === -1 ? '' : init.url.slice(q + 1)
+    this.headers = init.headers
+    this.secure = init.secure
+    this.ip = init.ip
+    this.#body = init.body
+  }
+
+  /** The path without leading or trailing slash, as spec.md exposes the request URI. */
+  get uri(): string {
+    let start = 0
+    let end = this.path.length
+    while (start < end && this.path.charCodeAt(start) === 47) start++
+    while (end > start && this.path.charCodeAt(end - 1) === 47) end--
+    return this.path.slice(start, end)
+  }
+
+  /** The parsed query string; nested keys (`a[b]=1`) become objects. */
+  get query(): Record<string, unknown> {
+    this.#query ??= this.querystring === '' ? {} : (qs.parse(this.querystring, QS_OPTIONS) as Record<string, unknown>)
+    return this.#query
+  }
+
+  /** The first value of a header, by any casing. */
+  header(name: string): string | undefined {
+    const v = this.headers[name.toLowerCase()]
+    return Array.isArray(v) ? v[0] : v
+  }
+
+  /** The request's cookies. */
+  get cookies(): Record<string, string | undefined> {
+    this.#cookies ??= this.headers.cookie ? parseCookies(this.headers.cookie) : {}
+    return this.#cookies
+  }
+
+  /**
+   * The parsed body: JSON, form-urlencoded (nested keys), text, or bytes, by content type; `{}`
+   * when there is none. A malformed body rejects with a 400 `HttpError`, an oversized one with 413,
+   * an unsupported type with 415.
+   */
+  body<T = unknown>(): Promise<T> {
+    this.#parsedBody ??= readBody(this.#body, this.headers, this.kernel.config.http.body_limit)
+    return this.#parsedBody as Promise<T>
+  }
+
+  /**
+   * Who made the request: runs the `authenticate` hook once, on first call, and remembers the answer.
+   */
+  identity(): Promise<Identity | undefined> {
+    this.#identity ??= this.kernel.hooks.authenticate.promise(this)
+    return this.#identity
+  }
+
+  /** True when the client asks for JSON: `Accept` names `application/json`, or it is an XHR. */
+  wantsJson(): boolean {
+    const accept = this.headers.accept
+    if (accept !== undefined && accept.includes('application/json')) return true
+    return this.headers['x-requested-with']?.toString().toLowerCase() === 'xmlhttprequest'
+  }
+}

@@ -1,0 +1,74 @@
+import type { OutgoingHttpHeaders } from 'node:http'
+import type { Readable } from 'node:stream'
+import { FwError } from '../errors.js'
+import type { Reply } from '../reply.js'
+
+/** A reply as it goes on the wire: final headers and the payload (none for HEAD, 204, 304). */
+export interface WireReply {
+  readonly status: number
+  readonly headers: OutgoingHttpHeaders
+  readonly payload: string | Uint8Array | Readable | undefined
+}
+
+const TYPES = {
+  json: 'application/json; charset=utf-8',
+  html: 'text/html; charset=utf-8',
+  text: 'text/plain; charset=utf-8',
+} as const
+
+/**
+ * Turns a reply into what the server writes. The socket path and `inject()` both use it, so what a
+ * test sees is what a client gets. HEAD keeps the headers (and the length) a GET would send but no
+ * body; 1xx/204/304 never carry one.
+ */
+export function serialize(reply: Reply, method: string): WireReply {
+  const headers: OutgoingHttpHeaders = { ...reply.headers }
+  const noBody = reply.status === 204 || reply.status === 304 || reply.status < 200
+  let payload: string | Uint8Array | Readable | undefined
+  const body = reply.body
+  switch (body.kind) {
+    case 'json':
+      payload = JSON.stringify(body.value) ?? 'null'
+      headers['content-type'] ??= TYPES.json
+      break
+    case 'html':
+      payload = body.value
+      headers['content-type'] ??= TYPES.html
+      break
+    case 'text':
+      payload = body.value
+      headers['content-type'] ??= TYPES.text
+      break
+    case 'bytes':
+      payload = body.value
+      headers['content-type'] ??= 'application/octet-stream'
+      break
+    case 'stream':
+      payload = body.value
+      headers['content-type'] ??= 'application/octet-stream'
+      break
+    case 'empty':
+      payload = undefined
+      break
+    case 'view':
+      throw new FwError(
+        'FW_ERR_VIEW_NO_ENGINE',
+        `A handler returned the view '${body.template}', but no view engine is registered. Register a views plugin, or return html(...).`,
+      )
+  }
+  if (noBody) {
+    delete headers['content-type']
+    delete headers['content-length']
+    return { status: reply.status, headers, payload: undefined }
+  }
+  if (typeof payload === 'string') headers['content-length'] = Buffer.byteLength(payload)
+  else if (payload instanceof Uint8Array) headers['content-length'] = payload.byteLength
+  else if (payload === undefined) headers['content-length'] = 0
+  if (method === 'HEAD') {
+    if (payload !== undefined && typeof payload !== 'string' && !(payload instanceof Uint8Array)) {
+      payload.destroy()
+    }
+    return { status: reply.status, headers, payload: undefined }
+  }
+  return { status: reply.status, headers, payload }
+}

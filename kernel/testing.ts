@@ -1,0 +1,121 @@
+// `fw/testing`: the helpers fw's own suites use, published so a plugin author tests a plugin the
+// same way: a kernel with a quiet logger, in-process requests, the CLI as a child process, and
+// assertions on the event log.
+import { spawn } from 'node:child_process'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import type { AnyEvent, EventMap, EventType, FwEvent, PhaseName } from './events.js'
+import type { InjectRequest, InjectResponse } from './http/inject.js'
+import { createKernel, type Kernel, type KernelOptions } from './kernel.js'
+import type { Logger } from './logger.js'
+import type { Plugin } from './plugin.js'
+
+/** A logger that keeps what it is told, for assertions. */
+export interface MemoryLogger extends Logger {
+  readonly entries: { level: 'error' | 'warn' | 'info'; message: string; context?: Record<string, unknown> }[]
+}
+
+/** Creates a {@link MemoryLogger}. */
+export function createMemoryLogger(): MemoryLogger {
+  const entries: MemoryLogger['entries'] = []
+  return {
+    entries,
+    error: (message, context) => void entries.push({ level: 'error', message, context }),
+    warn: (message, context) => void entries.push({ level: 'warn', message, context }),
+    info: (message, context) => void entries.push({ level: 'info', message, context }),
+  }
+}
+
+/** Options of {@link createTestKernel}: kernel options plus plugins to register. */
+export interface TestKernelOptions extends KernelOptions {
+  /** Plugins with their options, registered in order. */
+  plugins?: readonly (readonly [Plugin<never, unknown>, unknown?])[]
+}
+
+/**
+ * A kernel for tests: its root a fresh temporary directory (unless given), an empty environment
+ * (so the machine's `FW_CONFIG` or `PORT` cannot leak in), and a memory logger
+ * (`kernel.logger.entries`).
+ *
+ * @example
+ * const kernel = createTestKernel({ plugins: [[myPlugin, { greeting: 'hi' }]] })
+ * const res = await kernel.inject('/hello')
+ */
+export function createTestKernel(options: TestKernelOptions = {}): Kernel & { logger: MemoryLogger } {
+  const kernel = createKernel({
+    root: options.root ?? mkdtempSync(join(tmpdir(), 'fw-test-')),
+    env: options.env ?? {},
+    config: options.config,
+    logger: options.logger ?? createMemoryLogger(),
+  })
+  for (const [plugin, pluginOptions] of options.plugins ?? []) {
+    ;(kernel.register as (p: unknown, o: unknown) => Kernel)(plugin, pluginOptions)
+  }
+  return kernel as Kernel & { logger: MemoryLogger }
+}
+
+/** Sends a request through `kernel.inject()`: a shorthand for suites. */
+export function inject(kernel: Kernel, request: InjectRequest | string): Promise<InjectResponse> {
+  return kernel.inject(request)
+}
+
+/** What {@link runCli} returns. */
+export interface CliResult {
+  readonly code: number
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/**
+ * Runs the `fw` CLI as a child process and collects its output. From the TypeScript sources it runs
+ * `cli/bin.ts` through tsx; from the built package, `dist/cli/bin.js`.
+ *
+ * @example
+ * const { code, stdout } = await runCli(['route:list', '--json'])
+ */
+export function runCli(
+  args: readonly string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string; timeoutMs?: number } = {},
+): Promise<CliResult> {
+  const here = fileURLToPath(import.meta.url)
+  const fromSource = here.endsWith('.ts')
+  const bin = fileURLToPath(new URL(fromSource ? '../cli/bin.ts' : '../cli/bin.js', import.meta.url))
+  const nodeArgs = fromSource ? ['--import', 'tsx', '-C', 'fw-source', bin, ...args] : [bin, ...args]
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, nodeArgs, {
+      cwd: options.cwd ?? process.cwd(),
+      env: { ...process.env, FORCE_COLOR: '0', ...options.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()))
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()))
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 30_000)
+    child.on('error', reject)
+    child.on('close', (code) => {
+      clearTimeout(timer)
+      resolve({ code: code ?? 1, stdout, stderr })
+    })
+    child.stdin.end(options.input ?? '')
+  })
+}
+
+/** The events of one type in a log, typed. */
+export function eventsOf<T extends EventType>(events: readonly AnyEvent[], type: T): FwEvent<T>[] {
+  return events.filter((e): e is FwEvent<T> & AnyEvent => e.type === type) as FwEvent<T>[]
+}
+
+/** The data of the first event of a type; throws with the log's types when there is none. */
+export function expectEvent<T extends EventType>(events: readonly AnyEvent[], type: T): Readonly<EventMap[T]> {
+  const found = eventsOf(events, type)[0]
+  if (!found) throw new Error(`Expected a '${type}' event; the log has: ${events.map((e) => e.type).join(', ') || 'nothing'}.`)
+  return found.data
+}
+
+/** The names of the phases a log completed, in order. */
+export function phasesOf(events: readonly AnyEvent[]): PhaseName[] {
+  return eventsOf(events, 'phase.completed').map((e) => e.data.name)
+}

@@ -1,0 +1,63 @@
+import type { RequestContext } from './context.js'
+import type { Kernel } from './kernel.js'
+import type { Reply } from './reply.js'
+
+/** The HTTP methods a route can be declared for. */
+export const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const
+export type HttpMethod = (typeof HTTP_METHODS)[number]
+
+/**
+ * A route handler: gets the request context, returns a {@link Reply} or a plain value that the
+ * kernel wraps (object/array → JSON, string → HTML or text, nothing → 204).
+ */
+export type Handler = (ctx: RequestContext) => unknown
+
+/** A class whose instances answer routes; constructed once per request that reaches it. */
+export type ControllerClass = new () => object
+
+/**
+ * Where a route sends a request: a function, a controller class and method name, or a string
+ * `'Class@method'` naming a controller registered with `kernel.controller(name, Class)` (a group's
+ * `namespace` is prepended to the class part).
+ */
+export type HandlerRef = Handler | readonly [ControllerClass, string] | string
+
+/** What `next()` runs: the rest of the middleware chain and the handler. */
+export type Next = () => Promise<Reply>
+
+/**
+ * Named onion middleware: do something before, `await next()`, do something after, return the
+ * reply (or answer early without calling `next`).
+ *
+ * @example
+ * kernel.middleware('poweredBy', async (ctx, next) => (await next()).header('x-powered-by', 'fw'))
+ */
+export type Middleware = (ctx: RequestContext, next: Next) => Promise<Reply>
+
+/**
+ * Who made the request, as the `authenticate` hook found out. Plugins add fields by declaration
+ * merging on this interface.
+ */
+export interface Identity {
+  /** The user's id, or undefined for a non-user principal (an application, a debug grant). */
+  id?: string | number
+  username?: string
+  usertype?: number
+  /** How the identity was established: `apiKey`, `accessToken`, `session`, `debugGrant`, … */
+  via: string
+}
+
+/** A model loader for implicit route binding: returns undefined when there is no such record. */
+export type BindingLoader = (value: string, ctx: RequestContext) => Promise<unknown>
+
+/**
+ * A CLI command a plugin contributes: a clipanion `Command` subclass (the kernel does not depend
+ * on clipanion; the CLI checks the class when it registers it).
+ */
+export type CommandClass = abstract new () => object
+
+/**
+ * What an application module default-exports: a function that builds its kernel (plugins
+ * registered, not booted, not listening). The CLI and `npm run playground` call it.
+ */
+export type AppFactory = (options?: { env?: NodeJS.ProcessEnv }) => Kernel | Promise<Kernel>

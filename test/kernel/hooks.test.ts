@@ -1,0 +1,147 @@
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { definePlugin, html, json, text, type AnyEvent, type Identity } from 'fw'
+import { createTestKernel, eventsOf, expectEvent, phasesOf } from 'fw/testing'
+
+const test = suite('hooks')
+
+/**
+ * A plugin written only against the public API: it derives a response header from the request's
+ * event log, as every fw report does (a projection, not a new hook into the pipeline).
+ */
+const phaseHeader = definePlugin({
+  name: 'phase-header',
+  setup(kernel) {
+    kernel.hooks.annotate.tapPromise('phase-header', async (reply, ctx) => {
+      const phases = eventsOf(ctx.log.all() as AnyEvent[], 'phase.completed')
+      reply.header('x-phases', phases.map((p) => `${p.data.name};dur=${p.data.duration.toFixed(2)}`).join(', '))
+      reply.header('x-events', String(ctx.log.size))
+    })
+  },
+})
+
+test('is one frozen object of the documented hooks', () => {
+  const kernel = createTestKernel()
+  assert.ok(Object.isFrozen(kernel.hooks))
+  assert.equal(Object.keys(kernel.hooks).sort(), ['annotate', 'authenticate', 'boot', 'error', 'render', 'request', 'route', 'shutdown'])
+})
+
+test('lets a plugin derive a response header from the event log', async () => {
+  const kernel = createTestKernel({ plugins: [[phaseHeader]] })
+  kernel.router.get('hello', () => ({ hello: 'world' }))
+  const res = await kernel.inject('/hello')
+  assert.is(res.status, 200)
+  assert.match(String(res.headers['x-phases']), /^routing;dur=\d+\.\d\d, action;dur=\d+\.\d\d$/)
+  assert.is(res.headers['x-events'], '5')
+})
+
+test('records the request, the routing and action phases and the matched route', async () => {
+  const kernel = createTestKernel()
+  kernel.router.get('things/{id}', (ctx) => ({ id: ctx.params.id })).name('things.show')
+  const res = await kernel.inject('/things/7')
+  assert.equal(res.events.map((e) => e.type), ['request.received', 'phase.completed', 'route.matched', 'phase.completed', 'response.prepared'])
+  assert.equal(phasesOf(res.events), ['routing', 'action'])
+  assert.equal(expectEvent(res.events, 'route.matched'), { method: 'GET', path: 'things/{id}', name: 'things.show', handler: 'closure', params: { id: '7' } })
+  for (let i = 1; i < res.events.length; i++) assert.ok(res.events[i]!.at >= res.events[i - 1]!.at)
+})
+
+test('runs annotate on errors, redirects, 404s and 204s too', async () => {
+  const kernel = createTestKernel({ plugins: [[phaseHeader]] })
+  kernel.router.get('boom', () => {
+    throw new Error('kaput')
+  })
+  kernel.router.redirect('old', '/new')
+  kernel.router.get('none', () => undefined)
+  for (const [url, status] of [['/boom', 500], ['/old', 302], ['/missing', 404], ['/none', 204]] as const) {
+    const res = await kernel.inject(url)
+    assert.is(res.status, status, url)
+    assert.type(res.headers['x-events'], 'string', url)
+  }
+})
+
+test('answers at once when a request tap returns a reply, skipping routing', async () => {
+  const kernel = createTestKernel({ plugins: [[phaseHeader]] })
+  let handled = false
+  kernel.router.get('x', () => (handled = true))
+  kernel.hooks.request.tapPromise('gate', async (ctx) => (ctx.header('x-block') ? json({ blocked: true }, 403) : undefined))
+  const blocked = await kernel.inject({ url: '/x', headers: { 'x-block': '1' } })
+  assert.is(blocked.status, 403)
+  assert.is(handled, false)
+  assert.is(blocked.headers['x-events'], '2')
+  assert.is((await kernel.inject('/x')).status, 200)
+})
+
+test('lets render taps transform the reply in stage order', async () => {
+  const kernel = createTestKernel()
+  kernel.router.get('data', () => ({ a: 1 }))
+  kernel.hooks.render.tapPromise({ name: 'second', stage: 10 }, async (reply) => {
+    if (reply.isJsonObject()) return json({ ...(reply.body as { value: object }).value, second: true }, reply.status)
+    return reply
+  })
+  kernel.hooks.render.tapPromise({ name: 'first', stage: -10 }, async (reply) => reply.header('x-first', 'yes'))
+  const res = await kernel.inject('/data')
+  assert.equal(res.json(), { a: 1, second: true })
+})
+
+test('lets an error tap answer with its own envelope', async () => {
+  class Teapot extends Error {}
+  const kernel = createTestKernel()
+  kernel.router.get('tea', () => {
+    throw new Teapot('short and stout')
+  })
+  kernel.hooks.error.tapPromise('teapot', async (error) => (error instanceof Teapot ? json({ error: 'teapot' }, 418) : undefined))
+  const res = await kernel.inject('/tea')
+  assert.is(res.status, 418)
+  assert.equal(res.json(), { error: 'teapot' })
+  assert.is(expectEvent(res.events, 'exception.raised').message, 'short and stout')
+})
+
+test('isolates an annotate tap that throws: the response and later taps are unharmed', async () => {
+  const kernel = createTestKernel()
+  kernel.router.get('ok', () => text('fine'))
+  kernel.hooks.annotate.tapPromise('broken', async () => {
+    throw new Error('tap failed')
+  })
+  kernel.hooks.annotate.tapPromise('after', async (reply) => void reply.header('x-after', '1'))
+  const res = await kernel.inject('/ok')
+  assert.is(res.status, 200)
+  assert.is(res.body, 'fine')
+  assert.is(res.headers['x-after'], '1')
+  assert.match(kernel.logger.entries[0]!.message, "annotate tap 'broken' failed")
+})
+
+test('runs authenticate lazily, once, only for requests that ask who is there', async () => {
+  const kernel = createTestKernel()
+  let calls = 0
+  kernel.hooks.authenticate.tapPromise('header', async (ctx): Promise<Identity | undefined> => {
+    calls++
+    const user = ctx.header('x-user')
+    return user ? { id: user, via: 'header' } : undefined
+  })
+  kernel.router.get('public', () => ({ ok: true }))
+  kernel.router.get('me', async (ctx) => {
+    await ctx.identity()
+    return { me: (await ctx.identity())?.id ?? null }
+  })
+  await kernel.inject('/public')
+  assert.is(calls, 0)
+  const res = await kernel.inject({ url: '/me', headers: { 'x-user': 'ada' } })
+  assert.equal(res.json(), { me: 'ada' })
+  assert.is(calls, 1)
+})
+
+test('runs boot taps once at boot and shutdown taps at close', async () => {
+  const kernel = createTestKernel()
+  const seen: string[] = []
+  kernel.hooks.boot.tapPromise('routes', async (k) => {
+    seen.push('boot')
+    k.router.get('late', () => html('<p>declared at boot</p>'))
+  })
+  kernel.hooks.shutdown.tapPromise('db', async () => void seen.push('shutdown'))
+  assert.is((await kernel.inject('/late')).status, 200)
+  await kernel.close()
+  assert.equal(seen, ['boot', 'shutdown'])
+  assert.is(kernel.state, 'closed')
+})
+
+test.run()
