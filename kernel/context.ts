@@ -48,6 +48,11 @@ export class RequestContext {
   readonly url: string
   /** The path as received (still percent-encoded), with its leading slash. */
   readonly path: string
+  /**
+   * The path routing matches against: `path` unless a `route` tap at a negative stage rewrote it
+   * (the admin area strips its prefix here). The request's `path` itself is never rewritten.
+   */
+  routingPath: string
   /** The raw query string, without `?` (empty when there is none). */
   readonly querystring: string
   readonly headers: IncomingHttpHeaders
@@ -76,6 +81,7 @@ export class RequestContext {
     const q = init.url.indexOf('?')
     this.path = q === -1 ? init.url : init.url.slice(0, q)
     this.querystring = q === -1 ? '' : init.url.slice(q + 1)
+    this.routingPath = this.path
     this.headers = init.headers
     this.secure = init.secure
     this.ip = init.ip

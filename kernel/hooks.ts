@@ -26,22 +26,24 @@ export interface KernelHooks {
   readonly boot: AsyncSeriesHook<[Kernel]>
 
   /**
-   * **When:** per request, first, before routing (maintenance mode, CORS preflight, rate limits).
+   * **When:** per request, first, before routing (CORS preflight, rate limits). Maintenance mode
+   * is checked by the kernel before this hook.
    * **Arguments:** the request context.
    * **Returns:** a `Reply` to answer at once (routing, middleware and the handler are skipped;
    * `render` and `annotate` still run), or `undefined` to go on.
-   * **Order:** built-in: maintenance at stage -100. First non-undefined return wins.
+   * **Order:** no built-in taps. First non-undefined return wins.
    * **Example:** `kernel.hooks.request.tapPromise('cors', async (ctx) => ctx.method === 'OPTIONS' ? empty(204) : undefined)`
    */
   readonly request: AsyncSeriesBailHook<[RequestContext], Reply | undefined>
 
   /**
    * **When:** per request, after `request`, to find what answers it.
-   * **Arguments:** the request context (`ctx.method`, `ctx.path`, `ctx.querystring`).
+   * **Arguments:** the request context (`ctx.method`, `ctx.routingPath`, `ctx.querystring`).
    * **Returns:** a `RouteMatch`, or `undefined` to let the next tap try. When every tap returns
    * `undefined` the kernel answers 404, or 405 with `Allow` when the path exists for other methods.
-   * **Order:** built-in: `router` at stage 0, `legacy` (classic `?r=` controllers) at stage 10. A
-   * tap that rewrites the path (the admin area strips its prefix) runs at a negative stage.
+   * **Order:** built-in: `legacy-r` (classic controllers named by `?r=`) at stage -5, `router` at
+   * stage 0, `legacy` (classic controllers by path) at stage 10. A tap that rewrites
+   * `ctx.routingPath` (the admin area strips its prefix) runs below -5 and returns `undefined`.
    * **Example:** `kernel.hooks.route.tapPromise({ name: 'admin', stage: -10 }, async (ctx) => …)`
    */
   readonly route: AsyncSeriesBailHook<[RequestContext], RouteMatch | undefined>
@@ -93,11 +95,40 @@ export interface KernelHooks {
    * **When:** once, inside `kernel.close()`, after the server stopped accepting and in-flight
    * requests finished.
    * **Arguments:** the kernel.
-   * **Returns:** nothing; a rejection is reported but the remaining taps still run.
+   * **Returns:** nothing. Every tap runs even when one rejects; failures are reported through
+   * `kernel.logger` and the first is rethrown from `close()`.
    * **Order:** reverse plugin order is not enforced: give resources that others use a later stage.
    * **Example:** `kernel.hooks.shutdown.tapPromise('database', () => orm.close())`
    */
   readonly shutdown: AsyncSeriesHook<[Kernel]>
+}
+
+/** A tap as tapable stores it: its kind decides how it is called. */
+interface StoredTap {
+  readonly type: 'sync' | 'async' | 'promise'
+  // tapable types it as `Function`; its arity depends on the hook.
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
+  readonly fn: Function
+}
+
+/**
+ * Calls one tap of any kind (`tap`, `tapAsync`, `tapPromise`) and waits for it. The kernel uses it
+ * where taps must run in isolation from each other (`annotate`, `shutdown`), which tapable's
+ * compiled series cannot do.
+ */
+export function callTap(tap: StoredTap, args: readonly unknown[]): Promise<unknown> {
+  if (tap.type === 'async') {
+    return new Promise((resolve, reject) => {
+      ;(tap.fn as (...a: unknown[]) => void)(...args, (error: unknown, result: unknown) =>
+        error ? reject(error) : resolve(result),
+      )
+    })
+  }
+  try {
+    return Promise.resolve((tap.fn as (...a: unknown[]) => unknown)(...args))
+  } catch (error) {
+    return Promise.reject(error)
+  }
 }
 
 /** Creates the frozen hook object a kernel owns. */

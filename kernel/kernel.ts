@@ -3,7 +3,7 @@ import { hasFeature, isDevelopment, resolveConfig, type FwConfig, type UserConfi
 import { RequestContext, type RequestInit } from './context.js'
 import { FwError } from './errors.js'
 import { EventLog, type PhaseName } from './events.js'
-import { createHooks, type KernelHooks } from './hooks.js'
+import { callTap, createHooks, type KernelHooks } from './hooks.js'
 import { prepareInject, readPayload, toInjectResponse, type InjectRequest, type InjectResponse } from './http/inject.js'
 import { serialize } from './http/serialize.js'
 import { startServer, type RunningServer, type StaticMount } from './http/server.js'
@@ -98,11 +98,17 @@ export class Kernel {
     this.#development = isDevelopment(this.config, options.env)
     this.logger = options.logger ?? consoleLogger
     this.maintenance = createMaintenanceProbe(this.root)
+    // `?r=controller/action/…` names a classic controller explicitly, so it is asked before the
+    // declared routes (`/?r=…` must not land on the home page); a bare path reaches a classic
+    // controller only when no declared route answers it.
+    this.hooks.route.tapPromise({ name: 'legacy-r', stage: -5 }, async (ctx) =>
+      hasRParam(ctx.querystring) ? this.router.matchLegacy(ctx.routingPath, ctx.querystring, ctx.query) : undefined,
+    )
     this.hooks.route.tapPromise({ name: 'router', stage: 0 }, async (ctx) =>
-      this.router.find(ctx.method, ctx.path, ctx.querystring),
+      this.router.find(ctx.method, ctx.routingPath, ctx.querystring),
     )
     this.hooks.route.tapPromise({ name: 'legacy', stage: 10 }, async (ctx) =>
-      this.router.matchLegacy(ctx.path, ctx.querystring, ctx.query),
+      hasRParam(ctx.querystring) ? undefined : this.router.matchLegacy(ctx.routingPath, ctx.querystring, ctx.query),
     )
   }
 
@@ -308,11 +314,19 @@ export class Kernel {
     this.#state = 'closing'
     await this.#server?.close(timeoutMs)
     this.#server = undefined
-    try {
-      await this.hooks.shutdown.promise(this)
-    } finally {
-      this.#state = 'closed'
+    // Every shutdown tap runs even when an earlier one fails: one broken resource must not keep
+    // the others open. Failures are reported, then the first is rethrown.
+    let failure: unknown
+    for (const tap of this.hooks.shutdown.taps) {
+      try {
+        await callTap(tap, [this])
+      } catch (error) {
+        this.logger.error(`shutdown tap '${tap.name}' failed`, { error })
+        failure ??= error
+      }
     }
+    this.#state = 'closed'
+    if (failure !== undefined) throw failure
   }
 
   #assertState(expected: KernelState, action: string): void {
@@ -320,4 +334,9 @@ export class Kernel {
       throw new FwError('FW_ERR_KERNEL_STATE', `Cannot ${action} while the kernel is ${this.#state}; that is only possible while it is ${expected}.`)
     }
   }
+}
+
+/** True when a query string carries the legacy `r` parameter. */
+function hasRParam(querystring: string): boolean {
+  return querystring.startsWith('r=') || querystring.includes('&r=')
 }

@@ -1,5 +1,6 @@
 import type { RequestContext } from './context.js'
 import { FwError, HttpError } from './errors.js'
+import { callTap } from './hooks.js'
 import type { Kernel } from './kernel.js'
 import { handlerName, httpErrorReply, terminalReply } from './pipeline.js'
 import { json, type Reply } from './reply.js'
@@ -38,7 +39,7 @@ export async function handle(kernel: Kernel, ctx: RequestContext): Promise<Reply
     // Each annotate tap is isolated: one that throws is reported and the others still run.
     for (const tap of hooks.annotate.taps) {
       try {
-        await (tap.fn as (r: Reply, c: RequestContext) => unknown)(reply, ctx)
+        await callTap(tap, [reply, ctx])
       } catch (error) {
         kernel.logger.error(`annotate tap '${tap.name}' failed`, { error, path: ctx.path })
       }
@@ -60,7 +61,7 @@ async function answer(kernel: Kernel, ctx: RequestContext): Promise<Reply> {
   let match: RouteMatch | undefined = await hooks.route.promise(ctx)
   log.record('phase.completed', { name: 'routing', start: routingStart, duration: log.now() - routingStart })
   if (!match) {
-    const allowed = kernel.router.allowedMethodsFor(ctx.method, ctx.path, ctx.querystring)
+    const allowed = kernel.router.allowedMethodsFor(ctx.method, ctx.routingPath, ctx.querystring)
     log.record('route.missed', { method: ctx.method, path: ctx.path, allowed })
     if (allowed.length > 0) {
       return terminalReply(
@@ -86,17 +87,17 @@ async function answer(kernel: Kernel, ctx: RequestContext): Promise<Reply> {
     handler: handlerName(route),
     params: match.params,
   })
-  for (const param in route.bindings) await bind(kernel, ctx, param, route.bindings[param]!)
-  return kernel.pipelineFor(route)(ctx)
-}
-
-async function bind(kernel: Kernel, ctx: RequestContext, param: string, model: string): Promise<void> {
-  const value = ctx.params[param]
-  const loaded = value === undefined ? undefined : await kernel.bindingFor(model)!(value, ctx)
-  if (loaded === undefined || loaded === null) {
-    throw new HttpError(404, { error: 'not_found', message: `No ${model} matches '${param}'.` })
+  for (const param in route.bindings) {
+    const model = route.bindings[param]!
+    const value = ctx.params[param]
+    const loaded = value === undefined ? undefined : await kernel.bindingFor(model)!(value, ctx)
+    // A missing record is "nothing at this address": the same 404 as an unknown path.
+    if (loaded === undefined || loaded === null) {
+      return terminalReply(ctx, 404, { error: 'not_found' }, 'There is nothing at this address.')
+    }
+    ctx.models[param] = loaded
   }
-  ctx.models[param] = loaded
+  return kernel.pipelineFor(route)(ctx)
 }
 
 function maintenanceReply(ctx: RequestContext, retryAfter: number): Reply {
@@ -113,13 +114,17 @@ function maintenanceReply(ctx: RequestContext, retryAfter: number): Reply {
  * terminal 500 (503 in maintenance) that shows details only in development.
  */
 async function errorReply(kernel: Kernel, ctx: RequestContext, error: unknown): Promise<Reply> {
-  const status = error instanceof HttpError ? error.status : error instanceof FwError ? error.status : 500
+  const reply = await buildErrorReply(kernel, ctx, error)
   ctx.log.record('exception.raised', {
     name: error instanceof Error ? error.name : typeof error,
     message: error instanceof Error ? error.message : String(error),
     code: (error as { code?: unknown } | null)?.code as string | undefined,
-    status,
+    status: reply.status,
   })
+  return reply
+}
+
+async function buildErrorReply(kernel: Kernel, ctx: RequestContext, error: unknown): Promise<Reply> {
   if (kernel.hooks.error.isUsed()) {
     try {
       const custom = await kernel.hooks.error.promise(error, ctx)
@@ -132,14 +137,15 @@ async function errorReply(kernel: Kernel, ctx: RequestContext, error: unknown): 
   kernel.logger.error('request failed', { error, method: ctx.method, path: ctx.path })
   const retryAfter = kernel.maintenance()
   if (retryAfter !== undefined) return maintenanceReply(ctx, retryAfter)
+  const status = error instanceof FwError && error.status >= 500 ? error.status : 500
   const dev = kernel.isDevelopment()
   const err = error instanceof Error ? error : new Error(String(error))
   if (ctx.wantsJson()) {
-    return json(dev ? { error: 'unavailable', message: err.message, exception: err.name, trace: err.stack?.split('\n') } : { error: 'unavailable' }, status >= 500 ? status : 500)
+    return json(dev ? { error: 'unavailable', message: err.message, exception: err.name, trace: err.stack?.split('\n') } : { error: 'unavailable' }, status)
   }
   return terminalReply(
     ctx,
-    status >= 500 ? status : 500,
+    status,
     { error: 'unavailable' },
     dev ? err.message : 'The server could not answer this request. It has been logged.',
     dev ? err.stack : undefined,

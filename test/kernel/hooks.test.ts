@@ -144,4 +144,60 @@ test('runs boot taps once at boot and shutdown taps at close', async () => {
   assert.is(kernel.state, 'closed')
 })
 
+test('runs every shutdown tap even when one fails, then reports the failure', async () => {
+  const kernel = createTestKernel()
+  const closed: string[] = []
+  kernel.hooks.shutdown.tapPromise('cache', async () => {
+    throw new Error('cache would not close')
+  })
+  kernel.hooks.shutdown.tapPromise('database', async () => void closed.push('database'))
+  await kernel.boot()
+  try {
+    await kernel.close()
+    assert.unreachable()
+  } catch (error) {
+    assert.is((error as Error).message, 'cache would not close')
+  }
+  assert.equal(closed, ['database'])
+  assert.is(kernel.state, 'closed')
+  assert.match(kernel.logger.entries[0]!.message, "shutdown tap 'cache' failed")
+})
+
+test('calls annotate taps of every kind: tap, tapAsync and tapPromise', async () => {
+  const kernel = createTestKernel()
+  kernel.router.get('x', () => ({}))
+  kernel.hooks.annotate.tap('sync', (reply) => void reply.header('x-sync', '1'))
+  kernel.hooks.annotate.tapAsync('callback', (reply, _ctx, done) => {
+    setTimeout(() => {
+      reply.header('x-callback', '1')
+      done()
+    }, 1)
+  })
+  kernel.hooks.annotate.tapPromise('promise', async (reply) => void reply.header('x-promise', '1'))
+  const res = await kernel.inject('/x')
+  assert.equal([res.headers['x-sync'], res.headers['x-callback'], res.headers['x-promise']], ['1', '1', '1'])
+})
+
+test('records in exception.raised the status the client got', async () => {
+  const kernel = createTestKernel()
+  kernel.router.get('tea', () => {
+    throw new Error('teapot')
+  })
+  kernel.hooks.error.tapPromise('teapot', async () => json({ error: 'teapot' }, 418))
+  const res = await kernel.inject('/tea')
+  assert.is(expectEvent(res.events, 'exception.raised').status, 418)
+})
+
+test('lets a route tap at a negative stage rewrite the routing path, leaving the path alone', async () => {
+  const kernel = createTestKernel()
+  kernel.router.get('users', (ctx) => ({ path: ctx.path, routed: ctx.routingPath }))
+  kernel.hooks.route.tapPromise({ name: 'area', stage: -10 }, async (ctx) => {
+    if (ctx.routingPath.startsWith('/admin/')) ctx.routingPath = ctx.routingPath.slice('/admin'.length)
+    return undefined
+  })
+  const res = await kernel.inject('/admin/users')
+  assert.equal(res.json(), { path: '/admin/users', routed: '/users' })
+  assert.is((await kernel.inject({ method: 'POST', url: '/admin/users' })).headers.allow, 'GET, HEAD')
+})
+
 test.run()

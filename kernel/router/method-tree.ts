@@ -1,0 +1,258 @@
+import { canonicalQuery, safeDecode } from './path.js'
+import type { Route, RouteMatch } from './route.js'
+
+/** A route as stored at a leaf, with the placeholder names its path binds, in order. */
+export interface TreeEntry {
+  readonly route: Route
+  readonly names: readonly string[]
+  /** The answer itself, shared and frozen, when the path binds no placeholder. */
+  readonly match: RouteMatch | undefined
+  /** Builds the answer from the placeholder values the walk wrote, in path order. */
+  readonly answer: (values: readonly string[]) => RouteMatch
+}
+
+/** Creates a {@link TreeEntry}; its `answer` builds the params object with a fixed shape. */
+export function createEntry(route: Route, names: readonly string[]): TreeEntry {
+  const match: RouteMatch | undefined = names.length === 0 ? Object.freeze({ route, params: Object.freeze({}) }) : undefined
+  return { route, names, match, answer: match === undefined ? answerer(route, names) : () => match }
+}
+
+/**
+ * Builds the answer of a route with placeholders. The params object is written as a literal with
+ * constant keys (generated once per route, as find-my-way does): V8 then allocates it with one
+ * fixed shape, more than twice as fast as adding keys in a loop or through computed keys. Names
+ * are identifiers checked by `parsePath`, and quoted besides. Where code generation is switched
+ * off (`--disallow-code-generation-from-strings`) the loop is used instead.
+ */
+function answerer(route: Route, names: readonly string[]): (values: readonly string[]) => RouteMatch {
+  const fields = names.map((name, i) => `${JSON.stringify(name)}: v[${i}]`).join(', ')
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-implied-eval -- see above: a fixed-shape literal
+    const make = new Function('route', `return (v) => ({ route, params: { ${fields} } })`) as (
+      route: Route,
+    ) => (values: readonly string[]) => RouteMatch
+    return make(route)
+  } catch {
+    return (v) => {
+      const params: Record<string, string> = {}
+      for (let i = 0; i < names.length; i++) params[names[i] as string] = v[i] as string
+      return { route, params }
+    }
+  }
+}
+
+interface ParamLink {
+  readonly re: RegExp | undefined
+  readonly node: MethodNode
+}
+
+/** A static child in a hash bucket; `next` chains the (rare) children whose hashes collide. */
+interface StaticChild {
+  readonly key: string
+  readonly node: MethodNode
+  readonly next: StaticChild | undefined
+}
+
+/**
+ * A node of the tree of one HTTP method. Every field exists on every node (one hidden class).
+ * Static children are found without slicing the path: one child is compared in place; several
+ * sit in a Map keyed by a hash of the segment computed while scanning for the next `/`, which
+ * costs a fraction of slicing the segment and hashing a fresh string.
+ */
+export class MethodNode {
+  entry: TreeEntry | undefined = undefined
+  variants: Map<string, TreeEntry> | undefined = undefined
+  single: string | undefined = undefined
+  singleNode: MethodNode | undefined = undefined
+  keys: string[] | undefined = undefined
+  kids: MethodNode[] | undefined = undefined
+  index: Map<number, StaticChild> | undefined = undefined
+  /** Constrained placeholders first, the unconstrained one last. */
+  params: ParamLink[] | undefined = undefined
+
+  /** Sets the static children. */
+  setChildren(children: readonly (readonly [string, MethodNode])[]): void {
+    if (children.length === 1) [this.single, this.singleNode] = children[0] as [string, MethodNode]
+    if (children.length < 2) return
+    if (children.length <= SHORT_LIST) {
+      this.keys = children.map(([key]) => key)
+      this.kids = children.map(([, node]) => node)
+      return
+    }
+    const index = new Map<number, StaticChild>()
+    for (const [key, node] of children) {
+      const h = segmentHash(key, 0, key.length)
+      index.set(h, { key, node, next: index.get(h) })
+    }
+    this.index = index
+  }
+
+  /** The static child called `segment` (already decoded), if any. */
+  child(segment: string): MethodNode | undefined {
+    if (this.single !== undefined) return segment === this.single ? this.singleNode : undefined
+    if (this.keys !== undefined) return this.kids?.[this.keys.indexOf(segment)]
+    return this.index === undefined ? undefined : lookup(this.index, segmentHash(segment, 0, segment.length), segment, 0, segment.length)
+  }
+}
+
+// Up to this many static children are compared one by one; more go into a hashed index.
+const SHORT_LIST = 4
+
+/** The hash of `s[start, end)`; the walk computes the same value inline while it scans. */
+function segmentHash(s: string, start: number, end: number): number {
+  let h = 0
+  for (let i = start; i < end; i++) h = (Math.imul(h, 31) + s.charCodeAt(i)) | 0
+  return h
+}
+
+function lookup(index: Map<number, StaticChild>, h: number, path: string, start: number, end: number): MethodNode | undefined {
+  for (let c = index.get(h); c !== undefined; c = c.next) {
+    if (c.key.length === end - start && sameAt(path, start, c.key)) return c.node
+  }
+  return undefined
+}
+
+/** True when `key` occurs in `path` at `start`; a plain loop beats `startsWith` on short segments. */
+function sameAt(path: string, start: number, key: string): boolean {
+  for (let k = 0; k < key.length; k++) if (path.charCodeAt(start + k) !== key.charCodeAt(k)) return false
+  return true
+}
+
+/**
+ * The routes answering one method (HEAD includes the GET routes it falls back to). Lookup:
+ * one Map probe of the raw path for static routes, otherwise a walk whose cost depends on the
+ * depth of the path, never on the number of routes.
+ */
+export class MethodTree {
+  /** Fully static paths, with and without the leading slash (other spellings take the walk). */
+  readonly statics = new Map<string, MethodNode>()
+  readonly root: MethodNode
+
+  constructor(root: MethodNode) {
+    this.root = root
+  }
+
+  /** The entry for `path` (leading/trailing slashes ignored, `?…` split off), writing placeholder values into `values`. */
+  find(path: string, querystring: string | undefined, values: string[]): TreeEntry | undefined {
+    let query = querystring === '' ? undefined : querystring
+    let stop = path.indexOf('?')
+    if (stop === -1) stop = path.length
+    else if (query === undefined) query = stop + 1 === path.length ? undefined : path.slice(stop + 1)
+    const node = this.statics.get(stop === path.length ? path : path.slice(0, stop))
+    if (node !== undefined) {
+      const entry = leafEntry(node, query)
+      if (entry !== undefined) return entry
+    }
+    let start = 0
+    while (start < stop && path.charCodeAt(start) === 47) start++
+    while (stop > start && path.charCodeAt(stop - 1) === 47) stop--
+    const percent = path.indexOf('%', start)
+    if (percent !== -1 && percent < stop) return walkDecoded(this.root, path.slice(start, stop), query, values)
+    return walk(this.root, path, start, stop, query, values, 0)
+  }
+}
+
+function leafEntry(node: MethodNode, query: string | undefined): TreeEntry | undefined {
+  if (query !== undefined && node.variants !== undefined) {
+    const entry = node.variants.get(canonicalQuery(query))
+    if (entry !== undefined) return entry
+  }
+  return node.entry
+}
+
+// Recursion depth is bounded by the depth of the tree, not by the number of segments in the path.
+// `n` is the number of placeholder values written so far.
+function walk(node: MethodNode, path: string, start: number, stop: number, query: string | undefined, values: string[], n: number): TreeEntry | undefined {
+  if (start >= stop) return leafEntry(node, query)
+  // Scan to the end of the segment by hand: for short segments this is cheaper than indexOf.
+  let end = start
+  let child: MethodNode | undefined
+  const index = node.index
+  if (index !== undefined) {
+    let h = 0
+    for (; end < stop; end++) {
+      const c = path.charCodeAt(end)
+      if (c === 47) break
+      h = (Math.imul(h, 31) + c) | 0
+    }
+    child = lookup(index, h, path, start, end)
+  } else {
+    while (end < stop && path.charCodeAt(end) !== 47) end++
+    const single = node.single
+    const keys = node.keys
+    if (single !== undefined) {
+      if (single.length === end - start && sameAt(path, start, single)) child = node.singleNode
+    } else if (keys !== undefined) {
+      for (let i = 0; i < keys.length; i++) {
+        const key = keys[i] as string
+        if (key.length === end - start && sameAt(path, start, key)) {
+          child = (node.kids as MethodNode[])[i]
+          break
+        }
+      }
+    }
+  }
+  if (child !== undefined) {
+    const entry = walk(child, path, end + 1, stop, query, values, n)
+    if (entry !== undefined) return entry
+  }
+  const links = node.params
+  if (links === undefined || !isParamValue(path, start, end)) return undefined
+  const value = path.slice(start, end)
+  for (let i = 0; i < links.length; i++) {
+    const link = links[i] as ParamLink
+    if (link.re !== undefined && !link.re.test(value)) continue
+    values[n] = value
+    const entry = walk(link.node, path, end + 1, stop, query, values, n + 1)
+    if (entry !== undefined) return entry
+  }
+  return undefined
+}
+
+/** The walk for a path holding `%`: segments are split first, then decoded (malformed → no match). */
+function walkDecoded(root: MethodNode, path: string, query: string | undefined, values: string[]): TreeEntry | undefined {
+  const segments = decodeSegments(path)
+  return segments === undefined ? undefined : walkSegments(root, segments, 0, query, values, 0)
+}
+
+function walkSegments(node: MethodNode, segments: readonly string[], i: number, query: string | undefined, values: string[], n: number): TreeEntry | undefined {
+  if (i === segments.length) return leafEntry(node, query)
+  const segment = segments[i] as string
+  const child = node.child(segment)
+  if (child !== undefined) {
+    const entry = walkSegments(child, segments, i + 1, query, values, n)
+    if (entry !== undefined) return entry
+  }
+  if (node.params === undefined || !isParamValue(segment, 0, segment.length)) return undefined
+  for (const link of node.params) {
+    if (link.re !== undefined && !link.re.test(segment)) continue
+    values[n] = segment
+    const entry = walkSegments(link.node, segments, i + 1, query, values, n + 1)
+    if (entry !== undefined) return entry
+  }
+  return undefined
+}
+
+/** Splits a trimmed path on `/` and percent-decodes each segment; undefined when one is malformed. */
+export function decodeSegments(path: string): string[] | undefined {
+  const segments = path === '' ? [] : path.split('/')
+  for (let i = 0; i < segments.length; i++) {
+    const raw = segments[i] as string
+    if (!raw.includes('%')) continue
+    const decoded = safeDecode(raw)
+    if (decoded === undefined) return undefined
+    segments[i] = decoded
+  }
+  return segments
+}
+
+/**
+ * A placeholder never takes an empty segment nor a dot segment (`.` or `..`), so that a
+ * placeholder value can never walk up a directory, whatever the handler does with it.
+ */
+export function isParamValue(s: string, start: number, end: number): boolean {
+  const length = end - start
+  if (length === 0) return false
+  if (length > 2 || s.charCodeAt(start) !== 46) return true
+  return length === 2 && s.charCodeAt(start + 1) !== 46
+}

@@ -1,0 +1,121 @@
+import type { HandlerRef, HttpMethod } from '../types.js'
+import type { LegacyRequest } from './legacy.js'
+
+/** A declared route as the kernel sees it after compilation: every group already applied. */
+export interface Route {
+  /** Declared methods, upper case; `any` declares all of `HTTP_METHODS`. */
+  readonly methods: readonly HttpMethod[]
+  /** Declared path without leading or trailing slash, group prefixes applied: `api/v1/products/{id}`. */
+  readonly path: string
+  /** The query form of a route declared as `search?type=a`; undefined for an ordinary route. */
+  readonly query: string | undefined
+  readonly handler: HandlerRef
+  /** Full name including group name prefixes. */
+  readonly name: string | undefined
+  /** Effective middleware names: outer group → inner group → route, exclusions removed, de-duplicated. */
+  readonly middleware: readonly string[]
+  /** Permissions merged from groups and the route. */
+  readonly permissions: readonly string[]
+  /** Effective constraints of this route's placeholders: global patterns overridden by `where()`. */
+  readonly wheres: Readonly<Record<string, RegExp>>
+  /** Placeholder name → model name, for implicit model binding. */
+  readonly bindings: Readonly<Record<string, string>>
+  /** True for an action of a classic controller reached by legacy decomposition. */
+  readonly classic: boolean
+}
+
+/** What `find()` answers: the route, the decoded placeholder values and, for classic actions, the legacy request. */
+export interface RouteMatch {
+  readonly route: Route
+  readonly params: Readonly<Record<string, string>>
+  readonly legacy?: LegacyRequest
+}
+
+/** One level of `router.group()`, as captured when a route is declared inside it. */
+export interface GroupFrame {
+  readonly prefix: string
+  readonly middleware: readonly string[]
+  readonly withoutMiddleware: readonly string[]
+  readonly permissions: readonly string[]
+  readonly name: string
+  readonly namespace: string
+}
+
+/** A route as declared, still editable through its builder; compiled into a {@link Route}. */
+export interface RouteDefinition {
+  readonly methods: readonly HttpMethod[]
+  /** Normalised path with group prefixes applied. */
+  readonly path: string
+  readonly query: string | undefined
+  /** The handler with the group namespace already applied to a string handler. */
+  readonly handler: HandlerRef
+  /** Enclosing groups, outermost first. */
+  readonly groups: readonly GroupFrame[]
+  name: string | undefined
+  readonly wheres: Map<string, RegExp | string>
+  readonly middleware: string[]
+  readonly withoutMiddleware: string[]
+  readonly permissions: string[]
+  readonly bindings: Map<string, string>
+  readonly classic: boolean
+  /** Where the route came from, for error messages: `resource 'photos'`, `Shop.index`. */
+  readonly origin: string | undefined
+}
+
+/**
+ * Fluent editor of one declared route; every call returns the builder.
+ *
+ * @example
+ * router.get('users/{id}', show).name('users.show').where('id', /\d+/).middleware('auth')
+ */
+export class RouteBuilder {
+  readonly #definition: RouteDefinition
+  readonly #changed: () => void
+
+  /** @internal Created by the router's declaration methods. */
+  constructor(definition: RouteDefinition, changed: () => void) {
+    this.#definition = definition
+    this.#changed = changed
+  }
+
+  /** Names the route; group name prefixes are prepended when it is compiled. */
+  name(name: string): this {
+    this.#definition.name = name
+    return this.#touch()
+  }
+
+  /** Constrains a placeholder to a regular expression anchored to the whole segment. */
+  where(param: string, pattern: RegExp | string): this {
+    this.#definition.wheres.set(param, pattern)
+    return this.#touch()
+  }
+
+  /** Adds named middleware after the middleware of the enclosing groups. */
+  middleware(...names: string[]): this {
+    this.#definition.middleware.push(...names)
+    return this.#touch()
+  }
+
+  /** Removes named middleware, including middleware inherited from groups. */
+  withoutMiddleware(...names: string[]): this {
+    this.#definition.withoutMiddleware.push(...names)
+    return this.#touch()
+  }
+
+  /** Adds permissions, merged with those of the enclosing groups. */
+  permissions(...permissions: string[]): this {
+    this.#definition.permissions.push(...permissions)
+    return this.#touch()
+  }
+
+  /** Declares that a placeholder holds the key of a model, for implicit model binding. */
+  bind(param: string, model: string): this {
+    this.#definition.bindings.set(param, model)
+    return this.#touch()
+  }
+
+  #touch(): this {
+    this.#changed()
+    return this
+  }
+}

@@ -1,0 +1,328 @@
+import { redirect as redirectReply, view as viewReply } from '../reply.js'
+import { HTTP_METHODS, type ControllerClass, type HandlerRef, type HttpMethod } from '../types.js'
+import { ClassicRegistry } from './classic.js'
+import { compileRoute, describeRoute, type CompiledRoute } from './compile-route.js'
+import { controllerRoutes } from './decorators.js'
+import { anchorPattern, joinPaths, parsePath, splitDeclaration, trimSlashes } from './path.js'
+import { ResourceBuilder, ResourceDeclaration } from './resource.js'
+import { RouteBuilder, type GroupFrame, type Route, type RouteDefinition, type RouteMatch } from './route.js'
+import { RouterError } from './router-error.js'
+import type { MethodTree } from './method-tree.js'
+import { RouteTree } from './tree.js'
+import { buildUrl, type UrlValues } from './url.js'
+
+/** Options of `router.group()`; nested groups compose outer-first. */
+export interface GroupOptions {
+  /** Prepended to every path in the group. */
+  readonly prefix?: string
+  /** Placed before the middleware of the group's routes. */
+  readonly middleware?: readonly string[]
+  /** Removed from every route in the group, including middleware of outer groups. */
+  readonly withoutMiddleware?: readonly string[]
+  readonly permissions?: readonly string[]
+  /** Prepended to route names as is: `{ name: 'admin.' }` + `.name('users')` → `admin.users`. */
+  readonly name?: string
+  /** Prepended (dot-joined) to the class part of string handlers: `Admin` + `'Users@index'` → `'Admin.Users@index'`. */
+  readonly namespace?: string
+}
+
+interface Compiled {
+  readonly tree: RouteTree
+  /** The GET tree, the most asked for, without a Map lookup. */
+  readonly get: MethodTree
+  readonly byName: ReadonlyMap<string, CompiledRoute>
+  readonly routes: readonly Route[]
+  readonly fallback: Route | undefined
+}
+
+const METHODS = new Map<string, HttpMethod>(HTTP_METHODS.map((m) => [m, m]))
+const PLACEHOLDER_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
+
+/**
+ * fw's router: declarations (fluent, grouped, resources, decorated controllers, classic
+ * controllers), compiled into a segment tree. Pure: it answers questions and never replies.
+ *
+ * @example
+ * const router = new Router()
+ * router.group({ prefix: 'api/v1', middleware: ['api'] }, (r) => r.get('products/{id}', show).name('products.show'))
+ * router.find('GET', '/api/v1/products/5')?.params // { id: '5' }
+ */
+export class Router {
+  readonly #declarations: (RouteDefinition | ResourceDeclaration)[] = []
+  readonly #patterns = new Map<string, RegExp>()
+  readonly #groups: GroupFrame[] = []
+  readonly #classics = new ClassicRegistry()
+  readonly #values: string[] = []
+  #fallback: RouteDefinition | undefined
+  #compiled: Compiled | undefined
+  readonly #changed = (): void => {
+    this.#compiled = undefined
+  }
+
+  /** Declares a GET route (it also answers HEAD unless a HEAD route is declared for the path). */
+  get(path: string, handler: HandlerRef): RouteBuilder {
+    return this.match(['GET'], path, handler)
+  }
+
+  /** Declares a POST route. */
+  post(path: string, handler: HandlerRef): RouteBuilder {
+    return this.match(['POST'], path, handler)
+  }
+
+  /** Declares a PUT route. */
+  put(path: string, handler: HandlerRef): RouteBuilder {
+    return this.match(['PUT'], path, handler)
+  }
+
+  /** Declares a PATCH route. */
+  patch(path: string, handler: HandlerRef): RouteBuilder {
+    return this.match(['PATCH'], path, handler)
+  }
+
+  /** Declares a DELETE route. */
+  delete(path: string, handler: HandlerRef): RouteBuilder {
+    return this.match(['DELETE'], path, handler)
+  }
+
+  /** Declares an explicit HEAD route, which wins over the GET route of the same path. */
+  head(path: string, handler: HandlerRef): RouteBuilder {
+    return this.match(['HEAD'], path, handler)
+  }
+
+  /** Declares an OPTIONS route. */
+  options(path: string, handler: HandlerRef): RouteBuilder {
+    return this.match(['OPTIONS'], path, handler)
+  }
+
+  /** Declares a route for every method of `HTTP_METHODS`. */
+  any(path: string, handler: HandlerRef): RouteBuilder {
+    return this.match(HTTP_METHODS, path, handler)
+  }
+
+  /** Declares a route for a list of methods (any case); an unknown verb throws FW_ERR_ROUTER_UNKNOWN_METHOD. */
+  match(methods: readonly string[], path: string, handler: HandlerRef): RouteBuilder {
+    return new RouteBuilder(this.#declare(methods, path, handler, undefined), this.#changed)
+  }
+
+  /** Declares routes inside a group: prefix, middleware, permissions, name prefix, namespace. */
+  group(options: GroupOptions, define: (router: Router) => void): void {
+    this.#groups.push({
+      prefix: trimSlashes(options.prefix ?? ''),
+      middleware: [...(options.middleware ?? [])],
+      withoutMiddleware: [...(options.withoutMiddleware ?? [])],
+      permissions: [...(options.permissions ?? [])],
+      name: options.name ?? '',
+      namespace: options.namespace ?? '',
+    })
+    try {
+      define(this)
+    } finally {
+      this.#groups.pop()
+    }
+  }
+
+  /** Constrains every placeholder called `name`, in every route; a route's own `where()` overrides it. */
+  pattern(name: string, regex: RegExp | string): void {
+    if (!PLACEHOLDER_NAME.test(name)) {
+      throw new RouterError('FW_ERR_ROUTER_INVALID_PATTERN', `pattern('${name}', …): '${name}' is not a placeholder name; use letters, digits and '_'.`)
+    }
+    this.#patterns.set(name, anchorPattern(regex, name))
+    this.#changed()
+  }
+
+  /** Declares the seven resource routes (`index` … `destroy`), named `<name>.<action>`. */
+  resource(name: string, controller: ControllerClass | string): ResourceBuilder {
+    const target = typeof controller === 'string' ? this.#namespaced(controller) : controller
+    const declaration = new ResourceDeclaration(name, this.#prefix(), target, [...this.#groups])
+    this.#declarations.push(declaration)
+    this.#changed()
+    return new ResourceBuilder(declaration, this.#changed)
+  }
+
+  /** Sets the route the kernel runs when nothing matches (any method); it is not part of matching. */
+  fallback(handler: HandlerRef): void {
+    this.#fallback = this.#definition(HTTP_METHODS, '*', handler, 'fallback')
+    this.#changed()
+  }
+
+  /** The compiled fallback route, if one was set. */
+  get fallbackRoute(): Route | undefined {
+    return this.#compile().fallback
+  }
+
+  /** Answers every method on `from` with a 302 redirect to `to`. */
+  redirect(from: string, to: string): RouteBuilder {
+    return this.any(from, () => redirectReply(to, 302))
+  }
+
+  /** Answers every method on `from` with a 301 redirect to `to`. */
+  redirectPermanent(from: string, to: string): RouteBuilder {
+    return this.any(from, () => redirectReply(to, 301))
+  }
+
+  /** Answers GET (and HEAD) on `path` by rendering `template` with `data`. */
+  view(path: string, template: string, data: Record<string, unknown> = {}): RouteBuilder {
+    return this.get(path, () => viewReply(template, data))
+  }
+
+  /** Registers the routes declared with `@route`/`@get`… on each class, grouped by its `@controller` options. */
+  controller(...classes: ControllerClass[]): void {
+    for (const Class of classes) {
+      const { options, actions } = controllerRoutes(Class)
+      if (actions.length === 0) {
+        throw new RouterError(
+          'FW_ERR_ROUTER_NO_ROUTES',
+          `${Class.name} has no methods decorated with @route, @get, @post…; decorate its actions, or register it with router.classic() if it is a classic controller.`,
+        )
+      }
+      const group = { prefix: options.prefix, middleware: options.middleware, permissions: options.permissions, name: options.name }
+      this.group(group, () => {
+        for (const { method, options: declared } of actions) {
+          const def = this.#declare(declared.methods ?? ['GET'], declared.path, [Class, method], `${Class.name}.${method}`)
+          def.name = declared.name
+          def.middleware.push(...(declared.middleware ?? []))
+          def.permissions.push(...(declared.permissions ?? []))
+        }
+      })
+    }
+  }
+
+  /** Registers a classic controller reachable by legacy decomposition under `name`. */
+  classic(name: string, controller: ControllerClass): void {
+    this.#classics.register(name, controller, [...this.#groups])
+  }
+
+  /** Validates every declaration and builds the matching tree and name index; `find()` calls it when needed. */
+  compile(): void {
+    this.#compiled = undefined
+    this.#compile()
+  }
+
+  /** The route answering `method` on `path`, with decoded placeholder values; undefined when none does. */
+  find(method: string, path: string, querystring?: string): RouteMatch | undefined {
+    const compiled = this.#compiled ?? this.#compile()
+    const tree = method === 'GET' ? compiled.get : compiled.tree.method(method)
+    if (tree === undefined) return undefined
+    const values = this.#values
+    const entry = tree.find(path, querystring, values)
+    if (entry === undefined) return undefined
+    return entry.match ?? entry.answer(values)
+  }
+
+  /** Every method declared for `path`, sorted, HEAD wherever GET is; `[]` when the path matches no route. */
+  allowedMethodsFor(method: string, path: string, querystring?: string): string[] {
+    const compiled = this.#compiled ?? this.#compile()
+    const q = path.indexOf('?')
+    const query = querystring ?? (q === -1 ? undefined : path.slice(q + 1))
+    const out = new Set<string>()
+    compiled.tree.allowed(q === -1 ? path : path.slice(0, q), query === '' ? undefined : query, out)
+    if (out.size === 0) return []
+    if (this.find(method, path, querystring) !== undefined) out.add(method.toUpperCase())
+    return [...out].sort()
+  }
+
+  /** The URL of a named route: `url('products.show', { id: 5 })` → `/products/5`; extra values become the query. */
+  url(name: string, params?: UrlValues, query?: UrlValues): string {
+    const compiled = (this.#compiled ?? this.#compile()).byName.get(name)
+    if (compiled === undefined) {
+      const known = [...(this.#compiled?.byName.keys() ?? [])]
+      throw new RouterError(
+        'FW_ERR_ROUTER_UNKNOWN_NAME',
+        `No route is named '${name}'. Name one with .name('${name}')${known.length === 0 ? '' : `, or use one of: ${known.slice(0, 20).join(', ')}`}.`,
+      )
+    }
+    return buildUrl(compiled, params, query)
+  }
+
+  /** Every declared route in declaration order, resources expanded (for `fw route:list`). */
+  routes(): readonly Route[] {
+    return (this.#compiled ?? this.#compile()).routes
+  }
+
+  /** Matches a classic controller action by the legacy `r` parameter or by the path; see {@link decomposeLegacy}. */
+  matchLegacy(path: string, querystring: string, get: Record<string, unknown>, rewritten?: string): RouteMatch | undefined {
+    return this.#classics.match(path, querystring, get, rewritten)
+  }
+
+  #compile(): Compiled {
+    if (this.#compiled !== undefined) return this.#compiled
+    const tree = new RouteTree()
+    const byName = new Map<string, CompiledRoute>()
+    const routes: Route[] = []
+    for (const declaration of this.#declarations) {
+      const defs = declaration instanceof ResourceDeclaration ? declaration.definitions() : [declaration]
+      for (const def of defs) {
+        const compiled = compileRoute(def, this.#patterns)
+        const { name } = compiled.route
+        const taken = name === undefined ? undefined : byName.get(name)
+        if (taken !== undefined) {
+          throw new RouterError(
+            'FW_ERR_ROUTER_DUPLICATE_NAME',
+            `Route name '${name}' is used by ${describeRoute(taken.route)} and by ${describeRoute(def)}. Rename one of them with .name().`,
+          )
+        }
+        if (name !== undefined) byName.set(name, compiled)
+        tree.insert(compiled)
+        routes.push(compiled.route)
+      }
+    }
+    tree.finish()
+    const fallback = this.#fallback === undefined ? undefined : compileRoute(this.#fallback, this.#patterns).route
+    return (this.#compiled = { tree, get: tree.method('GET') as MethodTree, byName, routes: Object.freeze(routes), fallback })
+  }
+
+  #declare(methods: readonly string[], path: string, handler: HandlerRef, origin: string | undefined): RouteDefinition {
+    const def = this.#definition(verbs(methods, path), path, handler, origin)
+    this.#declarations.push(def)
+    this.#changed()
+    return def
+  }
+
+  #definition(methods: readonly HttpMethod[], raw: string, handler: HandlerRef, origin: string | undefined): RouteDefinition {
+    const { path, query } = splitDeclaration(raw)
+    const full = joinPaths(this.#prefix(), path)
+    parsePath(full) // throws at the declaration, where the stack points at the mistake
+    return {
+      methods,
+      path: full,
+      query,
+      handler: typeof handler === 'string' ? this.#namespaced(handler) : handler,
+      groups: [...this.#groups],
+      name: undefined,
+      wheres: new Map(),
+      middleware: [],
+      withoutMiddleware: [],
+      permissions: [],
+      bindings: new Map(),
+      classic: false,
+      origin,
+    }
+  }
+
+  #prefix(): string {
+    return this.#groups.reduce((prefix, g) => joinPaths(prefix, g.prefix), '')
+  }
+
+  #namespaced(handler: string): string {
+    const namespace = this.#groups.map((g) => g.namespace).filter((n) => n !== '').join('.')
+    return namespace === '' ? handler : `${namespace}.${handler}`
+  }
+}
+
+function verbs(methods: readonly string[], path: string): HttpMethod[] {
+  const out = new Set<HttpMethod>()
+  for (const method of methods) {
+    const verb = METHODS.get(String(method).toUpperCase())
+    if (verb === undefined) {
+      throw new RouterError(
+        'FW_ERR_ROUTER_UNKNOWN_METHOD',
+        `Unknown HTTP method '${method}' in the declaration of '${path}'. Use one of: ${HTTP_METHODS.join(', ')}.`,
+      )
+    }
+    out.add(verb)
+  }
+  if (out.size === 0) {
+    throw new RouterError('FW_ERR_ROUTER_UNKNOWN_METHOD', `No HTTP method given for '${path}'. Use one or more of: ${HTTP_METHODS.join(', ')}.`)
+  }
+  return [...out]
+}

@@ -1,0 +1,38 @@
+import type { CompiledRoute } from './compile-route.js'
+import { describeRoute } from './compile-route.js'
+import { RouterError } from './router-error.js'
+
+/** Values accepted for placeholders and query parameters when generating a URL. */
+export type UrlValues = Readonly<Record<string, string | number>>
+
+/**
+ * Builds `/products/5` from a compiled route: placeholders filled (percent-encoded), an omitted
+ * optional last placeholder dropped, values that fill no placeholder appended as query parameters
+ * after the route's own query form and before `query`.
+ */
+export function buildUrl(compiled: CompiledRoute, params: UrlValues = {}, query: UrlValues = {}): string {
+  const used = new Set<string>()
+  const segments: string[] = []
+  for (const token of compiled.tokens) {
+    if (token.kind === 'static') {
+      segments.push(encodeURIComponent(token.value))
+      continue
+    }
+    used.add(token.name)
+    const value = Object.hasOwn(params, token.name) ? params[token.name] : undefined
+    if (value === undefined || value === '') {
+      if (token.optional) continue
+      const { route } = compiled
+      throw new RouterError(
+        'FW_ERR_ROUTER_MISSING_PARAM',
+        `Route '${route.name ?? route.path}' (${describeRoute(route)}) needs a value for '{${token.name}}'. Pass it: url('${route.name ?? ''}', { ${token.name}: … }).`,
+      )
+    }
+    segments.push(encodeURIComponent(String(value)))
+  }
+  const search = new URLSearchParams(compiled.route.query ?? '')
+  for (const [key, value] of Object.entries(params)) if (!used.has(key)) search.append(key, String(value))
+  for (const [key, value] of Object.entries(query)) search.append(key, String(value))
+  const qs = search.toString()
+  return `/${segments.join('/')}${qs === '' ? '' : `?${qs}`}`
+}
