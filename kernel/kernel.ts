@@ -6,7 +6,7 @@ import { EventLog, type PhaseName } from './events.js'
 import { callTap, createHooks, type KernelHooks } from './hooks.js'
 import { prepareInject, readPayload, toInjectResponse, type InjectRequest, type InjectResponse } from './http/inject.js'
 import { serialize } from './http/serialize.js'
-import { startServer, type RunningServer, type StaticMount } from './http/server.js'
+import type { RunningServer, StaticMount } from './http/server.js'
 import { consoleLogger, type Logger } from './logger.js'
 import { createMaintenanceProbe } from './maintenance.js'
 import { orderPlugins, type AnyPlugin, type Plugin, type Registration } from './plugin.js'
@@ -292,6 +292,8 @@ export class Kernel {
     await this.boot()
     this.#assertState('booted', 'listen')
     if (this.#server) throw new FwError('FW_ERR_KERNEL_STATE', 'The kernel is already listening. Call close() first.')
+    // Loaded on first listen: commands that never serve (route:list, down) skip polka and sirv.
+    const { startServer } = await import('./http/server.js')
     this.#server = await startServer(
       {
         handle: (init) => this.handle(init),

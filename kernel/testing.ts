@@ -82,7 +82,8 @@ export function runCli(
   const here = fileURLToPath(import.meta.url)
   const fromSource = here.endsWith('.ts')
   const bin = fileURLToPath(new URL(fromSource ? '../cli/bin.ts' : '../cli/bin.js', import.meta.url))
-  const nodeArgs = fromSource ? ['--import', 'tsx', '-C', 'fw-source', bin, ...args] : [bin, ...args]
+  // tsx by absolute URL, so the child can run from any working directory (a temp app, say).
+  const nodeArgs = fromSource ? ['--import', import.meta.resolve('tsx'), '-C', 'fw-source', bin, ...args] : [bin, ...args]
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, nodeArgs, {
       cwd: options.cwd ?? process.cwd(),

@@ -1,3 +1,4 @@
+import type { Readable, Writable } from 'node:stream'
 import type { RequestContext } from './context.js'
 import type { Kernel } from './kernel.js'
 import type { Reply } from './reply.js'
@@ -61,3 +62,22 @@ export type CommandClass = abstract new () => object
  * registered, not booted, not listening). The CLI and `npm run playground` call it.
  */
 export type AppFactory = (options?: { env?: NodeJS.ProcessEnv }) => Kernel | Promise<Kernel>
+
+/**
+ * What a CLI command gets as `this.context`: clipanion's `BaseContext` fields plus the loaded
+ * application's kernel. A plugin's command extends `Command<CommandContext>`.
+ *
+ * @example
+ * class Hello extends Command<CommandContext> {
+ *   static override paths = [['hello']]
+ *   async execute() { this.context.stdout.write(`${this.context.kernel.config.app.name}\n`) }
+ * }
+ */
+export interface CommandContext {
+  kernel: Kernel
+  env: Record<string, string | undefined>
+  stdin: Readable
+  stdout: Writable
+  stderr: Writable
+  colorDepth: number
+}

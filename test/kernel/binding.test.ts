@@ -1,6 +1,6 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { FwError } from 'fw'
+import type { FwError } from 'fw'
 import { createTestKernel } from 'fw/testing'
 
 const test = suite('binding')

@@ -28,8 +28,8 @@ const bare = definePlugin({ name: 'bare', setup() {} })
 kernel.register(bare)
 
 // An async setup's API is unwrapped.
-const asyncApi = definePlugin({ name: 'async', setup: async () => ({ ready: true as const }) })
-expectType<Equal<PluginApi<typeof asyncApi>, { ready: true }>>(true)
+const _asyncApi = definePlugin({ name: 'async', setup: async () => ({ ready: true as const }) })
+expectType<Equal<PluginApi<typeof _asyncApi>, { ready: true }>>(true)
 
 // kernel.plugin() is typed through PluginApis declaration merging.
 declare module 'fw' {
@@ -40,8 +40,8 @@ declare module 'fw' {
     'cache.missed': { key: string }
   }
 }
-const api = kernel.plugin('greeter')
-expectType<Equal<typeof api, { greet: (who: string) => string }>>(true)
+const _api = kernel.plugin('greeter')
+expectType<Equal<typeof _api, { greet: (who: string) => string }>>(true)
 
 // Events are constrained to EventMap: a merged event records, a typo does not compile.
 kernel.router.get('x', (ctx) => {

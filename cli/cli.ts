@@ -1,0 +1,161 @@
+import { createRequire } from 'node:module'
+import type { Readable, Writable } from 'node:stream'
+import { Builtins, Cli, Command, type CommandClass } from 'clipanion'
+import type { Kernel } from 'fw'
+import { DownCommand } from './commands/down.js'
+import { KeyGenerateCommand } from './commands/key-generate.js'
+import { RouteListCommand } from './commands/route-list.js'
+import { ServeCommand } from './commands/serve.js'
+import { UpCommand } from './commands/up.js'
+import type { FwContext } from './context.js'
+import { describeError } from './describe-error.js'
+import { loadApp } from './load-app.js'
+
+/** The commands every app has, before the ones its plugins contribute. */
+export const BUILTIN_COMMANDS: readonly CommandClass<FwContext>[] = [
+  RouteListCommand,
+  ServeCommand,
+  KeyGenerateCommand,
+  DownCommand,
+  UpCommand,
+]
+
+/** Options of {@link runCli}: where the CLI runs and what it writes to. */
+export interface RunCliOptions {
+  cwd?: string
+  env?: NodeJS.ProcessEnv
+  stdin?: Readable
+  stdout?: Writable
+  stderr?: Writable
+}
+
+/** fw's own version, from its package.json (a package self-reference, valid from src and dist). */
+function version(): string | undefined {
+  try {
+    return (createRequire(import.meta.url)('fw/package.json') as { version?: string }).version
+  } catch {
+    return undefined
+  }
+}
+
+/** Colours only on a terminal, unless `NO_COLOR` or `FORCE_COLOR` says otherwise. */
+function colors(stdout: Writable, env: NodeJS.ProcessEnv): boolean {
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false
+  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '') return env.FORCE_COLOR !== '0'
+  return (stdout as Writable & { isTTY?: boolean }).isTTY === true
+}
+
+/** False when the command named by `argv` only needs the app's root, not a booted app. */
+function needsBoot(argv: readonly string[]): boolean {
+  const selected = BUILTIN_COMMANDS.find((cls) =>
+    cls.paths?.some((path) => path.length > 0 && path.every((p, i) => argv[i] === p)),
+  )
+  return (selected as { bootsApp?: boolean } | undefined)?.bootsApp !== false
+}
+
+/** The paths already taken, as `a b` strings, for spotting a plugin command that collides. */
+function pathKeys(cls: CommandClass<FwContext>): string[] {
+  return (cls.paths ?? []).map((p) => p.join(' '))
+}
+
+function registerPluginCommands(
+  cli: Cli<FwContext>,
+  kernel: Kernel,
+  taken: Set<string>,
+  stderr: Writable,
+): void {
+  for (const contributed of kernel.commands()) {
+    const cls = contributed as unknown as CommandClass<FwContext>
+    const label = (contributed as { name?: string }).name || 'anonymous command'
+    if (typeof cls !== 'function' || !(cls.prototype instanceof Command)) {
+      stderr.write(
+        `fw: skipping ${label}: a plugin command must be a clipanion Command subclass.\n`,
+      )
+      continue
+    }
+    const clash = pathKeys(cls).find((key) => taken.has(key))
+    if (clash !== undefined) {
+      stderr.write(
+        `fw: skipping ${label}: 'fw ${clash}' is already a command. Give it another path.\n`,
+      )
+      continue
+    }
+    for (const key of pathKeys(cls)) taken.add(key)
+    cli.register(cls)
+  }
+}
+
+/**
+ * Runs `fw` with `argv` (without `node` and the script): loads the app, registers the built-in
+ * commands and those the app's plugins contribute, runs the selected one, closes the app, and
+ * returns the exit code: 0 on success, 1 on any failure, reported on one line (plus the stack of
+ * an unexpected error when `FW_DEBUG` is set).
+ *
+ * @example
+ * process.exitCode = await runCli(process.argv.slice(2))
+ */
+export async function runCli(
+  argv: readonly string[],
+  options: RunCliOptions = {},
+): Promise<number> {
+  const env = options.env ?? process.env
+  const stdout = options.stdout ?? process.stdout
+  const stderr = options.stderr ?? process.stderr
+  const args = argv.length === 0 ? ['--help'] : [...argv]
+  const commands: string[] = []
+  const fail = (error: unknown): number => {
+    stderr.write(describeError(error, { argv: args, commands, debug: env.FW_DEBUG }))
+    return 1
+  }
+
+  let kernel: Kernel
+  try {
+    kernel = await loadApp({ cwd: options.cwd, env, boot: needsBoot(args) })
+  } catch (error) {
+    return fail(error)
+  }
+  try {
+    const cli = new Cli<FwContext>({
+      binaryLabel: 'fw',
+      binaryName: 'fw',
+      binaryVersion: version(),
+      enableColors: colors(stdout, env),
+    })
+    const taken = new Set<string>()
+    for (const cls of [...BUILTIN_COMMANDS, Builtins.HelpCommand, Builtins.VersionCommand]) {
+      cli.register(cls)
+      for (const key of pathKeys(cls)) taken.add(key)
+    }
+    registerPluginCommands(cli, kernel, taken, stderr)
+    commands.push(...taken)
+
+    const context: FwContext = {
+      ...Cli.defaultContext,
+      env,
+      stdout,
+      stderr,
+      stdin: options.stdin ?? process.stdin,
+      kernel,
+    }
+    let command: Command<FwContext>
+    try {
+      command = cli.process(args, context)
+    } catch (error) {
+      return fail(error)
+    }
+    // clipanion prints a failed command's error (and stack) itself; report it our way instead.
+    let failure: { error: unknown } | undefined
+    command.catch = async (error: unknown) => {
+      failure = { error }
+    }
+    const code = await cli.run(command, context)
+    return failure === undefined ? code : fail(failure.error)
+  } finally {
+    await kernel
+      .close()
+      .catch(
+        (error: unknown) =>
+          void stderr.write(describeError(error, { argv: args, debug: env.FW_DEBUG })),
+      )
+  }
+}

@@ -1,0 +1,78 @@
+import cluster, { type Worker } from 'node:cluster'
+import type { Writable } from 'node:stream'
+
+/** Options of {@link serveClustered}. */
+export interface ClusterOptions {
+  /** How many workers to run (at least 2; one worker is just `fw serve`). */
+  readonly workers: number
+  /** The app's name, for the messages. */
+  readonly name: string
+  readonly stdout: Writable
+  readonly stderr: Writable
+}
+
+/**
+ * The primary of `fw serve --workers N`: forks N workers, each of which runs the same command line
+ * (so loads and boots the app itself) and listens on the shared port. Prints the URL once the
+ * first worker listens; restarts a worker that dies after it listened; forwards SIGTERM/SIGINT to
+ * every worker, waits for them to drain, and resolves with 0 when they all exited cleanly.
+ *
+ * A worker that dies before it ever listened (it could not boot) stops the whole cluster with 1,
+ * rather than restarting it in a loop.
+ */
+export function serveClustered(options: ClusterOptions): Promise<number> {
+  const { workers, name, stdout, stderr } = options
+  const listened = new WeakSet<Worker>()
+  let stopping = false
+  let failed = false
+  let announced = false
+
+  return new Promise((resolve) => {
+    const stop = (signal: NodeJS.Signals | undefined): void => {
+      if (stopping) return
+      stopping = true
+      if (signal)
+        stdout.write(
+          `fw: ${signal} received, draining ${Object.keys(cluster.workers ?? {}).length} workers…\n`,
+        )
+      for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGTERM')
+      settleIfDone()
+    }
+    const settleIfDone = (): void => {
+      if (!stopping || Object.keys(cluster.workers ?? {}).length > 0) return
+      process.off('SIGTERM', stop)
+      process.off('SIGINT', stop)
+      if (!failed) stdout.write('fw: stopped.\n')
+      resolve(failed ? 1 : 0)
+    }
+
+    cluster.on('listening', (worker, address) => {
+      listened.add(worker)
+      if (announced) return
+      announced = true
+      const host =
+        address.address === undefined || address.address === null ? '127.0.0.1' : address.address
+      const shown = host.includes(':') ? `[${host}]` : host
+      stdout.write(
+        `fw: ${name} listening on http://${shown}:${address.port} (${workers} workers)\n`,
+      )
+    })
+    cluster.on('exit', (worker, code, signal) => {
+      if (stopping) {
+        if (code !== 0 && signal !== 'SIGTERM' && signal !== 'SIGINT') failed = true
+        return settleIfDone()
+      }
+      const how = signal ?? `code ${code}`
+      if (!listened.has(worker)) {
+        stderr.write(`fw: a worker exited (${how}) before it listened; stopping the cluster.\n`)
+        failed = true
+        return stop(undefined)
+      }
+      stderr.write(`fw: worker ${worker.process.pid} died (${how}); starting another.\n`)
+      cluster.fork()
+    })
+    process.on('SIGTERM', stop)
+    process.on('SIGINT', stop)
+    for (let i = 0; i < workers; i++) cluster.fork()
+  })
+}

@@ -1,0 +1,51 @@
+import { existsSync } from 'node:fs'
+import { Command, Option } from 'clipanion'
+import { enterMaintenance, maintenanceFile } from 'fw'
+import type { FwContext } from '../context.js'
+import { parseWholeNumber } from '../options.js'
+
+/** `Retry-After` when `--retry` is not given, in seconds (spec-notes.md "Terminal errors"). */
+const DEFAULT_RETRY = 300
+/** The kernel reads at most seven digits from the flag file. */
+const MAX_RETRY = 9_999_999
+
+/** `fw down`: puts the app in maintenance mode (every request answers 503 until `fw up`). */
+export class DownCommand extends Command<FwContext> {
+  static override paths = [['down']]
+  /** Works even when the app cannot boot (a broken database is a reason to go down). */
+  static readonly bootsApp = false
+
+  static override usage = Command.Usage({
+    category: 'Maintenance',
+    description: 'Put the app in maintenance mode',
+    details: `
+      Writes the flag file \`var/MAINTENANCE\` under the app root. While it exists, every request answers 503 with a \`Retry-After\` header: JSON \`{error: "maintenance", retry_after}\` to clients that ask for JSON, an HTML page to browsers. Running instances notice within a second.
+
+      \`--retry\` sets the seconds clients are told to wait (default ${DEFAULT_RETRY}). \`fw up\` ends maintenance.
+    `,
+    examples: [
+      ['Go down, clients retry after 5 minutes', '$0 down'],
+      ['Go down, clients retry after a minute', '$0 down --retry=60'],
+    ],
+  })
+
+  retry = Option.String('--retry', {
+    description: `Seconds clients should wait before retrying (default ${DEFAULT_RETRY})`,
+  })
+
+  override async execute(): Promise<number> {
+    const { kernel, stdout } = this.context
+    const seconds =
+      this.retry === undefined
+        ? DEFAULT_RETRY
+        : parseWholeNumber('--retry', this.retry, 1, MAX_RETRY, '60')
+    const already = existsSync(maintenanceFile(kernel.root))
+    const file = enterMaintenance(kernel.root, seconds)
+    stdout.write(
+      already
+        ? `The app was already down; clients are now told to retry after ${seconds} s (${file}).\n`
+        : `The app is down for maintenance; clients are told to retry after ${seconds} s (${file}). Run 'fw up' to bring it back.\n`,
+    )
+    return 0
+  }
+}

@@ -1,0 +1,95 @@
+import cluster from 'node:cluster'
+import { Command, Option, UsageError } from 'clipanion'
+import type { Kernel } from 'fw'
+import { serveClustered } from '../cluster.js'
+import type { FwContext } from '../context.js'
+import { parsePort, parseWorkers } from '../options.js'
+
+/** Resolves with the first of SIGTERM or SIGINT; a second one while draining forces exit 1. */
+function nextSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const on = (signal: NodeJS.Signals): void => {
+      process.off('SIGTERM', on)
+      process.off('SIGINT', on)
+      const force = (): never => process.exit(1)
+      process.once('SIGTERM', force)
+      process.once('SIGINT', force)
+      resolve(signal)
+    }
+    process.on('SIGTERM', on)
+    process.on('SIGINT', on)
+  })
+}
+
+/** `fw serve`: listens until SIGTERM or SIGINT, then drains in-flight requests and exits 0. */
+export class ServeCommand extends Command<FwContext> {
+  static override paths = [['serve']]
+
+  static override usage = Command.Usage({
+    category: 'Server',
+    description: 'Serve the app over HTTP',
+    details: `
+      Listens on the configured host and port (\`PORT\`, \`HOST\`, or the app's \`http\` config; \`--port\` and \`--host\` override them) and prints the URL.
+
+      On SIGTERM or SIGINT it stops accepting connections, lets in-flight requests finish, closes the app's resources and exits 0. A second signal while draining exits 1 at once.
+
+      \`--workers N\` (or \`auto\`) runs N worker processes with node:cluster, sharing the port; the primary restarts a worker that dies and forwards the stop signal to all of them.
+    `,
+    examples: [
+      ['Serve on the configured port', '$0 serve'],
+      ['Serve on a free port of every interface', '$0 serve --port 0 --host 0.0.0.0'],
+      ['Serve with one worker per core', '$0 serve --workers auto'],
+    ],
+  })
+
+  port = Option.String('--port', { description: 'Port to listen on (0 picks a free one)' })
+  host = Option.String('--host', { description: 'Address to listen on, e.g. 0.0.0.0' })
+  workers = Option.String('--workers', {
+    description: 'Number of worker processes, or auto (default 1)',
+  })
+
+  override async execute(): Promise<number> {
+    const { kernel, stdout } = this.context
+    const port = this.port === undefined ? kernel.config.http.port : parsePort(this.port)
+    if (this.host !== undefined && this.host.trim() === '')
+      throw new UsageError('--host must not be empty (e.g. --host=0.0.0.0).')
+    const host = this.host?.trim() ?? kernel.config.http.host
+    const workers = this.workers === undefined ? 1 : parseWorkers(this.workers)
+    if (workers > 1 && cluster.isPrimary) {
+      return serveClustered({
+        workers,
+        name: kernel.config.app.name,
+        stdout,
+        stderr: this.context.stderr,
+      })
+    }
+    const { url } = await listen(kernel, port, host)
+    if (cluster.isPrimary) stdout.write(`fw: ${kernel.config.app.name} listening on ${url}\n`)
+    const signal = await nextSignal()
+    if (cluster.isPrimary) stdout.write(`fw: ${signal} received, draining in-flight requests…\n`)
+    await kernel.close()
+    if (cluster.isPrimary) stdout.write('fw: stopped.\n')
+    return 0
+  }
+}
+
+async function listen(kernel: Kernel, port: number, host: string): Promise<{ url: string }> {
+  try {
+    return await kernel.listen(port, host)
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'EADDRINUSE')
+      throw new UsageError(
+        `Port ${port} on ${host} is already in use. Stop what holds it, or pick another with --port.`,
+      )
+    if (code === 'EACCES')
+      throw new UsageError(
+        `Not allowed to listen on ${host}:${port}. Pick a port above 1023 with --port.`,
+      )
+    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND')
+      throw new UsageError(
+        `Cannot listen on host '${host}': no such local address. Pick another with --host.`,
+      )
+    throw error
+  }
+}

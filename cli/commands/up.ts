@@ -1,0 +1,30 @@
+import { Command } from 'clipanion'
+import { leaveMaintenance, maintenanceFile } from 'fw'
+import type { FwContext } from '../context.js'
+
+/** `fw up`: ends maintenance mode by removing the flag file `fw down` wrote. */
+export class UpCommand extends Command<FwContext> {
+  static override paths = [['up']]
+  /** Works even when the app cannot boot. */
+  static readonly bootsApp = false
+
+  static override usage = Command.Usage({
+    category: 'Maintenance',
+    description: 'Bring the app out of maintenance mode',
+    details: `
+      Removes the flag file \`var/MAINTENANCE\` under the app root and says whether the app was down. Running instances answer normally again within a second.
+    `,
+    examples: [['Bring the app back', '$0 up']],
+  })
+
+  override async execute(): Promise<number> {
+    const { kernel, stdout } = this.context
+    const was = leaveMaintenance(kernel.root)
+    stdout.write(
+      was
+        ? 'The app is up again.\n'
+        : `The app was not down (no ${maintenanceFile(kernel.root)}); nothing to do.\n`,
+    )
+    return 0
+  }
+}

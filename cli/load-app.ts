@@ -1,0 +1,168 @@
+import { existsSync, readFileSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import type { AppFactory, Kernel } from 'fw'
+import { loadEnvFile } from './env-file.js'
+import { preferCompiled } from './prefer-compiled.js'
+
+/**
+ * The app could not be found, loaded, built or booted: the CLI prints the message on one line
+ * (and the cause's stack under `FW_DEBUG`) and exits 1.
+ */
+export class AppLoadError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options)
+    this.name = 'AppLoadError'
+  }
+}
+
+/** Where the app module was found, and who said so. */
+export interface AppLocation {
+  /** Absolute path of the module whose default export is the {@link AppFactory}. */
+  readonly file: string
+  /** `FW_APP`, or the package.json whose `fw.app` field named it. */
+  readonly from: string
+}
+
+/** Options of {@link loadApp}. */
+export interface LoadAppOptions {
+  /** Where to start looking for package.json. Default: the cwd. */
+  cwd?: string
+  /** The environment: `FW_APP` is read from it and `.env` loaded into it. Default: `process.env`. */
+  env?: NodeJS.ProcessEnv
+  /** Boot the kernel (`kernel.boot()`); off for commands that only need its root. Default: true. */
+  boot?: boolean
+}
+
+/**
+ * Finds the app module: `FW_APP` (relative to the cwd), else the `fw.app` field of the nearest
+ * package.json walking up from the cwd, relative to that package.json.
+ */
+export function findApp(cwd: string, env: NodeJS.ProcessEnv): AppLocation {
+  if (env.FW_APP) return { file: resolve(cwd, env.FW_APP), from: 'FW_APP' }
+  for (let dir = resolve(cwd); ; dir = dirname(dir)) {
+    const manifest = join(dir, 'package.json')
+    if (existsSync(manifest)) {
+      const app = readAppField(manifest)
+      if (app !== undefined) return { file: resolve(dir, app), from: manifest }
+    }
+    if (dirname(dir) === dir) break
+  }
+  throw new AppLoadError(
+    'No fw app found: set FW_APP to the app module, or add "fw": { "app": "./app.ts" } to your package.json.',
+  )
+}
+
+function readAppField(manifest: string): string | undefined {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(readFileSync(manifest, 'utf8'))
+  } catch (cause) {
+    throw new AppLoadError(`${manifest} is not valid JSON (${(cause as Error).message}).`, {
+      cause,
+    })
+  }
+  const fw = (parsed as { fw?: { app?: unknown } } | null)?.fw
+  if (fw?.app === undefined) return undefined
+  if (typeof fw.app !== 'string' || fw.app === '') {
+    throw new AppLoadError(
+      `The "fw.app" field of ${manifest} must be a path to the app module, e.g. "./app.ts".`,
+    )
+  }
+  return fw.app
+}
+
+/** True when this process already runs TypeScript (the CLI itself is a `.ts` file: tsx is loaded). */
+function runsTypeScript(): boolean {
+  return import.meta.url.endsWith('.ts')
+}
+
+async function registerTypeScript(file: string): Promise<void> {
+  try {
+    const { register } = await import('tsx/esm/api')
+    register()
+  } catch (cause) {
+    throw new AppLoadError(
+      `The app module ${file} is TypeScript, and tsx could not be loaded to run it. Install it (npm install --save-dev tsx) or point FW_APP at compiled JavaScript.`,
+      { cause },
+    )
+  }
+}
+
+async function importFactory(file: string, from: string): Promise<AppFactory> {
+  if (!existsSync(file)) {
+    const fix =
+      from === 'FW_APP' ? 'Fix FW_APP' : `Fix the "fw.app" field of ${from}, or set FW_APP`
+    throw new AppLoadError(
+      `The app module ${file} (named by ${from}) does not exist. ${fix} to point at the module that default-exports the app factory.`,
+    )
+  }
+  if (/\.[cm]?tsx?$/.test(file) && !runsTypeScript()) await registerTypeScript(file)
+  let mod: { default?: unknown }
+  try {
+    mod = (await import(pathToFileURL(file).href)) as { default?: unknown }
+  } catch (cause) {
+    throw new AppLoadError(
+      `Could not load the app module ${file}: ${(cause as Error)?.message ?? String(cause)}`,
+      { cause },
+    )
+  }
+  if (typeof mod.default !== 'function') {
+    throw new AppLoadError(
+      `The app module ${file} must default-export a function that returns a kernel (an AppFactory), e.g. export default () => createKernel({ root }).`,
+    )
+  }
+  return mod.default as AppFactory
+}
+
+async function build(factory: AppFactory, file: string, env: NodeJS.ProcessEnv): Promise<Kernel> {
+  let kernel: Kernel
+  try {
+    kernel = await factory({ env })
+  } catch (cause) {
+    throw new AppLoadError(`The app factory in ${file} failed: ${describe(cause)}`, { cause })
+  }
+  const candidate = kernel as Partial<Kernel> | null | undefined
+  if (typeof candidate?.boot !== 'function' || typeof candidate.root !== 'string') {
+    throw new AppLoadError(
+      `The app factory in ${file} must return a kernel (from createKernel), got ${typeof kernel}.`,
+    )
+  }
+  return kernel
+}
+
+function describe(error: unknown): string {
+  if (!(error instanceof Error)) return String(error)
+  const code = (error as { code?: unknown }).code
+  return typeof code === 'string' && code.startsWith('FW_ERR_')
+    ? `${error.message} [${code}]`
+    : error.message
+}
+
+/**
+ * Loads the app: finds its module, loads `.env` beside it (never overriding what the environment
+ * already sets), calls its default export (an {@link AppFactory}) and boots the kernel. It never
+ * listens. Every failure is an {@link AppLoadError} with a one-line message.
+ */
+export async function loadApp(options: LoadAppOptions = {}): Promise<Kernel> {
+  const env = options.env ?? process.env
+  const location = findApp(options.cwd ?? process.cwd(), env)
+  const file = preferCompiled(location.file, env, runsTypeScript())
+  const moduleDir = dirname(location.file)
+  loadEnvFile(join(moduleDir, '.env'), env)
+  const factory = await importFactory(file, location.from)
+  let kernel = await build(factory, file, env)
+  // The app root is only known once the factory ran; when it is not the module's folder, its .env
+  // is the one `fw key:generate` writes, so load it and build again (nothing is booted yet).
+  if (resolve(kernel.root) !== moduleDir && loadEnvFile(join(kernel.root, '.env'), env)) {
+    kernel = await build(factory, file, env)
+  }
+  if (options.boot !== false) {
+    try {
+      await kernel.boot()
+    } catch (cause) {
+      throw new AppLoadError(`The app failed to boot: ${describe(cause)}`, { cause })
+    }
+  }
+  return kernel
+}

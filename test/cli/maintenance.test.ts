@@ -1,0 +1,95 @@
+import { existsSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { maintenanceFile } from 'fw'
+import { createTestKernel, runCli } from 'fw/testing'
+import { createTempApp, type TempApp } from './temp-app.js'
+
+const test = suite('down/up')
+let app: TempApp
+
+test.before.each(() => {
+  app = createTempApp()
+})
+test.after.each(() => app.remove())
+
+/** A fresh kernel on the same root (a new kernel reads the flag file at once). */
+function request(root: string, accept = 'application/json') {
+  const kernel = createTestKernel({ root })
+  kernel.router.get('hello', () => ({ hello: 'world' }))
+  return kernel.inject({ url: '/hello', headers: { accept } })
+}
+
+test('down --retry=60 makes a kernel on that root answer 503 with Retry-After: 60', async () => {
+  const { code, stdout } = await runCli(['down', '--retry=60'], { env: app.env })
+  assert.is(code, 0)
+  assert.match(stdout, '60 s')
+  assert.is(readFileSync(join(app.root, 'var', 'MAINTENANCE'), 'utf8').trim(), '60')
+  const res = await request(app.root)
+  assert.is(res.status, 503)
+  assert.is(res.headers['retry-after'], '60')
+  assert.equal(res.json(), { error: 'maintenance', retry_after: 60 })
+})
+
+test('down without --retry tells clients to retry after 300 seconds', async () => {
+  await runCli(['down'], { env: app.env })
+  const res = await request(app.root)
+  assert.is(res.headers['retry-after'], '300')
+  assert.equal(res.json(), { error: 'maintenance', retry_after: 300 })
+})
+
+test('down answers browsers with an HTML page, also 503', async () => {
+  await runCli(['down'], { env: app.env })
+  const res = await request(app.root, 'text/html')
+  assert.is(res.status, 503)
+  assert.match(String(res.headers['content-type']), 'text/html')
+})
+
+test('up brings the app back and says it was down', async () => {
+  await runCli(['down', '--retry=60'], { env: app.env })
+  const { code, stdout } = await runCli(['up'], { env: app.env })
+  assert.is(code, 0)
+  assert.match(stdout, 'up again')
+  assert.not.ok(existsSync(maintenanceFile(app.root)))
+  const res = await request(app.root)
+  assert.is(res.status, 200)
+})
+
+test('up says so when the app was not down', async () => {
+  const { code, stdout } = await runCli(['up'], { env: app.env })
+  assert.is(code, 0)
+  assert.match(stdout, 'was not down')
+})
+
+test('down --retry=abc exits 1 with one line naming --retry and no stack', async () => {
+  const { code, stdout, stderr } = await runCli(['down', '--retry=abc'], { env: app.env })
+  assert.is(code, 1)
+  assert.is(stdout, '')
+  assert.is(stderr.trim().split('\n').length, 1)
+  assert.match(stderr, '--retry')
+  assert.not.match(stderr, '    at ')
+  assert.not.ok(existsSync(maintenanceFile(app.root)))
+})
+
+test('down refuses a retry of 0 or a negative one', async () => {
+  for (const value of ['0', '-5', '1.5']) {
+    const { code, stderr } = await runCli(['down', `--retry=${value}`], { env: app.env })
+    assert.is(code, 1, value)
+    assert.match(stderr, '--retry', value)
+  }
+})
+
+test('down and up work when the app cannot boot', async () => {
+  const broken = createTempApp({ setup: "  kernel.router.get('x', () => null).middleware('nope')" })
+  try {
+    assert.is((await runCli(['route:list'], { env: broken.env })).code, 1)
+    assert.is((await runCli(['down'], { env: broken.env })).code, 0)
+    assert.ok(existsSync(maintenanceFile(broken.root)))
+    assert.is((await runCli(['up'], { env: broken.env })).code, 0)
+  } finally {
+    broken.remove()
+  }
+})
+
+test.run()

@@ -1,0 +1,111 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
+import { createServer } from 'node:net'
+import { fileURLToPath } from 'node:url'
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { runCli } from 'fw/testing'
+import { createTempApp, type TempApp } from './temp-app.js'
+
+const test = suite('serve')
+const bin = fileURLToPath(new URL('../../cli/bin.ts', import.meta.url))
+
+interface Served {
+  readonly child: ChildProcessWithoutNullStreams
+  readonly url: string
+  output(): string
+  exited: Promise<number | null>
+}
+
+/** Starts `fw serve` as a child process and resolves once it printed its URL. */
+function serve(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Served> {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', '-C', 'fw-source', bin, 'serve', ...args],
+    {
+      env: { ...process.env, FORCE_COLOR: '0', ...env },
+    },
+  )
+  let out = ''
+  child.stdout.on('data', (c: Buffer) => (out += c.toString()))
+  child.stderr.on('data', (c: Buffer) => (out += c.toString()))
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL')
+      reject(new Error(`fw serve did not print its URL in time:\n${out}`))
+    }, 20_000)
+    child.stdout.on('data', () => {
+      const url = /listening on (http:\/\/\S+)/.exec(out)?.[1]
+      if (url === undefined) return
+      clearTimeout(timer)
+      resolve({ child, url, output: () => out, exited })
+    })
+    void exited.then((code) =>
+      reject(new Error(`fw serve exited ${code} before listening:\n${out}`)),
+    )
+  })
+}
+
+let app: TempApp
+test.before(() => {
+  app = createTempApp({
+    setup:
+      "  kernel.router.get('slow', async () => { await new Promise((r) => setTimeout(r, 400)); return { slow: true } })",
+  })
+})
+test.after(() => app.remove())
+
+test('answers /_demo/ping over a real socket and exits 0 on SIGTERM', async () => {
+  const served = await serve(['--port', '0'])
+  const res = await fetch(`${served.url}/_demo/ping`)
+  assert.is(res.status, 200)
+  assert.equal(await res.json(), { hello: 'world', n: 1 })
+  served.child.kill('SIGTERM')
+  assert.is(await served.exited, 0)
+  assert.match(served.output(), 'SIGTERM received')
+})
+
+test('finishes an in-flight request before exiting on SIGTERM', async () => {
+  const served = await serve(['--port', '0', '--host', '127.0.0.1'], app.env)
+  const pending = fetch(`${served.url}/slow`)
+  await new Promise((r) => setTimeout(r, 100))
+  served.child.kill('SIGTERM')
+  const res = await pending
+  assert.is(res.status, 200)
+  assert.equal(await res.json(), { slow: true })
+  assert.is(await served.exited, 0)
+})
+
+test('runs several workers on one port with --workers and stops them all on SIGTERM', async () => {
+  const served = await serve(['--port', '0', '--workers', '2'])
+  assert.match(served.output(), '(2 workers)')
+  for (let i = 0; i < 4; i++) assert.is((await fetch(`${served.url}/_demo/ping`)).status, 200)
+  served.child.kill('SIGTERM')
+  assert.is(await served.exited, 0)
+  assert.match(served.output(), 'stopped')
+})
+
+test('exits 1 with one line when the port is taken', async () => {
+  const blocker = createServer()
+  await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve))
+  const port = (blocker.address() as { port: number }).port
+  try {
+    const { code, stderr } = await runCli(['serve', '--port', String(port)])
+    assert.is(code, 1)
+    assert.is(stderr.trim().split('\n').length, 1)
+    assert.match(stderr, `Port ${port}`)
+  } finally {
+    blocker.close()
+  }
+})
+
+test('exits 1 naming --port or --workers when they are not numbers', async () => {
+  const port = await runCli(['serve', '--port', 'eighty'])
+  assert.is(port.code, 1)
+  assert.match(port.stderr, '--port')
+  const workers = await runCli(['serve', '--workers', '0'])
+  assert.is(workers.code, 1)
+  assert.match(workers.stderr, '--workers')
+})
+
+test.run()

@@ -1,0 +1,114 @@
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import type { Kernel } from 'fw'
+import { createMemoryLogger } from 'fw/testing'
+import createApp from '../../playground/app.js'
+
+const test = suite('playground demo routes')
+let kernel: Kernel
+
+test.before(() => {
+  // A memory logger keeps the deliberate /_demo/error out of the test output.
+  kernel = createApp({ env: {}, logger: createMemoryLogger() })
+})
+
+test('serves the home page as HTML with a </body> and links to the demo routes', async () => {
+  const res = await kernel.inject('/')
+  assert.is(res.status, 200)
+  assert.match(String(res.headers['content-type']), 'text/html')
+  assert.match(res.body, '</body>')
+  for (const path of [
+    '/_demo/ping',
+    '/_demo/array',
+    '/_demo/text',
+    '/_demo/fragment',
+    '/_demo/empty',
+    '/_demo/redirect',
+    '/_demo/error',
+    '/?r=demo/echo/x',
+  ]) {
+    assert.match(res.body, `href="${path}"`, path)
+  }
+})
+
+test('answers /_demo/ping with exactly {"hello":"world","n":1}', async () => {
+  const res = await kernel.inject('/_demo/ping')
+  assert.is(res.status, 200)
+  assert.match(String(res.headers['content-type']), 'application/json')
+  assert.is(res.body, '{"hello":"world","n":1}')
+})
+
+test('runs no middleware for /_demo/ping', async () => {
+  const res = await kernel.inject('/_demo/ping')
+  assert.ok(res.events.some((e) => e.type === 'route.matched'))
+  assert.not.ok(
+    res.events.some(
+      (e) => e.type === 'phase.completed' && (e.data as { name: string }).name === 'middleware',
+    ),
+  )
+})
+
+test('answers /_demo/array with a top-level JSON array', async () => {
+  const res = await kernel.inject('/_demo/array')
+  assert.is(res.status, 200)
+  assert.match(String(res.headers['content-type']), 'application/json')
+  const body = res.json<unknown[]>()
+  assert.ok(Array.isArray(body))
+  assert.ok(body.length > 0)
+})
+
+test('answers /_demo/text with a plain-text body', async () => {
+  const res = await kernel.inject('/_demo/text')
+  assert.is(res.status, 200)
+  assert.match(String(res.headers['content-type']), 'text/plain')
+  assert.ok(res.body.length > 0)
+})
+
+test('answers /_demo/fragment with HTML that has no </body>', async () => {
+  const res = await kernel.inject('/_demo/fragment')
+  assert.is(res.status, 200)
+  assert.match(String(res.headers['content-type']), 'text/html')
+  assert.match(res.body, '<')
+  assert.not.match(res.body, '</body>')
+})
+
+test('answers /_demo/empty with 204 and no body', async () => {
+  const res = await kernel.inject('/_demo/empty')
+  assert.is(res.status, 204)
+  assert.is(res.body, '')
+})
+
+test('answers /_demo/redirect with a 302 to /', async () => {
+  const res = await kernel.inject('/_demo/redirect')
+  assert.is(res.status, 302)
+  assert.is(res.headers.location, '/')
+})
+
+test('answers /_demo/error with a 500 that shows the message in development', async () => {
+  const res = await kernel.inject({ url: '/_demo/error', headers: { accept: 'application/json' } })
+  assert.is(res.status, 500)
+  const body = res.json<{ error: string; message?: string }>()
+  assert.is(body.error, 'unavailable')
+  assert.match(String(body.message), 'threw on purpose')
+  const page = await kernel.inject({ url: '/_demo/error', headers: { accept: 'text/html' } })
+  assert.is(page.status, 500)
+  assert.match(String(page.headers['content-type']), 'text/html')
+})
+
+test('hides the error message of /_demo/error in production', async () => {
+  const production = createApp({ env: { NODE_ENV: 'production' }, logger: createMemoryLogger() })
+  const res = await production.inject({
+    url: '/_demo/error',
+    headers: { accept: 'application/json' },
+  })
+  assert.is(res.status, 500)
+  assert.equal(res.json(), { error: 'unavailable' })
+})
+
+test('answers HEAD on a demo route without a body', async () => {
+  const res = await kernel.inject({ method: 'HEAD', url: '/_demo/ping' })
+  assert.is(res.status, 200)
+  assert.is(res.body, '')
+})
+
+test.run()
