@@ -38,7 +38,12 @@ export class ClassicRegistry {
    * Decomposes `r` from the query string when present, otherwise the path when its first segment
    * names a registered controller; matches only an existing action (`index` when none is named).
    */
-  match(path: string, querystring: string, get: Record<string, unknown>, rewritten?: string): RouteMatch | undefined {
+  match(
+    path: string,
+    querystring: string,
+    get: Record<string, unknown>,
+    rewritten?: string,
+  ): RouteMatch | undefined {
     if (this.#byName.size === 0) return undefined
     const q = path.indexOf('?')
     if (q !== -1) path = path.slice(0, q)
@@ -69,7 +74,9 @@ export class ClassicRegistry {
         query: undefined,
         handler: Object.freeze([entry.controller, action] as const),
         name: undefined,
-        middleware: Object.freeze(effectiveMiddleware({ groups: entry.groups, middleware: [], withoutMiddleware: [] })),
+        middleware: Object.freeze(
+          effectiveMiddleware({ groups: entry.groups, middleware: [], withoutMiddleware: [] }),
+        ),
         permissions: Object.freeze([...new Set(entry.groups.flatMap((g) => g.permissions))]),
         wheres: Object.freeze({}),
         bindings: Object.freeze({}),

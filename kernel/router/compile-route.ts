@@ -28,7 +28,10 @@ export function describeRoute(def: {
  * Turns a declaration into a frozen {@link Route}: applies group middleware, exclusions,
  * permissions and name prefixes, and resolves placeholder constraints against global patterns.
  */
-export function compileRoute(def: RouteDefinition, patterns: ReadonlyMap<string, RegExp>): CompiledRoute {
+export function compileRoute(
+  def: RouteDefinition,
+  patterns: ReadonlyMap<string, RegExp>,
+): CompiledRoute {
   const tokens = parsePath(def.path)
   const names = paramNames(tokens)
   const known = new Set(names)
@@ -60,7 +63,9 @@ export function compileRoute(def: RouteDefinition, patterns: ReadonlyMap<string,
     handler: def.handler,
     name: def.name === undefined ? undefined : def.groups.map((g) => g.name).join('') + def.name,
     middleware: Object.freeze(effectiveMiddleware(def)),
-    permissions: Object.freeze(unique([...def.groups.flatMap((g) => g.permissions), ...def.permissions])),
+    permissions: Object.freeze(
+      unique([...def.groups.flatMap((g) => g.permissions), ...def.permissions]),
+    ),
     wheres: Object.freeze(wheres),
     bindings: Object.freeze(bindings),
     classic: def.classic,
@@ -74,8 +79,13 @@ export function compileRoute(def: RouteDefinition, patterns: ReadonlyMap<string,
 }
 
 /** Outer group → inner group → route's own, minus every exclusion on the way, first occurrence kept. */
-export function effectiveMiddleware(def: Pick<RouteDefinition, 'groups' | 'middleware' | 'withoutMiddleware'>): string[] {
-  const excluded = new Set([...def.groups.flatMap((g) => g.withoutMiddleware), ...def.withoutMiddleware])
+export function effectiveMiddleware(
+  def: Pick<RouteDefinition, 'groups' | 'middleware' | 'withoutMiddleware'>,
+): string[] {
+  const excluded = new Set([
+    ...def.groups.flatMap((g) => g.withoutMiddleware),
+    ...def.withoutMiddleware,
+  ])
   const all = [...def.groups.flatMap((g) => g.middleware), ...def.middleware]
   return unique(all).filter((name) => !excluded.has(name))
 }

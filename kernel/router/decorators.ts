@@ -21,10 +21,16 @@ export interface ControllerOptions {
 }
 
 /** A standard (TC39) method decorator, applicable to any instance method. */
-export type RouteDecorator = (method: (...args: never) => unknown, context: ClassMethodDecoratorContext) => void
+export type RouteDecorator = (
+  method: (...args: never) => unknown,
+  context: ClassMethodDecoratorContext,
+) => void
 
 /** A standard (TC39) class decorator for controller classes. */
-export type ControllerDecorator = <Class extends ControllerClass>(value: Class, context: ClassDecoratorContext<Class>) => void
+export type ControllerDecorator = <Class extends ControllerClass>(
+  value: Class,
+  context: ClassDecoratorContext<Class>,
+) => void
 
 /** One decorated method of a controller, as `router.controller()` registers it. */
 export interface DeclaredAction {
@@ -44,11 +50,19 @@ const optionsByClass = new WeakMap<object, ControllerOptions>()
  */
 export function route(declared: RouteOptions): RouteDecorator {
   if (typeof declared?.path !== 'string') {
-    throw new RouterError('FW_ERR_ROUTER_INVALID_DECORATOR', `@route() needs a string 'path', as in @route({ path: 'shop/{id}' }).`)
+    throw new RouterError(
+      'FW_ERR_ROUTER_INVALID_DECORATOR',
+      `@route() needs a string 'path', as in @route({ path: 'shop/{id}' }).`,
+    )
   }
   return (method, context) => {
     const where = `@route({ path: '${declared.path}' }) on ${String(context.name)}`
-    if (context.kind !== 'method' || context.static || context.private || typeof context.name !== 'string') {
+    if (
+      context.kind !== 'method' ||
+      context.static ||
+      context.private ||
+      typeof context.name !== 'string'
+    ) {
       throw new RouterError(
         'FW_ERR_ROUTER_INVALID_DECORATOR',
         `${where}: route decorators go on public instance methods with a string name; move it to such a method.`,
@@ -80,6 +94,7 @@ export const del: Shorthand = shorthand('DELETE')
 export const head: Shorthand = shorthand('HEAD')
 /** `@options(path)`: an OPTIONS route. */
 export const options: Shorthand = shorthand('OPTIONS')
+/** `@delete(path)`: the same as `@del(path)`, for code that imports it under that name. */
 export { del as delete }
 
 /**
@@ -91,14 +106,20 @@ export { del as delete }
 export function controller(declared: ControllerOptions = {}): ControllerDecorator {
   return (value, context) => {
     if (context.kind !== 'class') {
-      throw new RouterError('FW_ERR_ROUTER_INVALID_DECORATOR', '@controller() decorates classes only.')
+      throw new RouterError(
+        'FW_ERR_ROUTER_INVALID_DECORATOR',
+        '@controller() decorates classes only.',
+      )
     }
     optionsByClass.set(value, declared)
   }
 }
 
 /** The `@controller()` options of a class (empty when undecorated) and its decorated methods, own and inherited. */
-export function controllerRoutes(Class: ControllerClass): { options: ControllerOptions; actions: DeclaredAction[] } {
+export function controllerRoutes(Class: ControllerClass): {
+  options: ControllerOptions
+  actions: DeclaredAction[]
+} {
   const actions: DeclaredAction[] = []
   const seen = new Set<string>()
   let proto: unknown = Class.prototype

@@ -28,11 +28,16 @@ export interface LegacyRequest {
  * @example
  * decomposeLegacy('shop/view/id/5', {}).get // { id: '5' }
  */
-export function decomposeLegacy(r: string, get: Record<string, unknown>, rewritten?: string): LegacyRequest {
+export function decomposeLegacy(
+  r: string,
+  get: Record<string, unknown>,
+  rewritten?: string,
+): LegacyRequest {
   const source = rewritten ?? r
   const q = source.indexOf('?')
   const out = copyWithoutR(get)
-  if (q !== -1) for (const [key, value] of new URLSearchParams(source.slice(q + 1))) define(out, key, value)
+  if (q !== -1)
+    for (const [key, value] of new URLSearchParams(source.slice(q + 1))) define(out, key, value)
   const segments = (q === -1 ? source : source.slice(0, q)).split('/').filter((s) => s !== '')
   return decompose(segments, out, source, r)
 }
@@ -41,7 +46,11 @@ export function decomposeLegacy(r: string, get: Record<string, unknown>, rewritt
  * Decomposes a request path (`/shop/view/5`) the same way, percent-decoding each segment.
  * Undefined when a segment is malformed or decodes to a `/` or `?`, which would change the branch.
  */
-export function decomposeLegacyPath(path: string, get: Record<string, unknown>, rewritten?: string): LegacyRequest | undefined {
+export function decomposeLegacyPath(
+  path: string,
+  get: Record<string, unknown>,
+  rewritten?: string,
+): LegacyRequest | undefined {
   const source = rewritten ?? path
   const segments: string[] = []
   for (const raw of source.split('/')) {
@@ -53,7 +62,12 @@ export function decomposeLegacyPath(path: string, get: Record<string, unknown>, 
   return decompose(segments, copyWithoutR(get), segments.join('/'), path.replace(/^\/+/, ''))
 }
 
-function decompose(segments: readonly string[], get: Record<string, unknown>, originalRequest: string, noChange: string): LegacyRequest {
+function decompose(
+  segments: readonly string[],
+  get: Record<string, unknown>,
+  originalRequest: string,
+  noChange: string,
+): LegacyRequest {
   const slashes = segments.length - 1
   let option: string | undefined
   if (slashes === 2) option = segments[2]
@@ -86,5 +100,10 @@ function copyWithoutR(get: Record<string, unknown>): Record<string, unknown> {
 
 /** Defines an own property, so that a key such as `__proto__` from a URL stays a plain key. */
 function define(target: Record<string, unknown>, key: string, value: unknown): void {
-  Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true })
+  Object.defineProperty(target, key, {
+    value,
+    writable: true,
+    enumerable: true,
+    configurable: true,
+  })
 }

@@ -1,46 +1,7 @@
 import { canonicalQuery, safeDecode } from './path.js'
-import type { Route, RouteMatch } from './route.js'
+import type { TreeEntry } from './tree-entry.js'
 
-/** A route as stored at a leaf, with the placeholder names its path binds, in order. */
-export interface TreeEntry {
-  readonly route: Route
-  readonly names: readonly string[]
-  /** The answer itself, shared and frozen, when the path binds no placeholder. */
-  readonly match: RouteMatch | undefined
-  /** Builds the answer from the placeholder values the walk wrote, in path order. */
-  readonly answer: (values: readonly string[]) => RouteMatch
-}
-
-/** Creates a {@link TreeEntry}; its `answer` builds the params object with a fixed shape. */
-export function createEntry(route: Route, names: readonly string[]): TreeEntry {
-  const match: RouteMatch | undefined = names.length === 0 ? Object.freeze({ route, params: Object.freeze({}) }) : undefined
-  return { route, names, match, answer: match === undefined ? answerer(route, names) : () => match }
-}
-
-/**
- * Builds the answer of a route with placeholders. The params object is written as a literal with
- * constant keys (generated once per route, as find-my-way does): V8 then allocates it with one
- * fixed shape, more than twice as fast as adding keys in a loop or through computed keys. Names
- * are identifiers checked by `parsePath`, and quoted besides. Where code generation is switched
- * off (`--disallow-code-generation-from-strings`) the loop is used instead.
- */
-function answerer(route: Route, names: readonly string[]): (values: readonly string[]) => RouteMatch {
-  const fields = names.map((name, i) => `${JSON.stringify(name)}: v[${i}]`).join(', ')
-  try {
-    // eslint-disable-next-line @typescript-eslint/no-implied-eval -- see above: a fixed-shape literal
-    const make = new Function('route', `return (v) => ({ route, params: { ${fields} } })`) as (
-      route: Route,
-    ) => (values: readonly string[]) => RouteMatch
-    return make(route)
-  } catch {
-    return (v) => {
-      const params: Record<string, string> = {}
-      for (let i = 0; i < names.length; i++) params[names[i] as string] = v[i] as string
-      return { route, params }
-    }
-  }
-}
-
+/** A placeholder child: its constraint (anchored) and the node below it. */
 interface ParamLink {
   readonly re: RegExp | undefined
   readonly node: MethodNode
@@ -55,9 +16,9 @@ interface StaticChild {
 
 /**
  * A node of the tree of one HTTP method. Every field exists on every node (one hidden class).
- * Static children are found without slicing the path: one child is compared in place; several
- * sit in a Map keyed by a hash of the segment computed while scanning for the next `/`, which
- * costs a fraction of slicing the segment and hashing a fresh string.
+ * Static children are found without slicing the path: up to four are compared in place; more sit
+ * in a Map keyed by a hash of the segment computed while scanning for the next `/`, which costs a
+ * fraction of slicing the segment and hashing the fresh string.
  */
 export class MethodNode {
   entry: TreeEntry | undefined = undefined
@@ -91,7 +52,9 @@ export class MethodNode {
   child(segment: string): MethodNode | undefined {
     if (this.single !== undefined) return segment === this.single ? this.singleNode : undefined
     if (this.keys !== undefined) return this.kids?.[this.keys.indexOf(segment)]
-    return this.index === undefined ? undefined : lookup(this.index, segmentHash(segment, 0, segment.length), segment, 0, segment.length)
+    return this.index === undefined
+      ? undefined
+      : lookup(this.index, segmentHash(segment, 0, segment.length), segment, 0, segment.length)
   }
 }
 
@@ -108,7 +71,13 @@ function segmentHash(s: string, start: number, end: number): number {
 // Hashes are cut to 30 bits so that they stay small integers (Smis), which a Map hashes fastest.
 const SMI = 0x3fffffff
 
-function lookup(index: Map<number, StaticChild>, h: number, path: string, start: number, end: number): MethodNode | undefined {
+function lookup(
+  index: Map<number, StaticChild>,
+  h: number,
+  path: string,
+  start: number,
+  end: number,
+): MethodNode | undefined {
   for (let c = index.get(h); c !== undefined; c = c.next) {
     if (c.key.length === end - start && sameAt(path, start, c.key)) return c.node
   }
@@ -117,7 +86,8 @@ function lookup(index: Map<number, StaticChild>, h: number, path: string, start:
 
 /** True when `key` occurs in `path` at `start`; a plain loop beats `startsWith` on short segments. */
 function sameAt(path: string, start: number, key: string): boolean {
-  for (let k = 0; k < key.length; k++) if (path.charCodeAt(start + k) !== key.charCodeAt(k)) return false
+  for (let k = 0; k < key.length; k++)
+    if (path.charCodeAt(start + k) !== key.charCodeAt(k)) return false
   return true
 }
 
@@ -127,12 +97,29 @@ function sameAt(path: string, start: number, key: string): boolean {
  * depth of the path, never on the number of routes.
  */
 export class MethodTree {
-  /** Fully static paths, with and without the leading slash (other spellings take the walk). */
-  readonly statics = new Map<string, MethodNode>()
+  /**
+   * Fully static paths, with and without the leading slash (other spellings take the walk). A
+   * Map keyed by the path string is the quickest probe there is when V8 already knows the
+   * string's hash; a freshly received path must be hashed first (measured: a JS hash computed
+   * while scanning the path was slower overall, so the native one stays).
+   */
+  readonly #statics = new Map<string, MethodNode>()
+  /**
+   * Which lengths static keys have (256 standing for any longer one): a path of another length
+   * skips the probe, and with it hashing a fresh string that cannot be a key.
+   */
+  readonly #lengths = new Uint8Array(257)
   readonly root: MethodNode
 
   constructor(root: MethodNode) {
     this.root = root
+  }
+
+  /** Indexes a static path (normalised: no leading or trailing slash) for the fast path. */
+  addStatic(path: string, node: MethodNode): void {
+    this.#statics.set(path, node).set(`/${path}`, node)
+    this.#lengths[Math.min(path.length, 256)] = 1
+    this.#lengths[Math.min(path.length + 1, 256)] = 1
   }
 
   /** The entry for `path` (leading/trailing slashes ignored, `?…` split off), writing placeholder values into `values`. */
@@ -140,17 +127,21 @@ export class MethodTree {
     let query = querystring === '' ? undefined : querystring
     let stop = path.indexOf('?')
     if (stop === -1) stop = path.length
-    else if (query === undefined) query = stop + 1 === path.length ? undefined : path.slice(stop + 1)
-    const node = this.statics.get(stop === path.length ? path : path.slice(0, stop))
-    if (node !== undefined) {
-      const entry = leafEntry(node, query)
-      if (entry !== undefined) return entry
+    else if (query === undefined)
+      query = stop + 1 === path.length ? undefined : path.slice(stop + 1)
+    if (this.#lengths[stop < 256 ? stop : 256] === 1) {
+      const node = this.#statics.get(stop === path.length ? path : path.slice(0, stop))
+      if (node !== undefined) {
+        const entry = leafEntry(node, query)
+        if (entry !== undefined) return entry
+      }
     }
     let start = 0
     while (start < stop && path.charCodeAt(start) === 47) start++
     while (stop > start && path.charCodeAt(stop - 1) === 47) stop--
     const percent = path.indexOf('%', start)
-    if (percent !== -1 && percent < stop) return walkDecoded(this.root, path.slice(start, stop), query, values)
+    if (percent !== -1 && percent < stop)
+      return walkDecoded(this.root, path.slice(start, stop), query, values)
     return walk(this.root, path, start, stop, query, values, 0)
   }
 }
@@ -166,7 +157,15 @@ function leafEntry(node: MethodNode, query: string | undefined): TreeEntry | und
 // Recursion depth is bounded by the depth of the tree, not by the number of segments in the path.
 // `n` is the number of placeholder values written so far. (An iterative walk with an explicit
 // stack of alternatives measured no faster, so the plain recursion stays.)
-function walk(node: MethodNode, path: string, start: number, stop: number, query: string | undefined, values: string[], n: number): TreeEntry | undefined {
+function walk(
+  node: MethodNode,
+  path: string,
+  start: number,
+  stop: number,
+  query: string | undefined,
+  values: string[],
+  n: number,
+): TreeEntry | undefined {
   if (start >= stop) return leafEntry(node, query)
   // Scan to the end of the segment by hand: for short segments this is cheaper than indexOf.
   let end = start
@@ -214,12 +213,24 @@ function walk(node: MethodNode, path: string, start: number, stop: number, query
 }
 
 /** The walk for a path holding `%`: segments are split first, then decoded (malformed → no match). */
-function walkDecoded(root: MethodNode, path: string, query: string | undefined, values: string[]): TreeEntry | undefined {
+function walkDecoded(
+  root: MethodNode,
+  path: string,
+  query: string | undefined,
+  values: string[],
+): TreeEntry | undefined {
   const segments = decodeSegments(path)
   return segments === undefined ? undefined : walkSegments(root, segments, 0, query, values, 0)
 }
 
-function walkSegments(node: MethodNode, segments: readonly string[], i: number, query: string | undefined, values: string[], n: number): TreeEntry | undefined {
+function walkSegments(
+  node: MethodNode,
+  segments: readonly string[],
+  i: number,
+  query: string | undefined,
+  values: string[],
+  n: number,
+): TreeEntry | undefined {
   if (i === segments.length) return leafEntry(node, query)
   const segment = segments[i] as string
   const child = node.child(segment)

@@ -48,13 +48,21 @@ export function parsePath(path: string): PathToken[] {
     const m = PLACEHOLDER.exec(segment)
     if (m === null) {
       if (segment.includes('{') || segment.includes('}')) {
-        throw invalid(path, `segment '${segment}' mixes a placeholder with text or is malformed; a placeholder fills a whole segment, as in 'files/{name}'`)
+        throw invalid(
+          path,
+          `segment '${segment}' mixes a placeholder with text or is malformed; a placeholder fills a whole segment, as in 'files/{name}'`,
+        )
       }
       return { kind: 'static', value: segment }
     }
     const name = m[1] as string
-    if (RESERVED.has(name)) throw invalid(path, `'${name}' cannot be a placeholder name; choose another`)
-    if (seen.has(name)) throw invalid(path, `placeholder '{${name}}' appears twice; give each placeholder its own name`)
+    if (RESERVED.has(name))
+      throw invalid(path, `'${name}' cannot be a placeholder name; choose another`)
+    if (seen.has(name))
+      throw invalid(
+        path,
+        `placeholder '{${name}}' appears twice; give each placeholder its own name`,
+      )
     seen.add(name)
     const optional = m[2] === '?'
     if (optional && i !== segments.length - 1) {
@@ -91,7 +99,9 @@ export function anchorPattern(pattern: RegExp | string, placeholder: string): Re
  */
 export function canonicalQuery(query: string): string {
   const pairs = [...new URLSearchParams(query)]
-  pairs.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0))
+  pairs.sort((a, b) =>
+    a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0,
+  )
   return pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&')
 }
 

@@ -6,18 +6,28 @@ import type { GroupFrame, RouteDefinition } from './route.js'
 import { RouterError } from './router-error.js'
 
 /** The seven actions of a resource, in the order their routes are declared. */
-export const RESOURCE_ACTIONS = ['index', 'create', 'store', 'show', 'edit', 'update', 'destroy'] as const
+export const RESOURCE_ACTIONS = [
+  'index',
+  'create',
+  'store',
+  'show',
+  'edit',
+  'update',
+  'destroy',
+] as const
+/** One of the seven resource actions. */
 export type ResourceAction = (typeof RESOURCE_ACTIONS)[number]
 
-const SHAPES: Readonly<Record<ResourceAction, { methods: readonly HttpMethod[]; suffix: string }>> = {
-  index: { methods: ['GET'], suffix: '' },
-  create: { methods: ['GET'], suffix: 'create' },
-  store: { methods: ['POST'], suffix: '' },
-  show: { methods: ['GET'], suffix: '{id}' },
-  edit: { methods: ['GET'], suffix: '{id}/edit' },
-  update: { methods: ['PUT', 'PATCH'], suffix: '{id}' },
-  destroy: { methods: ['DELETE'], suffix: '{id}' },
-}
+const SHAPES: Readonly<Record<ResourceAction, { methods: readonly HttpMethod[]; suffix: string }>> =
+  {
+    index: { methods: ['GET'], suffix: '' },
+    create: { methods: ['GET'], suffix: 'create' },
+    store: { methods: ['POST'], suffix: '' },
+    show: { methods: ['GET'], suffix: '{id}' },
+    edit: { methods: ['GET'], suffix: '{id}/edit' },
+    update: { methods: ['PUT', 'PATCH'], suffix: '{id}' },
+    destroy: { methods: ['DELETE'], suffix: '{id}' },
+  }
 
 /** A `resource()` call as recorded by the router; expanded into route definitions at compile. */
 export class ResourceDeclaration {
@@ -45,7 +55,8 @@ export class ResourceDeclaration {
   /** One definition per remaining action; throws when a class controller lacks an action's method. */
   definitions(): RouteDefinition[] {
     const base = joinPaths(this.prefix, this.name)
-    const controllerName = typeof this.controller === 'string' ? this.controller : this.controller.name
+    const controllerName =
+      typeof this.controller === 'string' ? this.controller : this.controller.name
     return RESOURCE_ACTIONS.filter((action) => this.actions.has(action)).map((action) => {
       const shape = SHAPES[action]
       const def: RouteDefinition = {
@@ -74,7 +85,9 @@ export class ResourceDeclaration {
   }
 
   #handler(action: ResourceAction): HandlerRef {
-    return typeof this.controller === 'string' ? `${this.controller}@${action}` : [this.controller, action]
+    return typeof this.controller === 'string'
+      ? `${this.controller}@${action}`
+      : [this.controller, action]
   }
 }
 
@@ -97,7 +110,8 @@ export class ResourceBuilder {
   /** Keeps only the given actions. */
   only(...actions: ResourceAction[]): this {
     const keep = new Set(checked(actions))
-    for (const action of RESOURCE_ACTIONS) if (!keep.has(action)) this.#declaration.actions.delete(action)
+    for (const action of RESOURCE_ACTIONS)
+      if (!keep.has(action)) this.#declaration.actions.delete(action)
     return this.#touch()
   }
 
@@ -110,7 +124,9 @@ export class ResourceBuilder {
   /** Renames routes one by one (`{ index: 'gallery' }`) or replaces the name prefix (`'pictures'`). */
   names(names: Partial<Record<ResourceAction, string>> | string): this {
     if (typeof names === 'string') this.#declaration.baseName = names
-    else for (const action of checked(Object.keys(names))) this.#declaration.names[action] = names[action] as string
+    else
+      for (const action of checked(Object.keys(names)))
+        this.#declaration.names[action] = names[action] as string
     return this.#touch()
   }
 

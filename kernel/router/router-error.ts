@@ -1,3 +1,5 @@
+import { FwError } from '../errors.js'
+
 /** The stable codes a {@link RouterError} carries; each names what went wrong in a declaration. */
 export type RouterErrorCode =
   | 'FW_ERR_ROUTER_UNKNOWN_METHOD'
@@ -20,12 +22,11 @@ export type RouterErrorCode =
  * @example
  * try { router.url('users.show') } catch (e) { if (e instanceof RouterError) console.log(e.code) }
  */
-export class RouterError extends Error {
-  readonly code: RouterErrorCode
+export class RouterError extends FwError {
+  declare readonly code: RouterErrorCode
 
   constructor(code: RouterErrorCode, message: string) {
-    super(message)
+    super(code, message)
     this.name = 'RouterError'
-    this.code = code
   }
 }

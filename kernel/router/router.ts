@@ -1,14 +1,18 @@
 import { redirect as redirectReply, view as viewReply } from '../reply.js'
 import { HTTP_METHODS, type ControllerClass, type HandlerRef, type HttpMethod } from '../types.js'
 import { ClassicRegistry } from './classic.js'
-import { compileRoute, describeRoute, type CompiledRoute } from './compile-route.js'
+import { compileRouter, declaredMethods, type CompiledRouter } from './compile-router.js'
 import { controllerRoutes } from './decorators.js'
 import { anchorPattern, joinPaths, parsePath, splitDeclaration, trimSlashes } from './path.js'
 import { ResourceBuilder, ResourceDeclaration } from './resource.js'
-import { RouteBuilder, type GroupFrame, type Route, type RouteDefinition, type RouteMatch } from './route.js'
+import {
+  RouteBuilder,
+  type GroupFrame,
+  type Route,
+  type RouteDefinition,
+  type RouteMatch,
+} from './route.js'
 import { RouterError } from './router-error.js'
-import type { MethodTree } from './method-tree.js'
-import { RouteTree } from './tree.js'
 import { buildUrl, type UrlValues } from './url.js'
 
 /** Options of `router.group()`; nested groups compose outer-first. */
@@ -26,16 +30,6 @@ export interface GroupOptions {
   readonly namespace?: string
 }
 
-interface Compiled {
-  readonly tree: RouteTree
-  /** The GET tree, the most asked for, without a Map lookup. */
-  readonly get: MethodTree
-  readonly byName: ReadonlyMap<string, CompiledRoute>
-  readonly routes: readonly Route[]
-  readonly fallback: Route | undefined
-}
-
-const METHODS = new Map<string, HttpMethod>(HTTP_METHODS.map((m) => [m, m]))
 const PLACEHOLDER_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
 
 /**
@@ -54,7 +48,7 @@ export class Router {
   readonly #classics = new ClassicRegistry()
   readonly #values: string[] = []
   #fallback: RouteDefinition | undefined
-  #compiled: Compiled | undefined
+  #compiled: CompiledRouter | undefined
   readonly #changed = (): void => {
     this.#compiled = undefined
   }
@@ -124,7 +118,10 @@ export class Router {
   /** Constrains every placeholder called `name`, in every route; a route's own `where()` overrides it. */
   pattern(name: string, regex: RegExp | string): void {
     if (!PLACEHOLDER_NAME.test(name)) {
-      throw new RouterError('FW_ERR_ROUTER_INVALID_PATTERN', `pattern('${name}', …): '${name}' is not a placeholder name; use letters, digits and '_'.`)
+      throw new RouterError(
+        'FW_ERR_ROUTER_INVALID_PATTERN',
+        `pattern('${name}', …): '${name}' is not a placeholder name; use letters, digits and '_'.`,
+      )
     }
     this.#patterns.set(name, anchorPattern(regex, name))
     this.#changed()
@@ -175,10 +172,20 @@ export class Router {
           `${Class.name} has no methods decorated with @route, @get, @post…; decorate its actions, or register it with router.classic() if it is a classic controller.`,
         )
       }
-      const group = { prefix: options.prefix, middleware: options.middleware, permissions: options.permissions, name: options.name }
+      const group = {
+        prefix: options.prefix,
+        middleware: options.middleware,
+        permissions: options.permissions,
+        name: options.name,
+      }
       this.group(group, () => {
         for (const { method, options: declared } of actions) {
-          const def = this.#declare(declared.methods ?? ['GET'], declared.path, [Class, method], `${Class.name}.${method}`)
+          const def = this.#declare(
+            declared.methods ?? ['GET'],
+            declared.path,
+            [Class, method],
+            `${Class.name}.${method}`,
+          )
           def.name = declared.name
           def.middleware.push(...(declared.middleware ?? []))
           def.permissions.push(...(declared.permissions ?? []))
@@ -239,46 +246,38 @@ export class Router {
     return (this.#compiled ?? this.#compile()).routes
   }
 
-  /** Matches a classic controller action by the legacy `r` parameter or by the path; see {@link decomposeLegacy}. */
-  matchLegacy(path: string, querystring: string, get: Record<string, unknown>, rewritten?: string): RouteMatch | undefined {
+  /** Matches a classic controller action by the legacy `r` parameter or by the path (see `decomposeLegacy`). */
+  matchLegacy(
+    path: string,
+    querystring: string,
+    get: Record<string, unknown>,
+    rewritten?: string,
+  ): RouteMatch | undefined {
     return this.#classics.match(path, querystring, get, rewritten)
   }
 
-  #compile(): Compiled {
-    if (this.#compiled !== undefined) return this.#compiled
-    const tree = new RouteTree()
-    const byName = new Map<string, CompiledRoute>()
-    const routes: Route[] = []
-    for (const declaration of this.#declarations) {
-      const defs = declaration instanceof ResourceDeclaration ? declaration.definitions() : [declaration]
-      for (const def of defs) {
-        const compiled = compileRoute(def, this.#patterns)
-        const { name } = compiled.route
-        const taken = name === undefined ? undefined : byName.get(name)
-        if (taken !== undefined) {
-          throw new RouterError(
-            'FW_ERR_ROUTER_DUPLICATE_NAME',
-            `Route name '${name}' is used by ${describeRoute(taken.route)} and by ${describeRoute(def)}. Rename one of them with .name().`,
-          )
-        }
-        if (name !== undefined) byName.set(name, compiled)
-        tree.insert(compiled)
-        routes.push(compiled.route)
-      }
-    }
-    tree.finish()
-    const fallback = this.#fallback === undefined ? undefined : compileRoute(this.#fallback, this.#patterns).route
-    return (this.#compiled = { tree, get: tree.method('GET') as MethodTree, byName, routes: Object.freeze(routes), fallback })
+  #compile(): CompiledRouter {
+    return (this.#compiled ??= compileRouter(this.#declarations, this.#patterns, this.#fallback))
   }
 
-  #declare(methods: readonly string[], path: string, handler: HandlerRef, origin: string | undefined): RouteDefinition {
-    const def = this.#definition(verbs(methods, path), path, handler, origin)
+  #declare(
+    methods: readonly string[],
+    path: string,
+    handler: HandlerRef,
+    origin: string | undefined,
+  ): RouteDefinition {
+    const def = this.#definition(declaredMethods(methods, path), path, handler, origin)
     this.#declarations.push(def)
     this.#changed()
     return def
   }
 
-  #definition(methods: readonly HttpMethod[], raw: string, handler: HandlerRef, origin: string | undefined): RouteDefinition {
+  #definition(
+    methods: readonly HttpMethod[],
+    raw: string,
+    handler: HandlerRef,
+    origin: string | undefined,
+  ): RouteDefinition {
     const { path, query } = splitDeclaration(raw)
     const full = joinPaths(this.#prefix(), path)
     parsePath(full) // throws at the declaration, where the stack points at the mistake
@@ -304,25 +303,10 @@ export class Router {
   }
 
   #namespaced(handler: string): string {
-    const namespace = this.#groups.map((g) => g.namespace).filter((n) => n !== '').join('.')
+    const namespace = this.#groups
+      .map((g) => g.namespace)
+      .filter((n) => n !== '')
+      .join('.')
     return namespace === '' ? handler : `${namespace}.${handler}`
   }
-}
-
-function verbs(methods: readonly string[], path: string): HttpMethod[] {
-  const out = new Set<HttpMethod>()
-  for (const method of methods) {
-    const verb = METHODS.get(String(method).toUpperCase())
-    if (verb === undefined) {
-      throw new RouterError(
-        'FW_ERR_ROUTER_UNKNOWN_METHOD',
-        `Unknown HTTP method '${method}' in the declaration of '${path}'. Use one of: ${HTTP_METHODS.join(', ')}.`,
-      )
-    }
-    out.add(verb)
-  }
-  if (out.size === 0) {
-    throw new RouterError('FW_ERR_ROUTER_UNKNOWN_METHOD', `No HTTP method given for '${path}'. Use one or more of: ${HTTP_METHODS.join(', ')}.`)
-  }
-  return [...out]
 }

@@ -1,9 +1,10 @@
 import { HTTP_METHODS, type HttpMethod } from '../types.js'
 import { describeRoute, type CompiledRoute } from './compile-route.js'
-import { createEntry, decodeSegments, isParamValue, MethodNode, MethodTree, type TreeEntry } from './method-tree.js'
+import { decodeSegments, isParamValue, MethodNode, MethodTree } from './method-tree.js'
 import { canonicalQuery, trimRequestPath } from './path.js'
 
 import { RouterError } from './router-error.js'
+import { createEntry, type TreeEntry } from './tree-entry.js'
 
 /** The routes ending at one node for one query form (or for no query form). */
 interface Leaf {
@@ -27,6 +28,8 @@ class TreeNode {
   params: ParamEdge[] | undefined
   plain: Leaf | undefined
   variants: Map<string, Leaf> | undefined
+  /** The methods answered in this subtree, set by `finish()`: projection skips the rest. */
+  methods = new Set<string>()
 }
 
 /**
@@ -67,17 +70,19 @@ export class RouteTree {
       if (get !== undefined && !leaf.declared.has('HEAD')) leaf.lookup.set('HEAD', get)
       leaf.allowed = [...leaf.lookup.keys()].sort()
     }
+    gatherMethods(this.#root)
     for (const method of HTTP_METHODS) {
       const statics = new Map<string, MethodNode>()
-      const root = project(this.#root, method, '', statics) ?? new MethodNode()
+      const root = project(this.#root, method, '', statics)
+      if (root === undefined) continue // no route answers this method: find() stops at once
       const tree = new MethodTree(root)
-      for (const [path, node] of statics) tree.statics.set(path, node)
+      for (const [path, node] of statics) tree.addStatic(path, node)
       this.#byMethod.set(method, tree)
       this.#byMethod.set(method.toLowerCase(), tree)
     }
   }
 
-  /** The tree of one method (upper or lower case); undefined for an unknown method. */
+  /** The tree of one method (upper or lower case); undefined for an unknown method or one no route answers. */
   method(method: string): MethodTree | undefined {
     return this.#byMethod.get(method) ?? this.#byMethod.get(method.toUpperCase())
   }
@@ -134,7 +139,13 @@ function paramChild(node: TreeNode, re: RegExp | undefined): TreeNode {
  * The part of the tree that answers `method`, or undefined when none of it does. `path` is the
  * static path reaching `node` (undefined below a placeholder); static leaves are indexed by it.
  */
-function project(node: TreeNode, method: string, path: string | undefined, statics: Map<string, MethodNode>): MethodNode | undefined {
+function project(
+  node: TreeNode,
+  method: string,
+  path: string | undefined,
+  statics: Map<string, MethodNode>,
+): MethodNode | undefined {
+  if (!node.methods.has(method)) return undefined
   const out = new MethodNode()
   let used = false
   out.entry = node.plain?.lookup.get(method)
@@ -144,12 +155,16 @@ function project(node: TreeNode, method: string, path: string | undefined, stati
   }
   if (out.entry !== undefined || out.variants !== undefined) {
     used = true
-    // The two usual spellings of the path, so that the fast path needs no trimming.
-    if (path !== undefined && !path.includes('%')) statics.set(path, out).set(`/${path}`, out)
+    if (path !== undefined && !path.includes('%')) statics.set(path, out)
   }
   const children: [string, MethodNode][] = []
   for (const [segment, child] of node.statics ?? []) {
-    const projected = project(child, method, path === undefined ? undefined : path === '' ? segment : `${path}/${segment}`, statics)
+    const projected = project(
+      child,
+      method,
+      path === undefined ? undefined : path === '' ? segment : `${path}/${segment}`,
+      statics,
+    )
     if (projected !== undefined) children.push([segment, projected])
   }
   out.setChildren(children)
@@ -160,7 +175,23 @@ function project(node: TreeNode, method: string, path: string | undefined, stati
   return used || children.length > 0 || out.params !== undefined ? out : undefined
 }
 
-function collect(node: TreeNode, segments: readonly string[], i: number, query: string | undefined, out: Set<string>): void {
+function gatherMethods(node: TreeNode): Set<string> {
+  const methods = node.methods
+  for (const m of node.plain?.allowed ?? []) methods.add(m)
+  for (const leaf of node.variants?.values() ?? []) for (const m of leaf.allowed) methods.add(m)
+  for (const child of node.statics?.values() ?? [])
+    for (const m of gatherMethods(child)) methods.add(m)
+  for (const edge of node.params ?? []) for (const m of gatherMethods(edge.node)) methods.add(m)
+  return methods
+}
+
+function collect(
+  node: TreeNode,
+  segments: readonly string[],
+  i: number,
+  query: string | undefined,
+  out: Set<string>,
+): void {
   if (i === segments.length) {
     if (query !== undefined && node.variants !== undefined) {
       for (const m of node.variants.get(canonicalQuery(query))?.allowed ?? []) out.add(m)
@@ -173,6 +204,7 @@ function collect(node: TreeNode, segments: readonly string[], i: number, query: 
   if (child !== undefined) collect(child, segments, i + 1, query, out)
   if (node.params === undefined || !isParamValue(segment, 0, segment.length)) return
   for (const edge of node.params) {
-    if (edge.re === undefined || edge.re.test(segment)) collect(edge.node, segments, i + 1, query, out)
+    if (edge.re === undefined || edge.re.test(segment))
+      collect(edge.node, segments, i + 1, query, out)
   }
 }

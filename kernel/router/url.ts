@@ -10,7 +10,11 @@ export type UrlValues = Readonly<Record<string, string | number>>
  * optional last placeholder dropped, values that fill no placeholder appended as query parameters
  * after the route's own query form and before `query`.
  */
-export function buildUrl(compiled: CompiledRoute, params: UrlValues = {}, query: UrlValues = {}): string {
+export function buildUrl(
+  compiled: CompiledRoute,
+  params: UrlValues = {},
+  query: UrlValues = {},
+): string {
   const used = new Set<string>()
   const segments: string[] = []
   for (const token of compiled.tokens) {
@@ -31,7 +35,8 @@ export function buildUrl(compiled: CompiledRoute, params: UrlValues = {}, query:
     segments.push(encodeURIComponent(String(value)))
   }
   const search = new URLSearchParams(compiled.route.query ?? '')
-  for (const [key, value] of Object.entries(params)) if (!used.has(key)) search.append(key, String(value))
+  for (const [key, value] of Object.entries(params))
+    if (!used.has(key)) search.append(key, String(value))
   for (const [key, value] of Object.entries(query)) search.append(key, String(value))
   const qs = search.toString()
   return `/${segments.join('/')}${qs === '' ? '' : `?${qs}`}`

@@ -1,0 +1,82 @@
+import { HTTP_METHODS, type HttpMethod } from '../types.js'
+import { compileRoute, describeRoute, type CompiledRoute } from './compile-route.js'
+import type { MethodTree } from './method-tree.js'
+import { ResourceDeclaration } from './resource.js'
+import type { Route, RouteDefinition } from './route.js'
+import { RouterError } from './router-error.js'
+import { RouteTree } from './tree.js'
+
+/** Everything a router answers from, built in one go by {@link compileRouter}. */
+export interface CompiledRouter {
+  readonly tree: RouteTree
+  /** The GET tree, the most asked for, without a Map lookup; undefined when no route answers GET. */
+  readonly get: MethodTree | undefined
+  readonly byName: ReadonlyMap<string, CompiledRoute>
+  readonly routes: readonly Route[]
+  readonly fallback: Route | undefined
+}
+
+const METHODS = new Map<string, HttpMethod>(HTTP_METHODS.map((m) => [m, m]))
+
+/**
+ * Validates every declaration (placeholders, constraints, resource actions, duplicate names and
+ * routes) and builds the matching tree and the name index. Throws a RouterError on the first
+ * mistake; nothing is half-built.
+ */
+export function compileRouter(
+  declarations: readonly (RouteDefinition | ResourceDeclaration)[],
+  patterns: ReadonlyMap<string, RegExp>,
+  fallback: RouteDefinition | undefined,
+): CompiledRouter {
+  const tree = new RouteTree()
+  const byName = new Map<string, CompiledRoute>()
+  const routes: Route[] = []
+  for (const declaration of declarations) {
+    const defs =
+      declaration instanceof ResourceDeclaration ? declaration.definitions() : [declaration]
+    for (const def of defs) {
+      const compiled = compileRoute(def, patterns)
+      const { name } = compiled.route
+      const taken = name === undefined ? undefined : byName.get(name)
+      if (taken !== undefined) {
+        throw new RouterError(
+          'FW_ERR_ROUTER_DUPLICATE_NAME',
+          `Route name '${name}' is used by ${describeRoute(taken.route)} and by ${describeRoute(def)}. Rename one of them with .name().`,
+        )
+      }
+      if (name !== undefined) byName.set(name, compiled)
+      tree.insert(compiled)
+      routes.push(compiled.route)
+    }
+  }
+  tree.finish()
+  return {
+    tree,
+    get: tree.method('GET'),
+    byName,
+    routes: Object.freeze(routes),
+    fallback: fallback === undefined ? undefined : compileRoute(fallback, patterns).route,
+  }
+}
+
+/** Upper-cases and checks declared methods; throws FW_ERR_ROUTER_UNKNOWN_METHOD naming the bad verb. */
+export function declaredMethods(methods: readonly string[], path: string): HttpMethod[] {
+  const out = new Set<HttpMethod>()
+  for (const method of methods) {
+    const verb = METHODS.get(String(method).toUpperCase())
+    if (verb === undefined) {
+      throw new RouterError(
+        'FW_ERR_ROUTER_UNKNOWN_METHOD',
+        `Unknown HTTP method '${method}' in the declaration of '${path}'. Use one of: ${HTTP_METHODS.join(', ')}.`,
+      )
+    }
+    out.add(verb)
+  }
+  if (out.size === 0) {
+    throw new RouterError(
+      'FW_ERR_ROUTER_UNKNOWN_METHOD',
+      `No HTTP method given for '${path}'. Use one or more of: ${HTTP_METHODS.join(', ')}.`,
+    )
+  }
+  return [...out]
+}

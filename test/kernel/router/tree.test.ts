@@ -1,0 +1,128 @@
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { Router } from '../../../kernel/router/router.js'
+
+// Matching through the tree, with hostile input: the router must answer "no match", never throw.
+const test = suite('tree')
+
+function router(): Router {
+  const r = new Router()
+  r.get('files/{name}', 'Files@show')
+  r.get('files/{name}/raw', 'Files@raw')
+  r.get('admin', 'Admin@index')
+  r.get('a/b', 'A@b')
+  r.post('a/b', 'A@store')
+  return r
+}
+
+test('answers no match for malformed percent-encoding, without throwing', () => {
+  const r = router()
+  for (const path of ['/files/%', '/files/%E0%A4%A', '/files/%zz', '/%/b', '/files/%C3']) {
+    assert.is(r.find('GET', path), undefined, path)
+    assert.equal(r.allowedMethodsFor('GET', path), [], path)
+  }
+})
+
+test('never puts a dot segment into a placeholder', () => {
+  const r = router()
+  assert.is(r.find('GET', '/files/..'), undefined)
+  assert.is(r.find('GET', '/files/.'), undefined)
+  assert.is(r.find('GET', '/files/%2E%2E'), undefined)
+  assert.is(r.find('GET', '/files/%2e'), undefined)
+  assert.is(r.find('GET', '/files/../raw'), undefined)
+  assert.equal(r.allowedMethodsFor('GET', '/files/..'), [])
+  assert.equal(r.find('GET', '/files/...')?.params, { name: '...' })
+  assert.equal(r.find('GET', '/files/.env')?.params, { name: '.env' })
+})
+
+test('does not resolve .. segments in a path', () => {
+  const r = router()
+  assert.is(r.find('GET', '/files/x/../../admin'), undefined)
+  assert.is(r.find('GET', '/a/../admin'), undefined)
+})
+
+test('keeps an encoded slash inside one segment', () => {
+  const r = router()
+  assert.equal(r.find('GET', '/files/a%2Fb')?.params, { name: 'a/b' })
+  assert.equal(r.find('GET', '/files/a%2Fb/raw')?.route.handler, 'Files@raw')
+  assert.is(r.find('GET', '/a%2Fb'), undefined)
+})
+
+test('decodes encoded characters of static segments', () => {
+  const r = router()
+  assert.is(r.find('GET', '/%61dmin')?.route.handler, 'Admin@index')
+})
+
+test('never matches an empty segment, so doubled inner slashes find nothing', () => {
+  const r = router()
+  assert.is(r.find('GET', '/a//b'), undefined)
+  assert.is(r.find('GET', '/files//raw'), undefined)
+})
+
+test('answers quickly and without throwing for very long paths', () => {
+  const r = router()
+  const deep = `/files/${'x/'.repeat(100_000)}raw`
+  const wide = `/files/${'y'.repeat(1_000_000)}`
+  const started = performance.now()
+  assert.is(r.find('GET', deep), undefined)
+  assert.is(r.find('GET', `/${'z'.repeat(1_000_000)}`), undefined)
+  assert.is(r.find('GET', wide)?.params.name?.length, 1_000_000)
+  assert.equal(r.allowedMethodsFor('GET', deep), [])
+  assert.ok(performance.now() - started < 1000, 'long paths are handled in linear time')
+})
+
+test('finds a static route through the fast path and through the walk alike', () => {
+  const r = router()
+  for (const path of ['a/b', '/a/b', '/a/b/', '//a/b//', 'a/b?x=1', '/a/%62'])
+    assert.is(r.find('GET', path)?.route.handler, 'A@b', path)
+  assert.is(r.find('POST', '/a/b/')?.route.handler, 'A@store')
+})
+
+test('lets placeholders at the same place carry different names in different routes', () => {
+  const r = new Router()
+  r.get('users/{id}', 'Users@show')
+  r.get('users/{slug}/posts', 'Users@posts')
+  r.delete('users/{user}', 'Users@destroy')
+  assert.equal(r.find('GET', 'users/5')?.params, { id: '5' })
+  assert.equal(r.find('GET', 'users/ann/posts')?.params, { slug: 'ann' })
+  assert.equal(r.find('DELETE', 'users/5')?.params, { user: '5' })
+})
+
+test('backtracks through several levels of placeholders', () => {
+  const r = new Router()
+  r.get('{a}/x/{b}/y', 'deep')
+  r.get('{a}/{c}/z', 'other')
+  r.get('s/x/t/q', 'static')
+  assert.equal(r.find('GET', 's/x/t/y')?.params, { a: 's', b: 't' })
+  assert.equal(r.find('GET', 's/x/z')?.params, { a: 's', c: 'x' })
+  assert.is(r.find('GET', 's/x/t/q')?.route.handler, 'static')
+})
+
+test('answers with params that belong to each lookup', () => {
+  const r = router()
+  const first = r.find('GET', 'files/one')
+  const second = r.find('GET', 'files/two')
+  assert.equal(first?.params, { name: 'one' })
+  assert.equal(second?.params, { name: 'two' })
+})
+
+test('answers a static route with a frozen shared match', () => {
+  const r = router()
+  const match = r.find('GET', 'admin')
+  assert.ok(Object.isFrozen(match))
+  assert.is(r.find('GET', '/admin'), match)
+})
+
+test('matches a thousand routes as it matches ten', () => {
+  const r = new Router()
+  for (let i = 0; i < 1000; i++) {
+    r.get(`r${i}/static`, `static${i}`)
+    r.get(`r${i}/items/{id}`, `items${i}`).where('id', /\d+/)
+  }
+  assert.is(r.find('GET', '/r999/static')?.route.handler, 'static999')
+  assert.equal(r.find('GET', '/r500/items/7')?.params, { id: '7' })
+  assert.is(r.find('GET', '/r500/items/x'), undefined)
+  assert.is(r.find('GET', '/r1000/static'), undefined)
+})
+
+test.run()
