@@ -1,7 +1,9 @@
-// HTTP throughput on loopback: the fw kernel (a route in a middleware group, an annotate tap
-// reading the event log) against bare polka answering the same JSON. Each server runs in its own
-// child process and autocannon loads it from this one; warm-up ~2 s each, then 3 rounds of ~5 s
-// alternating polka / fw. Prints req/s per run, the medians and fw/polka (target ≥ 0.85), plus
+// HTTP throughput on loopback: the fw kernel against bare polka answering the same JSON. `fw` is
+// the kernel with what it runs on every request (maintenance probe, route hook, event log recording)
+// and an annotate tap reading the log; `fw+mw` adds three application middleware around the route.
+// Each server runs in its own child process and autocannon loads it from this one; warm-up ~2 s
+// each, then 3 rounds of ~5 s rotating the order. Prints req/s per run, the medians and
+// fw/polka (target ≥ 0.85, for `fw`; `fw+mw` is printed beside it), plus
 // the server's CPU time per request, which does not depend on whether the load generator kept up
 // or other processes took the cores (on a 2-core machine they often do: then req/s is loose).
 // Run: node --import tsx -C fw-source bench/http.ts
@@ -42,10 +44,11 @@ async function check(server: ServerChild): Promise<void> {
       `${server.name} answered ${res.status} ${res.headers.get('content-type')} ${body}; expected 200 JSON ${EXPECTED}`,
     )
   }
-  // The fw app's annotate tap counts the phases in the log: routing, action, middleware.
-  if (server.name === 'fw' && res.headers.get('x-fw-phases') !== '3') {
+  // The fw app's annotate tap counts the phases in the log: routing, action (and middleware).
+  const phases = server.name === 'fw' ? '2' : server.name === 'fw+mw' ? '3' : null
+  if (phases !== null && res.headers.get('x-fw-phases') !== phases) {
     throw new Error(
-      `fw answered x-fw-phases: ${res.headers.get('x-fw-phases')}; expected 3 (the log is not recorded or not read)`,
+      `${server.name} answered x-fw-phases: ${res.headers.get('x-fw-phases')}; expected ${phases} (the log is not recorded or not read)`,
     )
   }
 }
@@ -82,10 +85,12 @@ async function load(server: ServerChild, seconds: number): Promise<Run> {
 function describe(name: string, run: Run): string {
   const pct = (share: number): string => `${Math.round(share * 100)}%`.padStart(4)
   return (
-    `${name.padEnd(5)} ${formatInt(run.rps).padStart(8)} req/s   server ${run.cpuPerRequest.toFixed(1).padStart(5)} µs CPU/req, ` +
+    `${name.padEnd(6)} ${formatInt(run.rps).padStart(8)} req/s   server ${run.cpuPerRequest.toFixed(1).padStart(5)} µs CPU/req, ` +
     `${pct(run.serverCpu)} of a core   load generator ${pct(run.loadgenCpu)} of a core`
   )
 }
+
+type Name = 'polka' | 'fw' | 'fw+mw'
 
 async function main(): Promise<void> {
   console.log(
@@ -93,45 +98,36 @@ async function main(): Promise<void> {
   )
   const servers: ServerChild[] = []
   try {
-    const polka = await startServer('polka', './server-polka.ts')
-    servers.push(polka)
-    const fw = await startServer('fw', './server-fw.ts')
-    servers.push(fw)
+    servers.push(await startServer('polka', './server-polka.ts'))
+    servers.push(await startServer('fw', './server-fw.ts'))
+    servers.push(await startServer('fw+mw', './server-fw.ts', [], 20_000, { FW_BENCH_MIDDLEWARE: '1' }))
     for (const server of servers) {
       await check(server)
       await load(server, WARMUP_SECONDS)
     }
-    const runs: Record<'polka' | 'fw', Run[]> = { polka: [], fw: [] }
+    const runs: Record<Name, Run[]> = { polka: [], fw: [], 'fw+mw': [] }
     for (let round = 1; round <= ROUNDS; round++) {
-      // Alternate which goes first so a slow spell of the machine does not always hit the same one.
-      const order = round % 2 === 1 ? [polka, fw] : [fw, polka]
+      // Rotate the order so a slow spell of the machine does not always hit the same server.
+      const order = servers.map((_, i) => servers[(i + round - 1) % servers.length]!)
       for (const server of order) {
         const run = await load(server, SECONDS)
-        runs[server.name as 'polka' | 'fw'].push(run)
+        runs[server.name as Name].push(run)
         console.log(`  round ${round}  ${describe(server.name, run)}`)
       }
+      const last = (n: Name): number => runs[n].at(-1)!.rps
       console.log(
-        `  round ${round}  fw/polka ${formatRatio(runs.fw.at(-1)!.rps / runs.polka.at(-1)!.rps)}`,
+        `  round ${round}  fw/polka ${formatRatio(last('fw') / last('polka'))}  fw+mw/polka ${formatRatio(last('fw+mw') / last('polka'))}`,
       )
     }
-    const rps = {
-      polka: median(runs.polka.map((r) => r.rps)),
-      fw: median(runs.fw.map((r) => r.rps)),
-    }
-    const cpu = {
-      polka: median(runs.polka.map((r) => r.cpuPerRequest)),
-      fw: median(runs.fw.map((r) => r.cpuPerRequest)),
+    const rps = (n: Name): number => median(runs[n].map((r) => r.rps))
+    const cpu = (n: Name): number => median(runs[n].map((r) => r.cpuPerRequest))
+    for (const n of ['polka', 'fw', 'fw+mw'] as const) {
+      console.log(`  median ${n.padEnd(6)} ${formatInt(rps(n)).padStart(8)} req/s (${cpu(n).toFixed(1)} µs CPU/req)`)
     }
     console.log(
-      `  median polka ${formatInt(rps.polka)} req/s (${cpu.polka.toFixed(1)} µs CPU/req), fw ${formatInt(rps.fw)} req/s (${cpu.fw.toFixed(1)} µs CPU/req)`,
+      `  server CPU per request: polka/fw = ${formatRatio(cpu('polka') / cpu('fw'))}, polka/fw+mw = ${formatRatio(cpu('polka') / cpu('fw+mw'))} (what the req/s ratios tend to when the server is the bottleneck)`,
     )
-    console.log(
-      `  server CPU per request: polka/fw = ${formatRatio(cpu.polka / cpu.fw)} (what fw/polka in req/s tends to when the server is the bottleneck)`,
-    )
-    const busiest = Math.min(
-      median(runs.polka.map((r) => r.serverCpu)),
-      median(runs.fw.map((r) => r.serverCpu)),
-    )
+    const busiest = Math.min(...servers.map((s) => median(runs[s.name as Name].map((r) => r.serverCpu))))
     if (busiest < SATURATED) {
       // Req/s then measures the machine (other processes, the load generator) as much as the server.
       console.log(
@@ -139,8 +135,8 @@ async function main(): Promise<void> {
       )
     }
     console.log(
-      `http: fw/polka = ${formatRatio(rps.fw / rps.polka)} (target ≥ ${TARGET}) fw=${formatInt(rps.fw)}/s polka=${formatInt(rps.polka)}/s; ` +
-        `CPU/req polka/fw = ${formatRatio(cpu.polka / cpu.fw)}`,
+      `http: fw/polka = ${formatRatio(rps('fw') / rps('polka'))} (target ≥ ${TARGET}) fw=${formatInt(rps('fw'))}/s polka=${formatInt(rps('polka'))}/s; ` +
+        `CPU/req polka/fw = ${formatRatio(cpu('polka') / cpu('fw'))}; with 3 middleware fw+mw/polka = ${formatRatio(rps('fw+mw') / rps('polka'))} (CPU ${formatRatio(cpu('polka') / cpu('fw+mw'))})`,
     )
   } finally {
     await Promise.all(servers.map((s) => s.stop()))

@@ -28,7 +28,8 @@ export interface RequestInit {
   readonly body: BodySource
   /** True when the request came over TLS (or a trusted `X-Forwarded-Proto: https`). */
   readonly secure: boolean
-  readonly ip: string
+  /** The client's address, or a function that reads it when first asked. */
+  readonly ip: string | (() => string)
 }
 
 const EMPTY: Readonly<Record<string, string>> = Object.freeze({})
@@ -57,15 +58,13 @@ export class RequestContext {
   readonly querystring: string
   readonly headers: IncomingHttpHeaders
   readonly secure: boolean
-  readonly ip: string
   /** Route placeholders, percent-decoded; empty until routing matched. */
   params: Readonly<Record<string, string>> = EMPTY
   /** What routing matched, once it has. */
   match: RouteMatch | undefined = undefined
-  /** Models loaded by implicit route binding, keyed by parameter name. */
-  readonly models: Record<string, unknown> = {}
-  /** Plugin state; see {@link ContextState}. */
-  readonly state: ContextState = {}
+  #ip: string | (() => string)
+  #models: Record<string, unknown> | undefined
+  #state: ContextState | undefined
 
   readonly #body: BodySource
   #query: Record<string, unknown> | undefined
@@ -84,8 +83,26 @@ export class RequestContext {
     this.routingPath = this.path
     this.headers = init.headers
     this.secure = init.secure
-    this.ip = init.ip
+    this.#ip = init.ip
     this.#body = init.body
+  }
+
+  /** The client's address (the first `X-Forwarded-For` entry when `http.trust_proxy` is on). */
+  get ip(): string {
+    if (typeof this.#ip === 'function') this.#ip = this.#ip()
+    return this.#ip
+  }
+
+  /** Models loaded by implicit route binding, keyed by parameter name. */
+  get models(): Record<string, unknown> {
+    this.#models ??= {}
+    return this.#models
+  }
+
+  /** Plugin state; see {@link ContextState}. */
+  get state(): ContextState {
+    this.#state ??= {}
+    return this.#state
   }
 
   /** The path without leading or trailing slash, as spec.md exposes the request URI. */

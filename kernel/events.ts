@@ -108,7 +108,8 @@ export class EventLog {
     try {
       return await fn()
     } finally {
-      this.record('phase.completed', { name, start, duration: this.now() - start })
+      const end = this.now()
+      this.record('phase.completed', { name, start, duration: end - start }, end)
     }
   }
 }

@@ -10,10 +10,10 @@ import type { RunningServer, StaticMount } from './http/server.js'
 import { consoleLogger, type Logger } from './logger.js'
 import { createMaintenanceProbe } from './maintenance.js'
 import { orderPlugins, type AnyPlugin, type Plugin, type Registration } from './plugin.js'
-import { compileRoute, type Pipeline } from './pipeline.js'
+import { compileRoute, handlerName, type Pipeline } from './pipeline.js'
 import { handle } from './request-cycle.js'
 import type { Reply } from './reply.js'
-import type { Route } from './router/route.js'
+import type { Route, RouteMatch } from './router/route.js'
 import { Router } from './router/router.js'
 import type { BindingLoader, CommandClass, ControllerClass, Middleware } from './types.js'
 
@@ -84,10 +84,13 @@ export class Kernel {
   readonly #controllers = new Map<string, ControllerClass>()
   readonly #bindings = new Map<string, BindingLoader>()
   readonly #pipelines = new WeakMap<Route, Pipeline>()
+  readonly #handlerNames = new WeakMap<Route, string>()
   readonly #statics: StaticMount[] = []
   readonly #commands: CommandClass[] = []
-  readonly maintenance: () => number | undefined
+  /** The maintenance probe: retry-after seconds while `var/MAINTENANCE` exists, else undefined. */
+  readonly maintenance: (now?: number) => number | undefined
   #state: KernelState = 'created'
+  readonly #builtinRouteTaps: number
   #booting: Promise<void> | undefined
   #server: RunningServer | undefined
 
@@ -110,6 +113,7 @@ export class Kernel {
     this.hooks.route.tapPromise({ name: 'legacy', stage: 10 }, async (ctx) =>
       hasRParam(ctx.querystring) ? undefined : this.router.matchLegacy(ctx.routingPath, ctx.querystring, ctx.query),
     )
+    this.#builtinRouteTaps = this.hooks.route.taps.length
   }
 
   /** Where the kernel is in its lifecycle. */
@@ -235,6 +239,13 @@ export class Kernel {
     this.#state = 'booted'
   }
 
+  /** A route's handler as `route.matched` and `fw route:list` show it (computed once per route). */
+  handlerNameOf(route: Route): string {
+    let name = this.#handlerNames.get(route)
+    if (name === undefined) this.#handlerNames.set(route, (name = handlerName(route)))
+    return name
+  }
+
   /** The compiled pipeline of a route (built once, on boot or first use). */
   pipelineFor(route: Route): Pipeline {
     let pipeline = this.#pipelines.get(route)
@@ -254,6 +265,22 @@ export class Kernel {
       this.#pipelines.set(route, pipeline)
     }
     return pipeline
+  }
+
+  /** @internal True while the `route` hook holds only the kernel's own three taps. */
+  builtinRoutingOnly(): boolean {
+    return this.hooks.route.taps.length === this.#builtinRouteTaps
+  }
+
+  /**
+   * @internal What the kernel's own `route` taps answer, without the hook's promise chain: the
+   * request cycle's fast path while nobody else tapped `route`.
+   */
+  routeDirect(ctx: RequestContext): RouteMatch | undefined {
+    const r = hasRParam(ctx.querystring)
+    const router = this.router
+    if (r) return router.matchLegacy(ctx.routingPath, ctx.querystring, ctx.query) ?? router.find(ctx.method, ctx.routingPath, ctx.querystring)
+    return router.find(ctx.method, ctx.routingPath, ctx.querystring) ?? router.matchLegacy(ctx.routingPath, ctx.querystring, ctx.query)
   }
 
   /**

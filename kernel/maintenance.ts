@@ -26,15 +26,15 @@ export function leaveMaintenance(root: string): boolean {
 }
 
 /**
- * Reads the flag at most once per `intervalMs`, so a request costs a clock read, not a syscall.
+ * Reads the flag at most once per `intervalMs`, so a request costs a comparison, not a syscall.
+ * `now` is a `performance.now()` reading the caller already has (a request's start).
  * Returns the retry-after seconds while the application is down, `undefined` while it is up.
  */
-export function createMaintenanceProbe(root: string, intervalMs = 1000): () => number | undefined {
+export function createMaintenanceProbe(root: string, intervalMs = 1000): (now?: number) => number | undefined {
   const file = maintenanceFile(root)
   let checkedAt = -Infinity
   let current: number | undefined
-  return () => {
-    const now = performance.now()
+  return (now = performance.now()) => {
     if (now - checkedAt < intervalMs) return current
     checkedAt = now
     if (!existsSync(file)) return (current = undefined)

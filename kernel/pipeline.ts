@@ -75,21 +75,23 @@ export function compileRoute(route: Route, deps: PipelineDeps): Pipeline {
       try {
         return toReply(await target(ctx))
       } finally {
-        log.record('phase.completed', { name: 'action', start, duration: log.now() - start })
+        const end = log.now()
+        log.record('phase.completed', { name: 'action', start, duration: end - start }, end)
       }
     }
     const [Cls, method] = target
     const built = log.now()
     const instance = new Cls() as Record<string, (...args: unknown[]) => unknown>
     const start = log.now()
-    log.record('phase.completed', { name: 'controller', start: built, duration: start - built })
+    log.record('phase.completed', { name: 'controller', start: built, duration: start - built }, start)
     try {
       const result = route.classic
         ? await instance[method]!(ctx.match?.legacy?.args ?? [], ctx)
         : await instance[method]!(ctx)
       return toReply(result)
     } finally {
-      log.record('phase.completed', { name: 'action', start, duration: log.now() - start })
+      const end = log.now()
+      log.record('phase.completed', { name: 'action', start, duration: end - start }, end)
     }
   }
   if (chain.length === 0) return action
@@ -97,14 +99,14 @@ export function compileRoute(route: Route, deps: PipelineDeps): Pipeline {
   for (let i = chain.length - 1; i >= 0; i--) {
     const { name, fn } = chain[i]!
     const next = composed
-    composed = async (ctx) => {
-      const reply: unknown = await fn(ctx, () => next(ctx))
+    const checked = (reply: Reply): Reply => {
       if (reply instanceof Reply) return reply
       throw new FwError(
         'FW_ERR_MIDDLEWARE_NO_REPLY',
         `Middleware '${name}' did not return a reply. End it with \`return next()\` (or return a reply to answer early).`,
       )
     }
+    composed = (ctx) => fn(ctx, () => next(ctx)).then(checked)
   }
   return async (ctx) => {
     const log = ctx.log
@@ -120,7 +122,8 @@ export function compileRoute(route: Route, deps: PipelineDeps): Pipeline {
         const e = events[i]!
         if (e.type === 'phase.completed' && (e.data.name === 'action' || e.data.name === 'controller')) inner += e.data.duration
       }
-      log.record('phase.completed', { name: 'middleware', start, duration: Math.max(0, log.now() - start - inner) })
+      const end = log.now()
+      log.record('phase.completed', { name: 'middleware', start, duration: Math.max(0, end - start - inner) }, end)
     }
   }
 }

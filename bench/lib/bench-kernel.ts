@@ -8,14 +8,18 @@ export const PAYLOAD = { hello: 'world', n: 1 } as const
 
 /** Options of {@link createBenchKernel}. */
 export interface BenchKernelOptions {
-  /** Wrap the route in the middleware group and tap `annotate` (default true). */
+  /** Tap `annotate` with a projection of the event log (default true). */
   readonly stack?: boolean
+  /** Also wrap `/_demo/ping` in a group of three application middleware (default false). */
+  readonly middleware?: boolean
 }
 
 /**
- * A kernel serving `GET /_demo/ping` (and `GET /ping`, bare: no middleware) with {@link PAYLOAD}.
- * Its root is a path that holds no `var/MAINTENANCE`, so someone running `fw down` in the working
- * tree cannot turn the benchmark into a 503 benchmark.
+ * A kernel serving `GET /_demo/ping` (and `GET /ping`, bare) with {@link PAYLOAD}. With `stack` it
+ * runs what every fw request runs (maintenance probe, route hook, event log) plus an `annotate` tap
+ * that reads the log, as a Server-Timing header would; with `middleware`, three application
+ * middleware around the route on top. Its root is a path that holds no `var/MAINTENANCE`, so
+ * someone running `fw down` in the working tree cannot turn the benchmark into a 503 benchmark.
  */
 export function createBenchKernel(options: BenchKernelOptions = {}): Kernel {
   const kernel = createKernel({ logger: silentLogger, env: {}, root: '/nonexistent/fw-bench' })
@@ -32,7 +36,8 @@ export function createBenchKernel(options: BenchKernelOptions = {}): Kernel {
     if (ctx.method === 'GET') reply.header('cache-control', 'no-store')
     return reply
   })
-  kernel.router.group({ middleware: ['poweredBy', 'passThrough', 'noStore'] }, (r) => {
+  const middleware = options.middleware === true ? ['poweredBy', 'passThrough', 'noStore'] : []
+  kernel.router.group({ middleware }, (r) => {
     r.get('_demo/ping', () => ({ hello: 'world', n: 1 }))
   })
   // A projection: how many framework phases the request went through, from its log.

@@ -47,6 +47,7 @@ export function startServer(
   file: string,
   extraNodeArgs: readonly string[] = [],
   startupMs = 20_000,
+  env: Readonly<Record<string, string>> = {},
 ): Promise<ServerChild> {
   const child = spawn(
     process.execPath,
@@ -61,7 +62,7 @@ export function startServer(
     {
       cwd: root,
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-      env: { ...process.env, NODE_ENV: 'production' },
+      env: { ...process.env, NODE_ENV: 'production', ...env },
     },
   )
   live.add(child)

@@ -35,9 +35,12 @@ function toInit(req: IncomingMessage, trustProxy: boolean): RequestInit {
   const secure =
     (req.socket as TLSSocket).encrypted === true ||
     (typeof forwardedProto === 'string' && forwardedProto.split(',')[0]!.trim().toLowerCase() === 'https')
-  let ip = req.socket.remoteAddress ?? ''
-  const forwardedFor = req.headers['x-forwarded-for']
-  if (trustProxy && typeof forwardedFor === 'string') ip = forwardedFor.split(',')[0]!.trim()
+  // Read only when asked: the socket's address is a call into C++ on every access.
+  const ip = (): string => {
+    const forwardedFor = req.headers['x-forwarded-for']
+    if (trustProxy && typeof forwardedFor === 'string') return forwardedFor.split(',')[0]!.trim()
+    return req.socket.remoteAddress ?? ''
+  }
   // polka rewrites req.url under a mount; originalUrl is what the client sent.
   const url = (req as IncomingMessage & { originalUrl?: string }).originalUrl ?? req.url ?? '/'
   return { method: req.method ?? 'GET', url, headers: req.headers, body: req, secure, ip }
@@ -61,16 +64,28 @@ export async function startServer(
     inFlight--
     if (inFlight === 0 && drained) drained()
   }
+  const failed = (res: ServerResponse, error: unknown): void => {
+    // The pipeline turns every failure into a reply; reaching here is a kernel bug.
+    target.onWriteError(error)
+    if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' })
+    res.end('{"error":"unavailable"}')
+  }
   app.use((req: IncomingMessage, res: ServerResponse) => {
+    // In flight from here until the reply is handed to the socket (a streamed body may still be
+    // flowing then; server.close() waits for its connection anyway).
     inFlight++
-    res.once('close', done)
     target.handle(toInit(req, options.trustProxy)).then(
-      (reply) => write(res, serialize(reply, req.method ?? 'GET'), target),
+      (reply) => {
+        try {
+          write(res, serialize(reply, req.method ?? 'GET'), target)
+        } catch (error) {
+          failed(res, error)
+        }
+        done()
+      },
       (error: unknown) => {
-        // The pipeline turns every failure into a reply; reaching here is a kernel bug.
-        target.onWriteError(error)
-        if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' })
-        res.end('{"error":"unavailable"}')
+        failed(res, error)
+        done()
       },
     )
   })
