@@ -100,7 +100,9 @@ async function main(): Promise<void> {
   try {
     servers.push(await startServer('polka', './server-polka.ts'))
     servers.push(await startServer('fw', './server-fw.ts'))
-    servers.push(await startServer('fw+mw', './server-fw.ts', [], 20_000, { FW_BENCH_MIDDLEWARE: '1' }))
+    servers.push(
+      await startServer('fw+mw', './server-fw.ts', [], 20_000, { FW_BENCH_MIDDLEWARE: '1' }),
+    )
     for (const server of servers) {
       await check(server)
       await load(server, WARMUP_SECONDS)
@@ -122,12 +124,16 @@ async function main(): Promise<void> {
     const rps = (n: Name): number => median(runs[n].map((r) => r.rps))
     const cpu = (n: Name): number => median(runs[n].map((r) => r.cpuPerRequest))
     for (const n of ['polka', 'fw', 'fw+mw'] as const) {
-      console.log(`  median ${n.padEnd(6)} ${formatInt(rps(n)).padStart(8)} req/s (${cpu(n).toFixed(1)} µs CPU/req)`)
+      console.log(
+        `  median ${n.padEnd(6)} ${formatInt(rps(n)).padStart(8)} req/s (${cpu(n).toFixed(1)} µs CPU/req)`,
+      )
     }
     console.log(
       `  server CPU per request: polka/fw = ${formatRatio(cpu('polka') / cpu('fw'))}, polka/fw+mw = ${formatRatio(cpu('polka') / cpu('fw+mw'))} (what the req/s ratios tend to when the server is the bottleneck)`,
     )
-    const busiest = Math.min(...servers.map((s) => median(runs[s.name as Name].map((r) => r.serverCpu))))
+    const busiest = Math.min(
+      ...servers.map((s) => median(runs[s.name as Name].map((r) => r.serverCpu))),
+    )
     if (busiest < SATURATED) {
       // Req/s then measures the machine (other processes, the load generator) as much as the server.
       console.log(

@@ -43,7 +43,11 @@ export interface FwConfig {
 
 /** A deep partial of `T`: what a config file declares. */
 export type DeepPartial<T> = {
-  [K in keyof T]?: T[K] extends readonly unknown[] ? T[K] : T[K] extends object ? DeepPartial<T[K]> : T[K]
+  [K in keyof T]?: T[K] extends readonly unknown[]
+    ? T[K]
+    : T[K] extends object
+      ? DeepPartial<T[K]>
+      : T[K]
 }
 
 /** What an application declares; everything optional, merged over the defaults. */
@@ -70,7 +74,13 @@ function defaults(root: string): FwConfig {
     auth: { token_ttl: undefined },
     api: { cors_origins: ['*'], cors_from_db: false },
     debug_token_secret: undefined,
-    admin: { prefix: undefined, theme: undefined, min_usertype: undefined, default_controller: undefined, area: 'Admin' },
+    admin: {
+      prefix: undefined,
+      theme: undefined,
+      min_usertype: undefined,
+      default_controller: undefined,
+      area: 'Admin',
+    },
     oauth: { private_key: 'var/keys/private.key', public_key: 'var/keys/public.key' },
   }
 }
@@ -148,7 +158,10 @@ function get(obj: unknown, path: string): unknown {
 
 function parseEnvInteger(name: string, value: string): number {
   if (!/^\d+$/.test(value)) {
-    throw new FwError('FW_ERR_CONFIG_ENV', `Environment variable ${name}=${JSON.stringify(value)} is not a whole number. Set it to digits only, e.g. ${name}=3000.`)
+    throw new FwError(
+      'FW_ERR_CONFIG_ENV',
+      `Environment variable ${name}=${JSON.stringify(value)} is not a whole number. Set it to digits only, e.g. ${name}=3000.`,
+    )
   }
   return Number(value)
 }
@@ -167,10 +180,16 @@ function fromEnv(env: NodeJS.ProcessEnv): UserConfig[] {
     try {
       parsed = JSON.parse(env.FW_CONFIG)
     } catch (cause) {
-      throw new FwError('FW_ERR_CONFIG_ENV', `FW_CONFIG is not valid JSON (${(cause as Error).message}). It must be a JSON object, e.g. FW_CONFIG='{"features":["debug"]}'.`)
+      throw new FwError(
+        'FW_ERR_CONFIG_ENV',
+        `FW_CONFIG is not valid JSON (${(cause as Error).message}). It must be a JSON object, e.g. FW_CONFIG='{"features":["debug"]}'.`,
+      )
     }
     if (!isPlainObject(parsed)) {
-      throw new FwError('FW_ERR_CONFIG_ENV', 'FW_CONFIG must be a JSON object, e.g. FW_CONFIG=\'{"features":["debug"]}\'.')
+      throw new FwError(
+        'FW_ERR_CONFIG_ENV',
+        'FW_CONFIG must be a JSON object, e.g. FW_CONFIG=\'{"features":["debug"]}\'.',
+      )
     }
     layers.push(parsed as UserConfig)
   }
@@ -182,7 +201,10 @@ function fromEnv(env: NodeJS.ProcessEnv): UserConfig[] {
  * (`PORT`, `HOST`, `FW_APP_KEY`, `DATABASE_URL`, and `FW_CONFIG` deep-merged last). Fails naming
  * the key and what was expected when a value has the wrong type.
  */
-export function resolveConfig(user: UserConfig, options: { root: string; env?: NodeJS.ProcessEnv }): FwConfig {
+export function resolveConfig(
+  user: UserConfig,
+  options: { root: string; env?: NodeJS.ProcessEnv },
+): FwConfig {
   let config = deepMerge(defaults(options.root), user)
   for (const layer of fromEnv(options.env ?? process.env)) config = deepMerge(config, layer)
   for (const [key, rule] of Object.entries(SCHEMA)) {
@@ -191,10 +213,14 @@ export function resolveConfig(user: UserConfig, options: { root: string; env?: N
     const value = get(config, key)
     if (value === undefined && optional) continue
     if (!isKind(value, kind)) {
-      throw new FwError('FW_ERR_CONFIG_INVALID', `Config key '${key}' must be ${EXPECTED[kind]}${optional ? ' (or left out)' : ''}, got ${JSON.stringify(value) ?? 'undefined'}.`)
+      throw new FwError(
+        'FW_ERR_CONFIG_INVALID',
+        `Config key '${key}' must be ${EXPECTED[kind]}${optional ? ' (or left out)' : ''}, got ${JSON.stringify(value) ?? 'undefined'}.`,
+      )
     }
   }
-  if (config.admin.prefix !== undefined) config.admin.prefix = config.admin.prefix.replace(/^\/+|\/+$/g, '') || undefined
+  if (config.admin.prefix !== undefined)
+    config.admin.prefix = config.admin.prefix.replace(/^\/+|\/+$/g, '') || undefined
   return config
 }
 
@@ -210,6 +236,7 @@ export function hasFeature(config: FwConfig, name: string): boolean {
  */
 export function isDevelopment(config: FwConfig, env: NodeJS.ProcessEnv = process.env): boolean {
   const flag = env.FW_DEBUG
-  if (flag !== undefined && flag !== '' && flag !== '0' && flag.toLowerCase() !== 'false') return true
+  if (flag !== undefined && flag !== '' && flag !== '0' && flag.toLowerCase() !== 'false')
+    return true
   return config.debug || config.development || env.NODE_ENV === 'development'
 }

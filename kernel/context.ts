@@ -116,7 +116,10 @@ export class RequestContext {
 
   /** The parsed query string; nested keys (`a[b]=1`) become objects. */
   get query(): Record<string, unknown> {
-    this.#query ??= this.querystring === '' ? {} : (qs.parse(this.querystring, QS_OPTIONS) as Record<string, unknown>)
+    this.#query ??=
+      this.querystring === ''
+        ? {}
+        : (qs.parse(this.querystring, QS_OPTIONS) as Record<string, unknown>)
     return this.#query
   }
 

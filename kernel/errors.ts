@@ -35,7 +35,11 @@ export class FwError extends Error {
   /** An HTTP status to answer with when this reaches the client (default 500). */
   readonly status: number
 
-  constructor(code: ErrorCode, message: string, options: { status?: number; cause?: unknown } = {}) {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options: { status?: number; cause?: unknown } = {},
+  ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause })
     this.name = 'FwError'
     this.code = code

@@ -1,8 +1,4 @@
-import {
-  AsyncSeriesBailHook,
-  AsyncSeriesHook,
-  AsyncSeriesWaterfallHook,
-} from 'tapable'
+import { AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook } from 'tapable'
 import type { RequestContext } from './context.js'
 import type { Kernel } from './kernel.js'
 import type { Reply } from './reply.js'

@@ -16,13 +16,35 @@ export type { ErrorCode } from './errors.js'
 export { defineConfig, resolveConfig, deepMerge, hasFeature, isDevelopment } from './config.js'
 export type { FwConfig, UserConfig, DeepPartial } from './config.js'
 export { HTTP_METHODS } from './types.js'
-export type { AppFactory, CommandClass, CommandContext, HttpMethod, Handler, HandlerRef, ControllerClass, Middleware, Next, Identity, BindingLoader } from './types.js'
+export type {
+  AppFactory,
+  CommandClass,
+  CommandContext,
+  HttpMethod,
+  Handler,
+  HandlerRef,
+  ControllerClass,
+  Middleware,
+  Next,
+  Identity,
+  BindingLoader,
+} from './types.js'
 export { Router } from './router/router.js'
 export { RouterError } from './router/router-error.js'
 export type { RouterErrorCode } from './router/router-error.js'
 export type { Route, RouteMatch } from './router/route.js'
 export type { LegacyRequest } from './router/legacy.js'
-export { route, get, post, put, patch, del, head, options, controller } from './router/decorators.js'
+export {
+  route,
+  get,
+  post,
+  put,
+  patch,
+  del,
+  head,
+  options,
+  controller,
+} from './router/decorators.js'
 export type { RouteOptions, ControllerOptions } from './router/decorators.js'
 export { decomposeLegacy } from './router/legacy.js'
 export type { Logger } from './logger.js'

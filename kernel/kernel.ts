@@ -1,10 +1,22 @@
 import { performance } from 'node:perf_hooks'
-import { hasFeature, isDevelopment, resolveConfig, type FwConfig, type UserConfig } from './config.js'
+import {
+  hasFeature,
+  isDevelopment,
+  resolveConfig,
+  type FwConfig,
+  type UserConfig,
+} from './config.js'
 import { RequestContext, type RequestInit } from './context.js'
 import { FwError } from './errors.js'
 import { EventLog, type PhaseName } from './events.js'
 import { callTap, createHooks, type KernelHooks } from './hooks.js'
-import { prepareInject, readPayload, toInjectResponse, type InjectRequest, type InjectResponse } from './http/inject.js'
+import {
+  prepareInject,
+  readPayload,
+  toInjectResponse,
+  type InjectRequest,
+  type InjectResponse,
+} from './http/inject.js'
 import { serialize } from './http/serialize.js'
 import type { RunningServer, StaticMount } from './http/server.js'
 import { consoleLogger, type Logger } from './logger.js'
@@ -105,13 +117,17 @@ export class Kernel {
     // declared routes (`/?r=…` must not land on the home page); a bare path reaches a classic
     // controller only when no declared route answers it.
     this.hooks.route.tapPromise({ name: 'legacy-r', stage: -5 }, async (ctx) =>
-      hasRParam(ctx.querystring) ? this.router.matchLegacy(ctx.routingPath, ctx.querystring, ctx.query) : undefined,
+      hasRParam(ctx.querystring)
+        ? this.router.matchLegacy(ctx.routingPath, ctx.querystring, ctx.query)
+        : undefined,
     )
     this.hooks.route.tapPromise({ name: 'router', stage: 0 }, async (ctx) =>
       this.router.find(ctx.method, ctx.routingPath, ctx.querystring),
     )
     this.hooks.route.tapPromise({ name: 'legacy', stage: 10 }, async (ctx) =>
-      hasRParam(ctx.querystring) ? undefined : this.router.matchLegacy(ctx.routingPath, ctx.querystring, ctx.query),
+      hasRParam(ctx.querystring)
+        ? undefined
+        : this.router.matchLegacy(ctx.routingPath, ctx.querystring, ctx.query),
     )
     this.#builtinRouteTaps = this.hooks.route.taps.length
   }
@@ -132,7 +148,10 @@ export class Kernel {
   }
 
   /** Registers a plugin with its options; set up at `boot()`, after what it `dependsOn`. */
-  register<O, A>(plugin: Plugin<O, A>, ...options: undefined extends O ? [options?: O] : [options: O]): this {
+  register<O, A>(
+    plugin: Plugin<O, A>,
+    ...options: undefined extends O ? [options?: O] : [options: O]
+  ): this {
     this.#assertState('created', 'register a plugin')
     this.#registrations.push({ plugin: plugin as AnyPlugin, options: options[0] })
     return this
@@ -157,7 +176,10 @@ export class Kernel {
   /** Registers named middleware that routes and groups refer to by name. */
   middleware(name: string, fn: Middleware): this {
     if (this.#middleware.has(name)) {
-      throw new FwError('FW_ERR_MIDDLEWARE_DUPLICATE', `Middleware '${name}' is already registered. Pick another name.`)
+      throw new FwError(
+        'FW_ERR_MIDDLEWARE_DUPLICATE',
+        `Middleware '${name}' is already registered. Pick another name.`,
+      )
     }
     this.#middleware.set(name, fn)
     return this
@@ -206,7 +228,11 @@ export class Kernel {
   }
 
   /** The URL of a named route. */
-  url(name: string, params?: Record<string, string | number>, query?: Record<string, string | number>): string {
+  url(
+    name: string,
+    params?: Record<string, string | number>,
+    query?: Record<string, string | number>,
+  ): string {
     return this.router.url(name, params, query)
   }
 
@@ -279,8 +305,15 @@ export class Kernel {
   routeDirect(ctx: RequestContext): RouteMatch | undefined {
     const r = hasRParam(ctx.querystring)
     const router = this.router
-    if (r) return router.matchLegacy(ctx.routingPath, ctx.querystring, ctx.query) ?? router.find(ctx.method, ctx.routingPath, ctx.querystring)
-    return router.find(ctx.method, ctx.routingPath, ctx.querystring) ?? router.matchLegacy(ctx.routingPath, ctx.querystring, ctx.query)
+    if (r)
+      return (
+        router.matchLegacy(ctx.routingPath, ctx.querystring, ctx.query) ??
+        router.find(ctx.method, ctx.routingPath, ctx.querystring)
+      )
+    return (
+      router.find(ctx.method, ctx.routingPath, ctx.querystring) ??
+      router.matchLegacy(ctx.routingPath, ctx.querystring, ctx.query)
+    )
   }
 
   /**
@@ -306,7 +339,11 @@ export class Kernel {
     const log = new EventLog()
     const ctx = new RequestContext(
       this,
-      { ...req, secure: typeof request === 'object' && request.secure === true, ip: (typeof request === 'object' && request.remoteAddress) || '127.0.0.1' },
+      {
+        ...req,
+        secure: typeof request === 'object' && request.secure === true,
+        ip: (typeof request === 'object' && request.remoteAddress) || '127.0.0.1',
+      },
       log,
     )
     const reply = await handle(this, ctx)
@@ -315,10 +352,17 @@ export class Kernel {
   }
 
   /** Boots if needed and listens; resolves with the address once the socket accepts. */
-  async listen(port: number = this.config.http.port, host: string = this.config.http.host): Promise<{ port: number; host: string; url: string }> {
+  async listen(
+    port: number = this.config.http.port,
+    host: string = this.config.http.host,
+  ): Promise<{ port: number; host: string; url: string }> {
     await this.boot()
     this.#assertState('booted', 'listen')
-    if (this.#server) throw new FwError('FW_ERR_KERNEL_STATE', 'The kernel is already listening. Call close() first.')
+    if (this.#server)
+      throw new FwError(
+        'FW_ERR_KERNEL_STATE',
+        'The kernel is already listening. Call close() first.',
+      )
     // Loaded on first listen: commands that never serve (route:list, down) skip polka and sirv.
     const { startServer } = await import('./http/server.js')
     this.#server = await startServer(
@@ -360,7 +404,10 @@ export class Kernel {
 
   #assertState(expected: KernelState, action: string): void {
     if (this.#state !== expected) {
-      throw new FwError('FW_ERR_KERNEL_STATE', `Cannot ${action} while the kernel is ${this.#state}; that is only possible while it is ${expected}.`)
+      throw new FwError(
+        'FW_ERR_KERNEL_STATE',
+        `Cannot ${action} while the kernel is ${this.#state}; that is only possible while it is ${expected}.`,
+      )
     }
   }
 }

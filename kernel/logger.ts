@@ -11,7 +11,12 @@ export interface Logger {
 
 function serialiseError(value: unknown): unknown {
   if (value instanceof Error) {
-    return { name: value.name, message: value.message, stack: value.stack, code: (value as { code?: unknown }).code }
+    return {
+      name: value.name,
+      message: value.message,
+      stack: value.stack,
+      code: (value as { code?: unknown }).code,
+    }
   }
   return value
 }

@@ -30,7 +30,10 @@ export function leaveMaintenance(root: string): boolean {
  * `now` is a `performance.now()` reading the caller already has (a request's start).
  * Returns the retry-after seconds while the application is down, `undefined` while it is up.
  */
-export function createMaintenanceProbe(root: string, intervalMs = 1000): (now?: number) => number | undefined {
+export function createMaintenanceProbe(
+  root: string,
+  intervalMs = 1000,
+): (now?: number) => number | undefined {
   const file = maintenanceFile(root)
   let checkedAt = -Infinity
   let current: number | undefined

@@ -23,7 +23,10 @@ export function handlerName(route: Route): string {
 }
 
 /** Resolves a handler reference to a class and method, or a plain function. */
-function resolveHandler(route: Route, deps: PipelineDeps): Handler | readonly [ControllerClass, string] {
+function resolveHandler(
+  route: Route,
+  deps: PipelineDeps,
+): Handler | readonly [ControllerClass, string] {
   const h = route.handler
   if (typeof h === 'function') return h
   let cls: ControllerClass | undefined
@@ -83,7 +86,11 @@ export function compileRoute(route: Route, deps: PipelineDeps): Pipeline {
     const built = log.now()
     const instance = new Cls() as Record<string, (...args: unknown[]) => unknown>
     const start = log.now()
-    log.record('phase.completed', { name: 'controller', start: built, duration: start - built }, start)
+    log.record(
+      'phase.completed',
+      { name: 'controller', start: built, duration: start - built },
+      start,
+    )
     try {
       const result = route.classic
         ? await instance[method]!(ctx.match?.legacy?.args ?? [], ctx)
@@ -120,10 +127,18 @@ export function compileRoute(route: Route, deps: PipelineDeps): Pipeline {
       const events = log.all()
       for (let i = before; i < events.length; i++) {
         const e = events[i]!
-        if (e.type === 'phase.completed' && (e.data.name === 'action' || e.data.name === 'controller')) inner += e.data.duration
+        if (
+          e.type === 'phase.completed' &&
+          (e.data.name === 'action' || e.data.name === 'controller')
+        )
+          inner += e.data.duration
       }
       const end = log.now()
-      log.record('phase.completed', { name: 'middleware', start, duration: Math.max(0, end - start - inner) }, end)
+      log.record(
+        'phase.completed',
+        { name: 'middleware', start, duration: Math.max(0, end - start - inner) },
+        end,
+      )
     }
   }
 }
@@ -147,7 +162,9 @@ export function httpErrorReply(ctx: RequestContext, error: HttpError): Reply {
   const accept = ctx.headers.accept ?? ''
   const browser = accept.includes('text/html') && !ctx.wantsJson()
   const message = typeof error.body.message === 'string' ? error.body.message : error.message
-  const reply = browser ? html(errorPage(error.status, message), error.status) : json(error.body, error.status)
+  const reply = browser
+    ? html(errorPage(error.status, message), error.status)
+    : json(error.body, error.status)
   for (const [k, v] of Object.entries(error.headers)) reply.header(k, v)
   return reply
 }

@@ -100,10 +100,14 @@ function cycleError(pending: readonly Registration[], byName: Map<string, Regist
   let current: Registration | undefined = pending[0]
   while (current && !path.includes(current.plugin.name)) {
     path.push(current.plugin.name)
-    const dep: string | undefined = (current.plugin.dependsOn ?? []).find((d) => pending.some((p) => p.plugin.name === d))
+    const dep: string | undefined = (current.plugin.dependsOn ?? []).find((d) =>
+      pending.some((p) => p.plugin.name === d),
+    )
     current = dep === undefined ? undefined : byName.get(dep)
   }
-  const cycle = current ? [...path.slice(path.indexOf(current.plugin.name)), current.plugin.name] : path
+  const cycle = current
+    ? [...path.slice(path.indexOf(current.plugin.name)), current.plugin.name]
+    : path
   return new FwError(
     'FW_ERR_PLUGIN_CYCLE',
     `Plugins depend on each other in a cycle: ${cycle.join(' → ')}. Remove one of these dependsOn entries.`,

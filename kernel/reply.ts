@@ -47,7 +47,8 @@ export class Reply {
     const key = name.toLowerCase()
     const current = this.headers[key]
     if (current === undefined) this.headers[key] = value
-    else if (typeof current === 'string') this.headers[key] = key === 'set-cookie' ? [current, value] : `${current}, ${value}`
+    else if (typeof current === 'string')
+      this.headers[key] = key === 'set-cookie' ? [current, value] : `${current}, ${value}`
     else this.headers[key] = [...current, value]
     return this
   }
@@ -60,7 +61,12 @@ export class Reply {
   /** True when the body is a JSON object (not an array, not a scalar). */
   isJsonObject(): boolean {
     const b = this.body
-    return b.kind === 'json' && b.value !== null && typeof b.value === 'object' && !Array.isArray(b.value)
+    return (
+      b.kind === 'json' &&
+      b.value !== null &&
+      typeof b.value === 'object' &&
+      !Array.isArray(b.value)
+    )
   }
 }
 
@@ -111,7 +117,8 @@ export function view(template: string, data: Record<string, unknown> = {}, statu
 export function toReply(value: unknown): Reply {
   if (value instanceof Reply) return value
   if (value === undefined || value === null) return empty()
-  if (typeof value === 'string') return value.trimStart().startsWith('<') ? html(value) : text(value)
+  if (typeof value === 'string')
+    return value.trimStart().startsWith('<') ? html(value) : text(value)
   if (value instanceof Uint8Array) return send(value, 'application/octet-stream')
   return json(value)
 }

@@ -31,7 +31,10 @@ export async function handle(kernel: Kernel, ctx: RequestContext): Promise<Reply
     reply = await errorReply(
       kernel,
       ctx,
-      new FwError('FW_ERR_VIEW_NO_ENGINE', `A handler returned the view '${reply.body.template}', but no view engine is registered. Register a views plugin, or return html(...).`),
+      new FwError(
+        'FW_ERR_VIEW_NO_ENGINE',
+        `A handler returned the view '${reply.body.template}', but no view engine is registered. Register a views plugin, or return html(...).`,
+      ),
     )
   }
   log.record('response.prepared', { status: reply.status })
@@ -39,7 +42,8 @@ export async function handle(kernel: Kernel, ctx: RequestContext): Promise<Reply
     // Each annotate tap is isolated: one that throws is reported and the others still run.
     for (const tap of hooks.annotate.taps) {
       try {
-        if (tap.type === 'promise') await (tap.fn as (r: Reply, c: RequestContext) => Promise<void>)(reply, ctx)
+        if (tap.type === 'promise')
+          await (tap.fn as (r: Reply, c: RequestContext) => Promise<void>)(reply, ctx)
         else await callTap(tap, [reply, ctx])
       } catch (error) {
         kernel.logger.error(`annotate tap '${tap.name}' failed`, { error, path: ctx.path })
@@ -60,9 +64,15 @@ async function answer(kernel: Kernel, ctx: RequestContext): Promise<Reply> {
   const log = ctx.log
   const routingStart = log.now()
   // With only the kernel's own route taps, ask the router directly: same answer, no promise chain.
-  let match: RouteMatch | undefined = kernel.builtinRoutingOnly() ? kernel.routeDirect(ctx) : await hooks.route.promise(ctx)
+  let match: RouteMatch | undefined = kernel.builtinRoutingOnly()
+    ? kernel.routeDirect(ctx)
+    : await hooks.route.promise(ctx)
   const routingEnd = log.now()
-  log.record('phase.completed', { name: 'routing', start: routingStart, duration: routingEnd - routingStart }, routingEnd)
+  log.record(
+    'phase.completed',
+    { name: 'routing', start: routingStart, duration: routingEnd - routingStart },
+    routingEnd,
+  )
   if (!match) {
     const allowed = kernel.router.allowedMethodsFor(ctx.method, ctx.routingPath, ctx.querystring)
     log.record('route.missed', { method: ctx.method, path: ctx.path, allowed })
@@ -85,7 +95,13 @@ async function answer(kernel: Kernel, ctx: RequestContext): Promise<Reply> {
   const route = match.route
   log.record(
     'route.matched',
-    { method: ctx.method, path: route.path, name: route.name, handler: kernel.handlerNameOf(route), params: match.params },
+    {
+      method: ctx.method,
+      path: route.path,
+      name: route.name,
+      handler: kernel.handlerNameOf(route),
+      params: match.params,
+    },
     routingEnd,
   )
   for (const param in route.bindings) {
@@ -125,7 +141,11 @@ async function errorReply(kernel: Kernel, ctx: RequestContext, error: unknown): 
   return reply
 }
 
-async function buildErrorReply(kernel: Kernel, ctx: RequestContext, error: unknown): Promise<Reply> {
+async function buildErrorReply(
+  kernel: Kernel,
+  ctx: RequestContext,
+  error: unknown,
+): Promise<Reply> {
   if (kernel.hooks.error.isUsed()) {
     try {
       const custom = await kernel.hooks.error.promise(error, ctx)
@@ -142,7 +162,17 @@ async function buildErrorReply(kernel: Kernel, ctx: RequestContext, error: unkno
   const dev = kernel.isDevelopment()
   const err = error instanceof Error ? error : new Error(String(error))
   if (ctx.wantsJson()) {
-    return json(dev ? { error: 'unavailable', message: err.message, exception: err.name, trace: err.stack?.split('\n') } : { error: 'unavailable' }, status)
+    return json(
+      dev
+        ? {
+            error: 'unavailable',
+            message: err.message,
+            exception: err.name,
+            trace: err.stack?.split('\n'),
+          }
+        : { error: 'unavailable' },
+      status,
+    )
   }
   return terminalReply(
     ctx,

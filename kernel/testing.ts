@@ -14,7 +14,11 @@ import type { Plugin } from './plugin.js'
 
 /** A logger that keeps what it is told, for assertions. */
 export interface MemoryLogger extends Logger {
-  readonly entries: { level: 'error' | 'warn' | 'info'; message: string; context?: Record<string, unknown> }[]
+  readonly entries: {
+    level: 'error' | 'warn' | 'info'
+    message: string
+    context?: Record<string, unknown>
+  }[]
 }
 
 /** Creates a {@link MemoryLogger}. */
@@ -43,7 +47,9 @@ export interface TestKernelOptions extends KernelOptions {
  * const kernel = createTestKernel({ plugins: [[myPlugin, { greeting: 'hi' }]] })
  * const res = await kernel.inject('/hello')
  */
-export function createTestKernel(options: TestKernelOptions = {}): Kernel & { logger: MemoryLogger } {
+export function createTestKernel(
+  options: TestKernelOptions = {},
+): Kernel & { logger: MemoryLogger } {
   const kernel = createKernel({
     root: options.root ?? mkdtempSync(join(tmpdir(), 'fw-test-')),
     env: options.env ?? {},
@@ -81,9 +87,13 @@ export function runCli(
 ): Promise<CliResult> {
   const here = fileURLToPath(import.meta.url)
   const fromSource = here.endsWith('.ts')
-  const bin = fileURLToPath(new URL(fromSource ? '../cli/bin.ts' : '../cli/bin.js', import.meta.url))
+  const bin = fileURLToPath(
+    new URL(fromSource ? '../cli/bin.ts' : '../cli/bin.js', import.meta.url),
+  )
   // tsx by absolute URL, so the child can run from any working directory (a temp app, say).
-  const nodeArgs = fromSource ? ['--import', import.meta.resolve('tsx'), '-C', 'fw-source', bin, ...args] : [bin, ...args]
+  const nodeArgs = fromSource
+    ? ['--import', import.meta.resolve('tsx'), '-C', 'fw-source', bin, ...args]
+    : [bin, ...args]
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, nodeArgs, {
       cwd: options.cwd ?? process.cwd(),
@@ -110,9 +120,15 @@ export function eventsOf<T extends EventType>(events: readonly AnyEvent[], type:
 }
 
 /** The data of the first event of a type; throws with the log's types when there is none. */
-export function expectEvent<T extends EventType>(events: readonly AnyEvent[], type: T): Readonly<EventMap[T]> {
+export function expectEvent<T extends EventType>(
+  events: readonly AnyEvent[],
+  type: T,
+): Readonly<EventMap[T]> {
   const found = eventsOf(events, type)[0]
-  if (!found) throw new Error(`Expected a '${type}' event; the log has: ${events.map((e) => e.type).join(', ') || 'nothing'}.`)
+  if (!found)
+    throw new Error(
+      `Expected a '${type}' event; the log has: ${events.map((e) => e.type).join(', ') || 'nothing'}.`,
+    )
   return found.data
 }
 

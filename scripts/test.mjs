@@ -12,7 +12,11 @@ const pattern = args[1] ?? '\\.test\\.ts$'
 const child = spawn(
   process.execPath,
   ['--import', 'tsx', '-C', 'fw-source', 'node_modules/uvu/bin.js', dir, pattern],
-  { cwd: root, stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1' } },
+  {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1' },
+  },
 )
 let out = ''
 child.stdout.on('data', (chunk) => {

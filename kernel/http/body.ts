@@ -16,7 +16,11 @@ function tooLarge(limit: number): HttpError {
 }
 
 /** Collects the body's bytes, refusing (413) as soon as they pass `limit`. */
-export async function collect(source: BodySource, headers: IncomingHttpHeaders, limit: number): Promise<Buffer> {
+export async function collect(
+  source: BodySource,
+  headers: IncomingHttpHeaders,
+  limit: number,
+): Promise<Buffer> {
   if (source === undefined) return Buffer.alloc(0)
   if (typeof source === 'string' || source instanceof Uint8Array) {
     const buf = Buffer.from(source)
@@ -48,7 +52,11 @@ function malformed(what: string): HttpError {
  * form-urlencoded with nested keys (`a[b][0]=x`), `text/*` as a string, anything else as bytes.
  * No body parses to `{}`. Multipart is refused with 415 until a plugin handles it.
  */
-export async function readBody(source: BodySource, headers: IncomingHttpHeaders, limit: number): Promise<unknown> {
+export async function readBody(
+  source: BodySource,
+  headers: IncomingHttpHeaders,
+  limit: number,
+): Promise<unknown> {
   const bytes = await collect(source, headers, limit)
   const type = (headers['content-type'] ?? '').split(';', 1)[0]!.trim().toLowerCase()
   if (bytes.length === 0) return {}
@@ -72,7 +80,10 @@ export async function readBody(source: BodySource, headers: IncomingHttpHeaders,
   if (type.startsWith('multipart/')) {
     throw new HttpError(
       415,
-      { error: 'unsupported_media_type', message: 'Multipart bodies are not parsed by the kernel.' },
+      {
+        error: 'unsupported_media_type',
+        message: 'Multipart bodies are not parsed by the kernel.',
+      },
       { code: 'FW_ERR_HTTP_UNSUPPORTED_MEDIA' },
     )
   }

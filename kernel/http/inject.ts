@@ -33,18 +33,27 @@ export interface InjectResponse {
 }
 
 /** Normalises an inject request into headers and body bytes. */
-export function prepareInject(req: InjectRequest): { method: string; url: string; headers: IncomingHttpHeaders; body: string | Uint8Array | undefined } {
+export function prepareInject(req: InjectRequest): {
+  method: string
+  url: string
+  headers: IncomingHttpHeaders
+  body: string | Uint8Array | undefined
+} {
   const headers: IncomingHttpHeaders = {}
-  for (const [k, v] of Object.entries(req.headers ?? {})) if (v !== undefined) headers[k.toLowerCase()] = v as string
+  for (const [k, v] of Object.entries(req.headers ?? {}))
+    if (v !== undefined) headers[k.toLowerCase()] = v as string
   let body: string | Uint8Array | undefined
-  if (req.body === undefined || typeof req.body === 'string' || req.body instanceof Uint8Array) body = req.body
+  if (req.body === undefined || typeof req.body === 'string' || req.body instanceof Uint8Array)
+    body = req.body
   else {
     body = JSON.stringify(req.body)
     headers['content-type'] ??= 'application/json'
   }
   if (body !== undefined) headers['content-length'] ??= String(Buffer.byteLength(body))
   if (req.cookies) {
-    const extra = Object.entries(req.cookies).map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join('; ')
+    const extra = Object.entries(req.cookies)
+      .map(([k, v]) => `${k}=${encodeURIComponent(v)}`)
+      .join('; ')
     headers.cookie = headers.cookie ? `${headers.cookie}; ${extra}` : extra
   }
   headers.host ??= 'localhost'
@@ -65,7 +74,12 @@ export async function readPayload(wire: WireReply): Promise<string> {
 }
 
 /** Builds the response object `inject()` returns. */
-export function toInjectResponse(wire: WireReply, text: string, reply: Reply, events: readonly AnyEvent[]): InjectResponse {
+export function toInjectResponse(
+  wire: WireReply,
+  text: string,
+  reply: Reply,
+  events: readonly AnyEvent[],
+): InjectResponse {
   const headers: Record<string, string | string[]> = {}
   for (const [k, v] of Object.entries(wire.headers)) {
     if (v === undefined) continue

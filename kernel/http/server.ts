@@ -34,7 +34,8 @@ function toInit(req: IncomingMessage, trustProxy: boolean): RequestInit {
   const forwardedProto = req.headers['x-forwarded-proto']
   const secure =
     (req.socket as TLSSocket).encrypted === true ||
-    (typeof forwardedProto === 'string' && forwardedProto.split(',')[0]!.trim().toLowerCase() === 'https')
+    (typeof forwardedProto === 'string' &&
+      forwardedProto.split(',')[0]!.trim().toLowerCase() === 'https')
   // Read only when asked: the socket's address is a call into C++ on every access.
   const ip = (): string => {
     const forwardedFor = req.headers['x-forwarded-for']
@@ -119,7 +120,11 @@ export async function startServer(
   }
 }
 
-function write(res: ServerResponse, wire: ReturnType<typeof serialize>, target: ServerTarget): void {
+function write(
+  res: ServerResponse,
+  wire: ReturnType<typeof serialize>,
+  target: ServerTarget,
+): void {
   try {
     res.writeHead(wire.status, wire.headers)
     const p = wire.payload

@@ -9,7 +9,9 @@ const products = new Map([['5', { id: 5, name: 'Lamp' }]])
 function app() {
   const kernel = createTestKernel()
   kernel.binding('Product', async (value) => products.get(value))
-  kernel.router.get('products/{product}', (ctx) => ({ loaded: ctx.models.product })).bind('product', 'Product')
+  kernel.router
+    .get('products/{product}', (ctx) => ({ loaded: ctx.models.product }))
+    .bind('product', 'Product')
   return kernel
 }
 
@@ -50,7 +52,9 @@ test('resolves a string handler through the controller registry and a group name
   }
   const kernel = createTestKernel()
   kernel.controller('Api.Products', Products)
-  kernel.router.group({ prefix: 'api', namespace: 'Api' }, (r) => r.get('products', 'Products@index'))
+  kernel.router.group({ prefix: 'api', namespace: 'Api' }, (r) =>
+    r.get('products', 'Products@index'),
+  )
   const res = await kernel.inject('/api/products')
   assert.equal(res.json(), { from: 'Api.Products.index' })
 })
@@ -76,7 +80,9 @@ test('records a controller phase for class handlers', async () => {
   kernel.router.get('home', [Home, 'show'])
   const res = await kernel.inject('/home')
   assert.equal(
-    res.events.filter((e) => e.type === 'phase.completed').map((e) => (e.data as { name: string }).name),
+    res.events
+      .filter((e) => e.type === 'phase.completed')
+      .map((e) => (e.data as { name: string }).name),
     ['routing', 'controller', 'action'],
   )
 })

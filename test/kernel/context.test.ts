@@ -24,7 +24,10 @@ function echo() {
 }
 
 test('exposes the request URI without leading and trailing slash, and the query apart', async () => {
-  const res = await echo().inject({ url: 'echo/a%20b/?x=1&f[a][0]=2', headers: { accept: 'application/json' } })
+  const res = await echo().inject({
+    url: 'echo/a%20b/?x=1&f[a][0]=2',
+    headers: { accept: 'application/json' },
+  })
   assert.equal(res.json(), {
     method: 'GET',
     path: '/echo/a%20b/',
@@ -39,7 +42,11 @@ test('exposes the request URI without leading and trailing slash, and the query 
 })
 
 test('parses cookies and knows a TLS request', async () => {
-  const res = await echo().inject({ url: '/echo/x', cookies: { session: 'a b', theme: 'dark' }, secure: true })
+  const res = await echo().inject({
+    url: '/echo/x',
+    cookies: { session: 'a b', theme: 'dark' },
+    secure: true,
+  })
   const body = res.json<{ cookies: Record<string, string>; secure: boolean }>()
   assert.equal(body.cookies, { session: 'a b', theme: 'dark' })
   assert.is(body.secure, true)
@@ -51,8 +58,14 @@ test('keeps the event log append-only, ordered and typed', () => {
   log.record('phase.completed', { name: 'routing', start: 0, duration: 1 })
   log.record('phase.completed', { name: 'action', start: 1, duration: 2 })
   assert.is(log.size, 3)
-  assert.equal(log.ofType('phase.completed').map((e) => e.data.name), ['routing', 'action'])
-  assert.equal(log.all().map((e) => e.type), ['request.received', 'phase.completed', 'phase.completed'])
+  assert.equal(
+    log.ofType('phase.completed').map((e) => e.data.name),
+    ['routing', 'action'],
+  )
+  assert.equal(
+    log.all().map((e) => e.type),
+    ['request.received', 'phase.completed', 'phase.completed'],
+  )
   assert.ok(log.all()[2]!.at >= log.all()[0]!.at)
 })
 
@@ -66,7 +79,10 @@ test('times a phase and records it even when the work throws', async () => {
   } catch {
     // expected
   }
-  assert.equal(log.ofType('phase.completed').map((e) => e.data.name), ['session', 'controller'])
+  assert.equal(
+    log.ofType('phase.completed').map((e) => e.data.name),
+    ['session', 'controller'],
+  )
 })
 
 test.run()

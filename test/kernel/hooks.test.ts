@@ -14,7 +14,10 @@ const phaseHeader = definePlugin({
   setup(kernel) {
     kernel.hooks.annotate.tapPromise('phase-header', async (reply, ctx) => {
       const phases = eventsOf(ctx.log.all() as AnyEvent[], 'phase.completed')
-      reply.header('x-phases', phases.map((p) => `${p.data.name};dur=${p.data.duration.toFixed(2)}`).join(', '))
+      reply.header(
+        'x-phases',
+        phases.map((p) => `${p.data.name};dur=${p.data.duration.toFixed(2)}`).join(', '),
+      )
       reply.header('x-events', String(ctx.log.size))
     })
   },
@@ -23,7 +26,16 @@ const phaseHeader = definePlugin({
 test('is one frozen object of the documented hooks', () => {
   const kernel = createTestKernel()
   assert.ok(Object.isFrozen(kernel.hooks))
-  assert.equal(Object.keys(kernel.hooks).sort(), ['annotate', 'authenticate', 'boot', 'error', 'render', 'request', 'route', 'shutdown'])
+  assert.equal(Object.keys(kernel.hooks).sort(), [
+    'annotate',
+    'authenticate',
+    'boot',
+    'error',
+    'render',
+    'request',
+    'route',
+    'shutdown',
+  ])
 })
 
 test('lets a plugin derive a response header from the event log', async () => {
@@ -39,9 +51,24 @@ test('records the request, the routing and action phases and the matched route',
   const kernel = createTestKernel()
   kernel.router.get('things/{id}', (ctx) => ({ id: ctx.params.id })).name('things.show')
   const res = await kernel.inject('/things/7')
-  assert.equal(res.events.map((e) => e.type), ['request.received', 'phase.completed', 'route.matched', 'phase.completed', 'response.prepared'])
+  assert.equal(
+    res.events.map((e) => e.type),
+    [
+      'request.received',
+      'phase.completed',
+      'route.matched',
+      'phase.completed',
+      'response.prepared',
+    ],
+  )
   assert.equal(phasesOf(res.events), ['routing', 'action'])
-  assert.equal(expectEvent(res.events, 'route.matched'), { method: 'GET', path: 'things/{id}', name: 'things.show', handler: 'closure', params: { id: '7' } })
+  assert.equal(expectEvent(res.events, 'route.matched'), {
+    method: 'GET',
+    path: 'things/{id}',
+    name: 'things.show',
+    handler: 'closure',
+    params: { id: '7' },
+  })
   for (let i = 1; i < res.events.length; i++) assert.ok(res.events[i]!.at >= res.events[i - 1]!.at)
 })
 
@@ -52,7 +79,12 @@ test('runs annotate on errors, redirects, 404s and 204s too', async () => {
   })
   kernel.router.redirect('old', '/new')
   kernel.router.get('none', () => undefined)
-  for (const [url, status] of [['/boom', 500], ['/old', 302], ['/missing', 404], ['/none', 204]] as const) {
+  for (const [url, status] of [
+    ['/boom', 500],
+    ['/old', 302],
+    ['/missing', 404],
+    ['/none', 204],
+  ] as const) {
     const res = await kernel.inject(url)
     assert.is(res.status, status, url)
     assert.type(res.headers['x-events'], 'string', url)
@@ -63,7 +95,9 @@ test('answers at once when a request tap returns a reply, skipping routing', asy
   const kernel = createTestKernel({ plugins: [[phaseHeader]] })
   let handled = false
   kernel.router.get('x', () => (handled = true))
-  kernel.hooks.request.tapPromise('gate', async (ctx) => (ctx.header('x-block') ? json({ blocked: true }, 403) : undefined))
+  kernel.hooks.request.tapPromise('gate', async (ctx) =>
+    ctx.header('x-block') ? json({ blocked: true }, 403) : undefined,
+  )
   const blocked = await kernel.inject({ url: '/x', headers: { 'x-block': '1' } })
   assert.is(blocked.status, 403)
   assert.is(handled, false)
@@ -75,10 +109,13 @@ test('lets render taps transform the reply in stage order', async () => {
   const kernel = createTestKernel()
   kernel.router.get('data', () => ({ a: 1 }))
   kernel.hooks.render.tapPromise({ name: 'second', stage: 10 }, async (reply) => {
-    if (reply.isJsonObject()) return json({ ...(reply.body as { value: object }).value, second: true }, reply.status)
+    if (reply.isJsonObject())
+      return json({ ...(reply.body as { value: object }).value, second: true }, reply.status)
     return reply
   })
-  kernel.hooks.render.tapPromise({ name: 'first', stage: -10 }, async (reply) => reply.header('x-first', 'yes'))
+  kernel.hooks.render.tapPromise({ name: 'first', stage: -10 }, async (reply) =>
+    reply.header('x-first', 'yes'),
+  )
   const res = await kernel.inject('/data')
   assert.equal(res.json(), { a: 1, second: true })
 })
@@ -89,7 +126,9 @@ test('lets an error tap answer with its own envelope', async () => {
   kernel.router.get('tea', () => {
     throw new Teapot('short and stout')
   })
-  kernel.hooks.error.tapPromise('teapot', async (error) => (error instanceof Teapot ? json({ error: 'teapot' }, 418) : undefined))
+  kernel.hooks.error.tapPromise('teapot', async (error) =>
+    error instanceof Teapot ? json({ error: 'teapot' }, 418) : undefined,
+  )
   const res = await kernel.inject('/tea')
   assert.is(res.status, 418)
   assert.equal(res.json(), { error: 'teapot' })
@@ -175,7 +214,10 @@ test('calls annotate taps of every kind: tap, tapAsync and tapPromise', async ()
   })
   kernel.hooks.annotate.tapPromise('promise', async (reply) => void reply.header('x-promise', '1'))
   const res = await kernel.inject('/x')
-  assert.equal([res.headers['x-sync'], res.headers['x-callback'], res.headers['x-promise']], ['1', '1', '1'])
+  assert.equal(
+    [res.headers['x-sync'], res.headers['x-callback'], res.headers['x-promise']],
+    ['1', '1', '1'],
+  )
 })
 
 test('records in exception.raised the status the client got', async () => {
@@ -192,12 +234,16 @@ test('lets a route tap at a negative stage rewrite the routing path, leaving the
   const kernel = createTestKernel()
   kernel.router.get('users', (ctx) => ({ path: ctx.path, routed: ctx.routingPath }))
   kernel.hooks.route.tapPromise({ name: 'area', stage: -10 }, async (ctx) => {
-    if (ctx.routingPath.startsWith('/admin/')) ctx.routingPath = ctx.routingPath.slice('/admin'.length)
+    if (ctx.routingPath.startsWith('/admin/'))
+      ctx.routingPath = ctx.routingPath.slice('/admin'.length)
     return undefined
   })
   const res = await kernel.inject('/admin/users')
   assert.equal(res.json(), { path: '/admin/users', routed: '/users' })
-  assert.is((await kernel.inject({ method: 'POST', url: '/admin/users' })).headers.allow, 'GET, HEAD')
+  assert.is(
+    (await kernel.inject({ method: 'POST', url: '/admin/users' })).headers.allow,
+    'GET, HEAD',
+  )
 })
 
 test.run()

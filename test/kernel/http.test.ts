@@ -30,7 +30,10 @@ test('answers 404 as JSON to a JSON client and as an HTML page to a browser', as
 })
 
 test('treats an XMLHttpRequest as a JSON client', async () => {
-  const res = await app().inject({ url: '/nowhere', headers: { 'x-requested-with': 'XMLHttpRequest' } })
+  const res = await app().inject({
+    url: '/nowhere',
+    headers: { 'x-requested-with': 'XMLHttpRequest' },
+  })
   assert.equal(res.json(), { error: 'not_found' })
 })
 
@@ -67,26 +70,49 @@ test('parses a form body with nested keys', async () => {
 })
 
 test('answers 400 with a JSON error for a malformed JSON body, never 500', async () => {
-  const res = await app().inject({ method: 'POST', url: '/things', headers: { 'content-type': 'application/json' }, body: '{"name":' })
+  const res = await app().inject({
+    method: 'POST',
+    url: '/things',
+    headers: { 'content-type': 'application/json' },
+    body: '{"name":',
+  })
   assert.is(res.status, 400)
-  assert.equal(res.json(), { error: 'malformed_body', message: 'The request body is not valid JSON.' })
+  assert.equal(res.json(), {
+    error: 'malformed_body',
+    message: 'The request body is not valid JSON.',
+  })
 })
 
 test('answers 413 for a body over the limit, by declared length or by bytes read', async () => {
   const kernel = app()
   const big = 'x'.repeat(2000)
-  const res = await kernel.inject({ method: 'POST', url: '/things', headers: { 'content-type': 'text/plain' }, body: big })
+  const res = await kernel.inject({
+    method: 'POST',
+    url: '/things',
+    headers: { 'content-type': 'text/plain' },
+    body: big,
+  })
   assert.is(res.status, 413)
   assert.is(res.json<{ error: string }>().error, 'payload_too_large')
 })
 
 test('answers 415 for a multipart body', async () => {
-  const res = await app().inject({ method: 'POST', url: '/things', headers: { 'content-type': 'multipart/form-data; boundary=x' }, body: '--x--' })
+  const res = await app().inject({
+    method: 'POST',
+    url: '/things',
+    headers: { 'content-type': 'multipart/form-data; boundary=x' },
+    body: '--x--',
+  })
   assert.is(res.status, 415)
 })
 
 test('keeps prototype keys out of parsed form bodies', async () => {
-  const res = await app().inject({ method: 'POST', url: '/things', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '__proto__[admin]=1&constructor[prototype][x]=1' })
+  const res = await app().inject({
+    method: 'POST',
+    url: '/things',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: '__proto__[admin]=1&constructor[prototype][x]=1',
+  })
   assert.is(res.status, 201)
   assert.is(({} as Record<string, unknown>).admin, undefined)
 })
@@ -118,7 +144,11 @@ test('shows the message and stack of an internal error in development', async ()
 test('renders an HttpError with its status, body and headers', async () => {
   const kernel = createTestKernel()
   kernel.router.get('slow', () => {
-    throw new HttpError(429, { error: 'too_many_attempts', retry_after: 60 }, { headers: { 'retry-after': '60' } })
+    throw new HttpError(
+      429,
+      { error: 'too_many_attempts', retry_after: 60 },
+      { headers: { 'retry-after': '60' } },
+    )
   })
   const res = await kernel.inject('/slow')
   assert.is(res.status, 429)
@@ -155,10 +185,16 @@ test('answers a view without a view engine with a 500 that names the problem in 
   kernel.router.get('page', () => view('home'))
   const res = await kernel.inject({ url: '/page', headers: JSON_CLIENT })
   assert.is(res.status, 500)
-  assert.match(res.json<{ message: string }>().message, "returned the view 'home', but no view engine is registered")
+  assert.match(
+    res.json<{ message: string }>().message,
+    "returned the view 'home', but no view engine is registered",
+  )
 })
 
-function get(url: string, path: string): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
+function get(
+  url: string,
+  path: string,
+): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
     request(`${url}${path}`, (res) => {
       let body = ''

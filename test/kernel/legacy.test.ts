@@ -8,7 +8,13 @@ const test = suite('legacy')
 class Demo {
   echo(args: string[], ctx: RequestContext) {
     const legacy = ctx.match?.legacy
-    return { args, controller: legacy?.controller, action: legacy?.action, option: legacy?.option ?? null, get: legacy?.get }
+    return {
+      args,
+      controller: legacy?.controller,
+      action: legacy?.action,
+      option: legacy?.option ?? null,
+      get: legacy?.get,
+    }
   }
   index() {
     return { index: true }
@@ -25,12 +31,24 @@ function app() {
 
 test('sends /?r=… to the classic controller even though / is a declared route', async () => {
   const res = await app().inject('/?r=demo/echo/x&keep=1')
-  assert.equal(res.json(), { args: ['x'], controller: 'demo', action: 'echo', option: 'x', get: { keep: '1' } })
+  assert.equal(res.json(), {
+    args: ['x'],
+    controller: 'demo',
+    action: 'echo',
+    option: 'x',
+    get: { keep: '1' },
+  })
 })
 
 test('invokes a classic action with the arguments array first', async () => {
   const res = await app().inject('/?r=demo/echo/c/d')
-  assert.equal(res.json(), { args: ['c', 'd'], controller: 'demo', action: 'echo', option: null, get: { c: 'd' } })
+  assert.equal(res.json(), {
+    args: ['c', 'd'],
+    controller: 'demo',
+    action: 'echo',
+    option: null,
+    get: { c: 'd' },
+  })
 })
 
 test('reaches a classic controller by path only when no declared route answers', async () => {

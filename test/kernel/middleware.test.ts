@@ -63,7 +63,10 @@ test('fails boot when a route names middleware that was never registered', async
   } catch (error) {
     assert.instance(error, FwError)
     assert.is((error as FwError).code, 'FW_ERR_MIDDLEWARE_UNKNOWN')
-    assert.match((error as Error).message, "uses middleware 'ghost', which is not registered. Register it with kernel.middleware('ghost', fn)")
+    assert.match(
+      (error as Error).message,
+      "uses middleware 'ghost', which is not registered. Register it with kernel.middleware('ghost', fn)",
+    )
   }
 })
 
@@ -83,7 +86,10 @@ test('answers 500 without details when middleware forgets to return the reply', 
   const res = await kernel.inject({ url: '/x', headers: { accept: 'application/json' } })
   assert.is(res.status, 500)
   assert.equal(res.json(), { error: 'unavailable' })
-  assert.match(String((kernel.logger.entries[0]!.context!.error as Error).message), "Middleware 'forgetful' did not return a reply")
+  assert.match(
+    String((kernel.logger.entries[0]!.context!.error as Error).message),
+    "Middleware 'forgetful' did not return a reply",
+  )
 })
 
 test('lets middleware change the reply on the way out', async () => {

@@ -27,22 +27,35 @@ async function bootError(run: () => Promise<void>): Promise<FwError> {
 test('sets plugins up after what they depend on, keeping registration order otherwise', async () => {
   const order: string[] = []
   const kernel = createTestKernel({
-    plugins: [[noop('admin', ['auth', 'views'], order)], [noop('views', [], order)], [noop('auth', ['database'], order)], [noop('database', [], order)]],
+    plugins: [
+      [noop('admin', ['auth', 'views'], order)],
+      [noop('views', [], order)],
+      [noop('auth', ['database'], order)],
+      [noop('database', [], order)],
+    ],
   })
   await kernel.boot()
   assert.equal(order, ['views', 'database', 'auth', 'admin'])
-  assert.equal(kernel.bootTimeline.map((t) => t.name), order)
+  assert.equal(
+    kernel.bootTimeline.map((t) => t.name),
+    order,
+  )
 })
 
 test('fails boot naming a missing dependency and what to do', async () => {
   const kernel = createTestKernel({ plugins: [[noop('admin', ['auth'])]] })
   const error = await bootError(() => kernel.boot())
   assert.is(error.code, 'FW_ERR_PLUGIN_MISSING_DEPENDENCY')
-  assert.match(error.message, "Plugin 'admin' depends on 'auth', which is not registered. Register 'auth'")
+  assert.match(
+    error.message,
+    "Plugin 'admin' depends on 'auth', which is not registered. Register 'auth'",
+  )
 })
 
 test('fails boot naming every plugin of a dependency cycle', async () => {
-  const kernel = createTestKernel({ plugins: [[noop('a', ['b'])], [noop('b', ['c'])], [noop('c', ['a'])]] })
+  const kernel = createTestKernel({
+    plugins: [[noop('a', ['b'])], [noop('b', ['c'])], [noop('c', ['a'])]],
+  })
   const error = await bootError(() => kernel.boot())
   assert.is(error.code, 'FW_ERR_PLUGIN_CYCLE')
   assert.match(error.message, 'a → b → c → a')
@@ -58,7 +71,9 @@ test('fails boot when two plugins share a name', async () => {
 test('hands the API a plugin returns to the plugins that depend on it', async () => {
   const greeter = definePlugin({
     name: 'greeter',
-    setup: (_kernel, options: { greeting: string }) => ({ greet: (who: string) => `${options.greeting}, ${who}` }),
+    setup: (_kernel, options: { greeting: string }) => ({
+      greet: (who: string) => `${options.greeting}, ${who}`,
+    }),
   })
   let heard = ''
   const user = definePlugin({
@@ -91,7 +106,9 @@ test('refuses a plugin without a name', () => {
 
 test('boots once however often boot() is called', async () => {
   let setups = 0
-  const kernel = createTestKernel({ plugins: [[definePlugin({ name: 'once', setup: () => void setups++ })]] })
+  const kernel = createTestKernel({
+    plugins: [[definePlugin({ name: 'once', setup: () => void setups++ })]],
+  })
   await Promise.all([kernel.boot(), kernel.boot()])
   await kernel.boot()
   assert.is(setups, 1)
@@ -101,7 +118,10 @@ test('boots once however often boot() is called', async () => {
 test('refuses to register a plugin after boot', async () => {
   const kernel = createTestKernel()
   await kernel.boot()
-  assert.throws(() => kernel.register(noop('late')), /Cannot register a plugin while the kernel is booted/)
+  assert.throws(
+    () => kernel.register(noop('late')),
+    /Cannot register a plugin while the kernel is booted/,
+  )
 })
 
 test('records the boot phases bootstrap and providers once', async () => {

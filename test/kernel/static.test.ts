@@ -19,7 +19,9 @@ test('serves files from a static mount over the socket, and routes everything el
     assert.is(css.status, 200)
     assert.is(await css.text(), 'body{color:red}')
     assert.match(String(css.headers.get('content-type')), 'text/css')
-    const missing = await fetch(`${url}/assets/nope.css`, { headers: { accept: 'application/json' } })
+    const missing = await fetch(`${url}/assets/nope.css`, {
+      headers: { accept: 'application/json' },
+    })
     assert.is(missing.status, 404)
     assert.equal(await missing.json(), { error: 'not_found' })
     const routed = await fetch(`${url}/assets-info?x=1`)

@@ -2,7 +2,8 @@
 // fails the type-check if the line below it stops being an error.
 import { createKernel, definePlugin, type EventMap, type PluginApi, type PluginOptions } from 'fw'
 
-type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false
+type Equal<A, B> =
+  (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false
 function expectType<T extends true>(_ok: T): void {}
 
 const greeter = definePlugin({
