@@ -22,6 +22,17 @@ export interface KernelHooks {
   readonly boot: AsyncSeriesHook<[Kernel]>
 
   /**
+   * **When:** once, inside `kernel.listen()`, after `boot` and before the socket accepts its first
+   * connection. Not for `inject()`: work that only a serving process needs (running migrations,
+   * warming a cache) goes here, so CLI commands that boot the app stay fast.
+   * **Arguments:** the kernel.
+   * **Returns:** nothing; a rejected promise fails `listen()`.
+   * **Order:** plugin order; the database plugin migrates and seeds here.
+   * **Example:** `kernel.hooks.listen.tapPromise('database', () => db.prepare())`
+   */
+  readonly listen: AsyncSeriesHook<[Kernel]>
+
+  /**
    * **When:** per request, first, before routing (CORS preflight, rate limits). Maintenance mode
    * is checked by the kernel before this hook.
    * **Arguments:** the request context.
@@ -131,6 +142,7 @@ export function callTap(tap: StoredTap, args: readonly unknown[]): Promise<unkno
 export function createHooks(): KernelHooks {
   return Object.freeze({
     boot: new AsyncSeriesHook<[Kernel]>(['kernel']),
+    listen: new AsyncSeriesHook<[Kernel]>(['kernel']),
     request: new AsyncSeriesBailHook<[RequestContext], Reply | undefined>(['ctx']),
     route: new AsyncSeriesBailHook<[RequestContext], RouteMatch | undefined>(['ctx']),
     authenticate: new AsyncSeriesBailHook<[RequestContext], Identity | undefined>(['ctx']),

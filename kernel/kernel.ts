@@ -24,6 +24,7 @@ import { createMaintenanceProbe } from './maintenance.js'
 import { orderPlugins, type AnyPlugin, type Plugin, type Registration } from './plugin.js'
 import { compileRoute, handlerName, type Pipeline } from './pipeline.js'
 import { handle } from './request-cycle.js'
+import { runInContext } from './scope.js'
 import type { Reply } from './reply.js'
 import type { Route, RouteMatch } from './router/route.js'
 import { Router } from './router/router.js'
@@ -83,7 +84,8 @@ export class Kernel {
   readonly router: Router = new Router()
   readonly config: FwConfig
   readonly root: string
-  readonly logger: Logger
+  #logger: Logger
+  #scoped = false
   /** Boot-time phases (`bootstrap`, `providers`, `db-connect`, …), measured once. */
   readonly bootPhases: BootTiming[] = []
   /** Each plugin's setup time, in boot order (like avvio's boot timeline). */
@@ -111,7 +113,7 @@ export class Kernel {
     this.config = resolveConfig(options.config ?? {}, { root: this.root, env: options.env })
     this.config.app.root = this.root
     this.#development = isDevelopment(this.config, options.env)
-    this.logger = options.logger ?? consoleLogger
+    this.#logger = options.logger ?? consoleLogger
     this.maintenance = createMaintenanceProbe(this.root)
     // `?r=controller/action/…` names a classic controller explicitly, so it is asked before the
     // declared routes (`/?r=…` must not land on the home page); a bare path reaches a classic
@@ -130,6 +132,27 @@ export class Kernel {
         : this.router.matchLegacy(ctx.routingPath, ctx.querystring, ctx.query),
     )
     this.#builtinRouteTaps = this.hooks.route.taps.length
+  }
+
+  /** Where the kernel reports failures (500s, broken taps); the logging plugin replaces it. */
+  get logger(): Logger {
+    return this.#logger
+  }
+
+  /** Replaces the logger the kernel reports through (the logging plugin calls it in `setup`). */
+  useLogger(logger: Logger): this {
+    this.#logger = logger
+    return this
+  }
+
+  /**
+   * Runs every request inside an AsyncLocalStorage scope so that `currentContext()` finds it from
+   * any code the request awaits (the database plugin needs it to attribute queries). Off unless a
+   * plugin asks: on Node 20 the scope costs every promise a little.
+   */
+  useRequestScope(): this {
+    this.#scoped = true
+    return this
   }
 
   /** Where the kernel is in its lifecycle. */
@@ -321,8 +344,8 @@ export class Kernel {
    * server and `inject()` both call. Never rejects: every failure becomes a reply.
    */
   handle(init: RequestInit): Promise<Reply> {
-    const log = new EventLog()
-    return handle(this, new RequestContext(this, init, log))
+    const ctx = new RequestContext(this, init, new EventLog())
+    return this.#scoped ? runInContext(ctx, () => handle(this, ctx)) : handle(this, ctx)
   }
 
   /**
@@ -346,7 +369,7 @@ export class Kernel {
       },
       log,
     )
-    const reply = await handle(this, ctx)
+    const reply = await (this.#scoped ? runInContext(ctx, () => handle(this, ctx)) : handle(this, ctx))
     const wire = serialize(reply, req.method)
     return toInjectResponse(wire, await readPayload(wire), reply, log.all())
   }

@@ -59,7 +59,7 @@ export function createTestKernel(
   for (const [plugin, pluginOptions] of options.plugins ?? []) {
     ;(kernel.register as (p: unknown, o: unknown) => Kernel)(plugin, pluginOptions)
   }
-  return kernel as Kernel & { logger: MemoryLogger }
+  return kernel as Kernel & { readonly logger: MemoryLogger }
 }
 
 /** Sends a request through `kernel.inject()`: a shorthand for suites. */

@@ -15,7 +15,7 @@ const child = spawn(
   {
     cwd: root,
     stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1' },
+    env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: undefined },
   },
 )
 let out = ''

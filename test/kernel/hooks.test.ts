@@ -31,6 +31,7 @@ test('is one frozen object of the documented hooks', () => {
     'authenticate',
     'boot',
     'error',
+    'listen',
     'render',
     'request',
     'route',

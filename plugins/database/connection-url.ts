@@ -1,0 +1,41 @@
+import { isAbsolute, resolve } from 'node:path'
+import { FwError } from 'fw'
+
+/** Where the database is, as `DATABASE_URL` says. */
+export type DatabaseTarget =
+  | { readonly kind: 'postgresql'; readonly url: string; readonly dbName: string }
+  | { readonly kind: 'pglite'; readonly dataDir: string | undefined }
+
+/**
+ * Reads a database URL: `postgresql://…` (or `postgres://…`) is a PostgreSQL server;
+ * `pglite://memory` an embedded in-memory database; `pglite://<dir>` an embedded one persisted in
+ * `<dir>` (relative to `base`). Anything else fails with a message naming DATABASE_URL.
+ */
+export function parseDatabaseUrl(url: string, base: string): DatabaseTarget {
+  if (/^postgres(ql)?:\/\//i.test(url)) {
+    let parsed: URL
+    try {
+      parsed = new URL(url)
+    } catch {
+      throw invalid(url)
+    }
+    const dbName = decodeURIComponent(parsed.pathname.replace(/^\//, ''))
+    if (!dbName) throw new FwError('FW_ERR_DATABASE_URL', `DATABASE_URL names no database: add one after the host, e.g. postgresql://user@127.0.0.1:5432/app.`)
+    return { kind: 'postgresql', url, dbName }
+  }
+  if (url.startsWith('pglite://')) {
+    const rest = url.slice('pglite://'.length)
+    if (rest === '' ) throw invalid(url)
+    if (rest === 'memory') return { kind: 'pglite', dataDir: undefined }
+    return { kind: 'pglite', dataDir: isAbsolute(rest) ? rest : resolve(base, rest) }
+  }
+  throw invalid(url)
+}
+
+function invalid(url: string): FwError {
+  const shown = url.replace(/\/\/([^:/@]+):[^@/]*@/, '//$1:***@')
+  return new FwError(
+    'FW_ERR_DATABASE_URL',
+    `DATABASE_URL ${JSON.stringify(shown)} is not a database URL. Use postgresql://user@host:5432/db, pglite://memory or pglite://<dir>.`,
+  )
+}

@@ -1,0 +1,50 @@
+import type { MikroORM } from '@mikro-orm/core'
+import type { SqlEntityManager as EntityManager } from '@mikro-orm/knex'
+import pg from 'pg'
+import type { DatabaseTarget } from './connection-url.js'
+
+/** The advisory-lock key fw's migrations and seeding hold (any constant; this is "fwmg" in ASCII). */
+const LOCK_KEY = 0x66776d67
+
+/** What `prepare()` did. */
+export interface PrepareResult {
+  /** The migrations it ran, in order. */
+  readonly migrated: readonly string[]
+  /** Whether the seed function ran (it decides itself whether there is anything to do). */
+  readonly seeded: boolean
+}
+
+/**
+ * Runs `fn` while holding fw's PostgreSQL advisory lock, so that processes starting together
+ * against one database migrate and seed one after another, never at once. The lock is held on a
+ * connection of its own and dies with it, also when the process does. PGlite is single-process:
+ * no lock is needed.
+ */
+export async function withMigrationLock<T>(target: DatabaseTarget, fn: () => Promise<T>): Promise<T> {
+  if (target.kind !== 'postgresql') return fn()
+  const client = new pg.Client({ connectionString: target.url })
+  await client.connect()
+  try {
+    await client.query('select pg_advisory_lock($1)', [LOCK_KEY])
+    try {
+      return await fn()
+    } finally {
+      await client.query('select pg_advisory_unlock($1)', [LOCK_KEY])
+    }
+  } finally {
+    await client.end()
+  }
+}
+
+/** Runs pending migrations, then the seed, under the lock. */
+export async function prepareDatabase(
+  orm: MikroORM,
+  target: DatabaseTarget,
+  seed: ((em: EntityManager) => Promise<boolean>) | undefined,
+): Promise<PrepareResult> {
+  return withMigrationLock(target, async () => {
+    const ran = await orm.getMigrator().up()
+    const seeded = seed === undefined ? false : await seed(orm.em.fork() as EntityManager)
+    return { migrated: ran.map((m) => m.name), seeded }
+  })
+}

@@ -1,0 +1,53 @@
+import { DecimalType, EntitySchema } from '@mikro-orm/core'
+import { Migration } from '@mikro-orm/migrations'
+
+export class Gadget {
+  id!: number
+  name!: string
+  price!: number
+  active!: boolean
+  tags!: string[]
+  notes!: string | null
+  createdAt: Date = new Date('2026-01-02T03:04:05.000Z')
+}
+
+export const GadgetSchema = new EntitySchema<Gadget>({
+  class: Gadget,
+  tableName: 'gadgets',
+  properties: {
+    id: { type: 'integer', primary: true, autoincrement: true },
+    name: { type: 'string' },
+    price: { type: new DecimalType('number'), precision: 10, scale: 2 },
+    active: { type: 'boolean' },
+    tags: { type: 'json' },
+    notes: { type: 'text', nullable: true },
+    createdAt: { type: 'datetime', fieldName: 'created_at' },
+  },
+})
+
+/** The older serialisation shape: numbers and strings only. */
+export class LegacyGadget extends Gadget {
+  static getDataFullFidelity = false
+}
+
+export const LegacyGadgetSchema = new EntitySchema<LegacyGadget>({
+  class: LegacyGadget,
+  tableName: 'legacy_gadgets',
+  properties: { ...GadgetSchema.meta.properties } as never,
+})
+
+export class CreateGadgets extends Migration {
+  override async up(): Promise<void> {
+    this.addSql(
+      `create table "gadgets" ("id" serial primary key, "name" varchar(255) not null, "price" numeric(10,2) not null,
+        "active" boolean not null, "tags" jsonb not null, "notes" text null, "created_at" timestamptz not null)`,
+    )
+    this.addSql('create view "legacy_gadgets" as select * from "gadgets"')
+  }
+  override async down(): Promise<void> {
+    this.addSql('drop view "legacy_gadgets"')
+    this.addSql('drop table "gadgets"')
+  }
+}
+
+export const migrations = [{ name: 'Migration20261121000000_create_gadgets', class: CreateGadgets }]
