@@ -180,6 +180,11 @@ export class Kernel {
     return this
   }
 
+  /** True when a plugin of that name is registered. */
+  hasPlugin(name: string): boolean {
+    return this.#registrations.some((r) => r.plugin.name === name)
+  }
+
   /** The API a plugin's `setup` returned. */
   plugin<N extends keyof PluginApis>(name: N): PluginApis[N]
   plugin<A = unknown>(name: string): A

@@ -55,6 +55,11 @@ export class ServeCommand extends Command<FwContext> {
       throw new UsageError('--host must not be empty (e.g. --host=0.0.0.0).')
     const host = this.host?.trim() ?? kernel.config.http.host
     const workers = this.workers === undefined ? 1 : parseWorkers(this.workers)
+    if (workers > 1 && usesEmbeddedDatabase(kernel)) {
+      throw new UsageError(
+        '--workers needs a PostgreSQL database: an embedded pglite:// database belongs to one process. Set DATABASE_URL=postgresql://… or serve one process.',
+      )
+    }
     if (workers > 1 && cluster.isPrimary) {
       return serveClustered({
         workers,
@@ -71,6 +76,12 @@ export class ServeCommand extends Command<FwContext> {
     if (cluster.isPrimary) stdout.write('fw: stopped.\n')
     return 0
   }
+}
+
+/** True when the app's database plugin runs on embedded PGlite, which one process owns. */
+function usesEmbeddedDatabase(kernel: Kernel): boolean {
+  if (!kernel.hasPlugin('database')) return false
+  return kernel.plugin<{ target: { kind: string } }>('database').target.kind === 'pglite'
 }
 
 async function listen(kernel: Kernel, port: number, host: string): Promise<{ url: string }> {

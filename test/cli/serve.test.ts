@@ -108,4 +108,20 @@ test('exits 1 naming --port or --workers when they are not numbers', async () =>
   assert.match(workers.stderr, '--workers')
 })
 
+test('refuses --workers on an embedded PGlite database, naming DATABASE_URL', async () => {
+  const app = createTempApp({
+    preamble: `import database from ${JSON.stringify(import.meta.resolve('fw/plugins/database'))}`,
+    setup: `  kernel.register(database, { url: 'pglite://memory', entities: [] })`,
+  })
+  try {
+    const { code, stderr } = await runCli(['serve', '--workers', '2', '--port', '0'], { env: app.env })
+    assert.is(code, 1)
+    assert.match(stderr, '--workers needs a PostgreSQL database')
+    assert.match(stderr, 'DATABASE_URL')
+    assert.not.match(stderr, '    at ')
+  } finally {
+    app.remove()
+  }
+})
+
 test.run()
