@@ -1,0 +1,92 @@
+// The logging plugin: pino writing one JSON object per line to the app's log file, with the request
+// id, secrets masked, each line also a `log.written` event in the request's log.
+import { currentContext, definePlugin, type Logger, type RequestContext } from 'fw'
+import type pino from 'pino'
+import { createLineLogger } from './line-writer.js'
+import { defaultLogFile, givenStream, openLogFile } from './log-file.js'
+import { createPino } from './pino-logger.js'
+import './events.js'
+
+/** Options of the logging plugin. */
+export interface LoggingOptions {
+  /** The log file; relative to the app root. Default: `var/log/<app name>.log`. */
+  file?: string
+  /** The lowest level written. Default: `'info'`. */
+  level?: pino.LevelWithSilent
+  /** Write lines here instead of a file (tests, stdout). The plugin never closes it. */
+  destination?: pino.DestinationStream
+  /** pino `redact` paths to mask besides the built-in list (see the README). */
+  redact?: string[]
+  /**
+   * Turn the kernel's request scope on, so that lines the kernel writes during a request (`request
+   * failed`) carry its id and land in its log. It costs every request a little. Default: `true`.
+   */
+  requestScope?: boolean
+}
+
+/** What other plugins get from `kernel.plugin('logging')`. */
+export interface LoggingApi {
+  /**
+   * A logger for a request: each line carries `request` (the id, when the request has one) and is
+   * recorded as a `log.written` event. Without `ctx`, lines belong to the current request if any.
+   *
+   * @example
+   * kernel.plugin('logging').logger(ctx).info('order placed', { order: order.id })
+   */
+  logger(ctx?: RequestContext): Logger
+  /** The log file, or `undefined` when lines go to the `destination` stream. */
+  readonly file: string | undefined
+}
+
+declare module 'fw' {
+  interface PluginApis {
+    logging: LoggingApi
+  }
+  interface ContextState {
+    /** The request's id, once a plugin issued one (16 lowercase hex characters). */
+    requestId?: string
+  }
+}
+
+/**
+ * Writes the app's log: one JSON object per line in `var/log/<app name>.log`, and becomes the
+ * logger the kernel reports through.
+ *
+ * @example
+ * kernel.register(logging, { level: 'warn' })
+ */
+const logging = definePlugin({
+  name: 'logging',
+  setup(kernel, options: LoggingOptions = {}): LoggingApi {
+    const previous = kernel.logger
+    const sink = options.destination
+      ? givenStream(options.destination)
+      : openLogFile(
+          kernel.root,
+          options.file ?? defaultLogFile(kernel.root, kernel.config.app.name),
+          (error, file) => previous.error('the log file cannot be written', { error, file }),
+        )
+    const base = createPino({
+      level: options.level ?? 'info',
+      app: kernel.config.app.name,
+      redact: options.redact ?? [],
+      stream: sink.stream,
+    })
+    const appLogger = createLineLogger(base, currentContext)
+
+    kernel.useLogger(appLogger)
+    if (options.requestScope !== false) kernel.useRequestScope()
+    // Last, so that other shutdown taps can still log; the kernel's logger is handed back first.
+    kernel.hooks.shutdown.tapPromise({ name: 'logging', stage: 1000 }, async () => {
+      kernel.useLogger(previous)
+      await sink.close()
+    })
+
+    return {
+      logger: (ctx) => (ctx === undefined ? appLogger : createLineLogger(base, () => ctx)),
+      file: sink.file,
+    }
+  },
+})
+
+export default logging

@@ -1,0 +1,40 @@
+import type { Logger, RequestContext } from 'fw'
+import type pino from 'pino'
+import { toLogContext } from './log-context.js'
+
+/** The levels fw's `Logger` writes at. */
+export type LineLevel = 'error' | 'warn' | 'info'
+
+/**
+ * Writes one line: to the file through pino, with `request` = the request's id when it has one
+ * (`ctx.state.requestId`, read when the line is written, so an id issued later still counts), and
+ * as a `log.written` event in the request's log. Lines below the configured level are neither.
+ */
+export function writeLine(
+  base: pino.Logger,
+  level: LineLevel,
+  message: string,
+  context: Record<string, unknown> | undefined,
+  ctx: RequestContext | undefined,
+): void {
+  if (!base.isLevelEnabled(level)) return
+  const clean = toLogContext(context)
+  const id = ctx?.state.requestId
+  base[level](id === undefined ? clean : { ...clean, request: id }, message)
+  ctx?.log.record('log.written', { level, message, context: clean })
+}
+
+/**
+ * A `Logger` whose lines belong to the request `requestOf()` answers when each line is written: a
+ * fixed request for `logger(ctx)`, the current one (`currentContext()`) for the app's logger.
+ */
+export function createLineLogger(
+  base: pino.Logger,
+  requestOf: () => RequestContext | undefined,
+): Logger {
+  return {
+    error: (message, context) => writeLine(base, 'error', message, context, requestOf()),
+    warn: (message, context) => writeLine(base, 'warn', message, context, requestOf()),
+    info: (message, context) => writeLine(base, 'info', message, context, requestOf()),
+  }
+}

@@ -1,0 +1,34 @@
+import pino from 'pino'
+import { serializeError } from './log-context.js'
+import { CENSOR, REDACT_PATHS } from './secrets.js'
+
+/** What {@link createPino} needs. */
+export interface PinoSettings {
+  readonly level: pino.LevelWithSilent
+  /** The app's name, on every line as `app`. */
+  readonly app: string
+  /** Extra redact paths, beside {@link REDACT_PATHS}. */
+  readonly redact: readonly string[]
+  readonly stream: pino.DestinationStream
+}
+
+const errorValue = (value: unknown): unknown =>
+  value instanceof Error ? serializeError(value) : value
+
+/**
+ * The pino logger behind every line: `{"level":"info","time":"<ISO>","app":…,…context,"msg":…}`,
+ * level as its label, no pid or hostname, secrets redacted, errors serialised.
+ */
+export function createPino(settings: PinoSettings): pino.Logger {
+  return pino(
+    {
+      level: settings.level,
+      base: { app: settings.app },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+      redact: { paths: [...REDACT_PATHS, ...settings.redact], censor: CENSOR },
+      serializers: { err: errorValue, error: errorValue },
+    },
+    settings.stream,
+  )
+}

@@ -1,0 +1,106 @@
+import { performance } from 'node:perf_hooks'
+import { Eta, type Options } from 'eta'
+import { FwError } from 'fw'
+import { renderFailed, viewNotFound } from './errors.js'
+import type { TemplateLookup } from './lookup.js'
+
+/** What one render produced. */
+export interface RenderResult {
+  readonly html: string
+  /** The file the template name resolved to. */
+  readonly file: string
+  /** Milliseconds, layout and partials included. */
+  readonly duration: number
+}
+
+/**
+ * Eta with fw's lookup: every name Eta resolves (the page, `layout(…)`, `include(…)`) goes through
+ * the {@link TemplateLookup}, themed with the theme of the render in progress. Eta calls
+ * `this.resolvePath(name, { filepath: <including file> })` with `this` = the engine the render
+ * started on, so a render starts on a prototype-linked copy whose `resolvePath` knows its theme
+ * (one small object per render); the compiled-template cache, keyed by file, stays shared.
+ */
+class LookupEta extends Eta {
+  readonly #lookup: TemplateLookup
+
+  constructor(lookup: TemplateLookup, config: ConstructorParameters<typeof Eta>[0]) {
+    super(config)
+    this.#lookup = lookup
+    this.resolvePath = this.#resolverFor(undefined)
+  }
+
+  /** A copy of this engine that resolves names with `theme`. */
+  themed(theme: string | undefined): Eta {
+    const copy = Object.create(this) as Eta
+    copy.resolvePath = this.#resolverFor(theme)
+    return copy
+  }
+
+  #resolverFor(
+    theme: string | undefined,
+  ): (template: string, options?: Partial<Options>) => string {
+    const lookup = this.#lookup
+    return (template, options) => {
+      const from = options?.filepath || undefined
+      const file = lookup.find(template, theme, from)
+      if (file === undefined) throw viewNotFound(template, lookup.candidates(template, theme, from))
+      return file
+    }
+  }
+}
+
+/** Renders templates by name through Eta, HTML-escaping `<%= %>` and passing `<%~ %>` through. */
+export class ViewRenderer {
+  readonly #eta: LookupEta
+  readonly #lookup: TemplateLookup
+
+  constructor(lookup: TemplateLookup, options: { cache: boolean; debug: boolean }) {
+    this.#lookup = lookup
+    this.#eta = new LookupEta(lookup, {
+      autoEscape: true,
+      cache: options.cache,
+      // Line numbers and source excerpts in errors: worth their runtime cost in development only.
+      debug: options.debug,
+    })
+  }
+
+  /** The file `template` resolves to with `theme`, or `undefined`. */
+  resolve(template: string, theme: string | undefined): string | undefined {
+    return this.#lookup.find(template, theme)
+  }
+
+  /**
+   * Renders `template` with `data` (as `it` in the template). The whole page is built before this
+   * resolves: a template that throws leaves nothing half-written. Rejects with
+   * `FW_ERR_VIEW_NOT_FOUND` (the page, its layout or a partial is missing) or
+   * `FW_ERR_VIEW_RENDER_FAILED` (the template threw; the original error is the cause).
+   */
+  async render(
+    template: string,
+    data: Record<string, unknown>,
+    theme: string | undefined,
+  ): Promise<RenderResult> {
+    const file = this.#lookup.find(template, theme)
+    if (file === undefined) throw viewNotFound(template, this.#lookup.candidates(template, theme))
+    const started = performance.now()
+    let html: string
+    try {
+      html = await this.#eta.themed(theme).renderAsync(template, data)
+    } catch (error) {
+      // A missing layout or partial is reported as itself, also when Eta's debug mode wrapped it.
+      const fwError = fwErrorIn(error)
+      if (fwError) throw fwError
+      throw renderFailed(template, file, error)
+    }
+    return { html, file, duration: performance.now() - started }
+  }
+}
+
+/** The FwError `error` is, or wraps through its `cause` chain. */
+function fwErrorIn(error: unknown): FwError | undefined {
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; depth++) {
+    if (e instanceof FwError) return e
+    e = e.cause
+  }
+  return undefined
+}

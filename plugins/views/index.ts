@@ -1,0 +1,98 @@
+// The views plugin: Eta templates with layouts, partials, themes and lookup paths; turns `view()`
+// replies into HTML in the `render` hook.
+import { join } from 'node:path'
+import { definePlugin, type RequestContext } from 'fw'
+import { ViewRenderer } from './engine.js'
+import { TemplateLookup } from './lookup.js'
+import './events.js'
+
+/** Options of the views plugin. */
+export interface ViewsOptions {
+  /** Template directories, searched in order. Default: `[<kernel.root>/views]`. */
+  paths?: string[]
+  /** The theme: `themes/<theme>/` inside each directory is tried first. Default: none. */
+  theme?: string
+  /** The template file extension. Default: `'.eta'`. */
+  extension?: string
+  /** Keep resolved paths and compiled templates. Default: on, except in development mode. */
+  cache?: boolean
+}
+
+/** What other plugins get from `kernel.plugin('views')`. */
+export interface ViewsApi {
+  /**
+   * Searches `dir` before every other template directory (the admin area puts its own first).
+   *
+   * @example
+   * kernel.plugin('views').prependPath(join(import.meta.dirname, 'views'))
+   */
+  prependPath(dir: string): void
+  /** Searches `dir` after every other template directory. */
+  appendPath(dir: string): void
+  /** The template directories, in search order. */
+  paths(): readonly string[]
+  /**
+   * Renders a template to HTML. With `ctx`, the request's theme (`ctx.state.theme`) applies and a
+   * `view.rendered` event is recorded in its log.
+   */
+  render(template: string, data?: Record<string, unknown>, ctx?: RequestContext): Promise<string>
+  /** The file a template name resolves to (for `ctx`'s theme), or `undefined` when there is none. */
+  resolve(template: string, ctx?: RequestContext): string | undefined
+}
+
+declare module 'fw' {
+  interface PluginApis {
+    views: ViewsApi
+  }
+  interface ContextState {
+    /** The theme for this request's views; overrides the views plugin's `theme` option. */
+    theme?: string
+  }
+}
+
+/**
+ * Renders `view(template, data, status)` replies with Eta: HTML-escaped by default, layouts and
+ * partials resolved through themes and lookup paths.
+ *
+ * @example
+ * kernel.register(views, { theme: 'dark' })
+ * kernel.router.get('products', () => view('products/index', { products }))
+ */
+const views = definePlugin({
+  name: 'views',
+  setup(kernel, options: ViewsOptions = {}): ViewsApi {
+    const lookup = new TemplateLookup(
+      options.paths ?? [join(kernel.root, 'views')],
+      options.extension ?? '.eta',
+      options.cache ?? !kernel.isDevelopment(),
+    )
+    const renderer = new ViewRenderer(lookup, {
+      cache: options.cache ?? !kernel.isDevelopment(),
+      debug: kernel.isDevelopment(),
+    })
+    const themeOf = (ctx?: RequestContext): string | undefined => ctx?.state.theme ?? options.theme
+
+    const api: ViewsApi = {
+      prependPath: (dir) => lookup.prepend(dir),
+      appendPath: (dir) => lookup.append(dir),
+      paths: () => lookup.paths,
+      resolve: (template, ctx) => renderer.resolve(template, themeOf(ctx)),
+      async render(template, data = {}, ctx) {
+        const { html, file, duration } = await renderer.render(template, data, themeOf(ctx))
+        ctx?.log.record('view.rendered', { template, file, duration })
+        return html
+      },
+    }
+
+    // The reply object is kept: its status (a `view('x', {}, 404)`) and headers stay as they are.
+    kernel.hooks.render.tapPromise({ name: 'views', stage: -10 }, async (reply, ctx) => {
+      const body = reply.body
+      if (body.kind !== 'view') return reply
+      reply.body = { kind: 'html', value: await api.render(body.template, body.data, ctx) }
+      return reply
+    })
+    return api
+  },
+})
+
+export default views
