@@ -22,7 +22,9 @@ import type { RunningServer, StaticMount } from './http/server.js'
 import { consoleLogger, type Logger } from './logger.js'
 import { createMaintenanceProbe } from './maintenance.js'
 import { orderPlugins, type AnyPlugin, type Plugin, type Registration } from './plugin.js'
-import { compileRoute, handlerName, type Pipeline } from './pipeline.js'
+import { CompiledRoutes } from './compiled-routes.js'
+import type { Pipeline } from './pipeline.js'
+import { installBuiltinRouting, type BuiltinRouting } from './builtin-routing.js'
 import { handle } from './request-cycle.js'
 import { runInContext } from './scope.js'
 import type { Reply } from './reply.js'
@@ -97,14 +99,13 @@ export class Kernel {
   readonly #middleware = new Map<string, Middleware>()
   readonly #controllers = new Map<string, ControllerClass>()
   readonly #bindings = new Map<string, BindingLoader>()
-  readonly #pipelines = new WeakMap<Route, Pipeline>()
-  readonly #handlerNames = new WeakMap<Route, string>()
+  readonly #compiled: CompiledRoutes
   readonly #statics: StaticMount[] = []
   readonly #commands: CommandClass[] = []
   /** The maintenance probe: retry-after seconds while `var/MAINTENANCE` exists, else undefined. */
   readonly maintenance: (now?: number) => number | undefined
   #state: KernelState = 'created'
-  readonly #builtinRouteTaps: number
+  readonly #routing: BuiltinRouting
   #booting: Promise<void> | undefined
   #server: RunningServer | undefined
 
@@ -115,23 +116,12 @@ export class Kernel {
     this.#development = isDevelopment(this.config, options.env)
     this.#logger = options.logger ?? consoleLogger
     this.maintenance = createMaintenanceProbe(this.root)
-    // `?r=controller/action/…` names a classic controller explicitly, so it is asked before the
-    // declared routes (`/?r=…` must not land on the home page); a bare path reaches a classic
-    // controller only when no declared route answers it.
-    this.hooks.route.tapPromise({ name: 'legacy-r', stage: -5 }, async (ctx) =>
-      hasRParam(ctx.querystring)
-        ? this.router.matchLegacy(ctx.routingPath, ctx.querystring, ctx.query)
-        : undefined,
-    )
-    this.hooks.route.tapPromise({ name: 'router', stage: 0 }, async (ctx) =>
-      this.router.find(ctx.method, ctx.routingPath, ctx.querystring),
-    )
-    this.hooks.route.tapPromise({ name: 'legacy', stage: 10 }, async (ctx) =>
-      hasRParam(ctx.querystring)
-        ? undefined
-        : this.router.matchLegacy(ctx.routingPath, ctx.querystring, ctx.query),
-    )
-    this.#builtinRouteTaps = this.hooks.route.taps.length
+    this.#routing = installBuiltinRouting(this.hooks, this.router)
+    this.#compiled = new CompiledRoutes({
+      middleware: (name) => this.#middleware.get(name),
+      controller: (name) => this.#controllers.get(name),
+      hasBinding: (model) => this.#bindings.has(model),
+    })
   }
 
   /** Where the kernel reports failures (500s, broken taps); the logging plugin replaces it. */
@@ -295,53 +285,22 @@ export class Kernel {
 
   /** A route's handler as `route.matched` and `fw route:list` show it (computed once per route). */
   handlerNameOf(route: Route): string {
-    let name = this.#handlerNames.get(route)
-    if (name === undefined) this.#handlerNames.set(route, (name = handlerName(route)))
-    return name
+    return this.#compiled.nameOf(route)
   }
 
   /** The compiled pipeline of a route (built once, on boot or first use). */
   pipelineFor(route: Route): Pipeline {
-    let pipeline = this.#pipelines.get(route)
-    if (!pipeline) {
-      for (const [param, model] of Object.entries(route.bindings)) {
-        if (!this.#bindings.has(model)) {
-          throw new FwError(
-            'FW_ERR_BINDING_UNKNOWN',
-            `Route '${route.path}' binds '{${param}}' to model '${model}', but no loader is registered for it. Register one with kernel.binding('${model}', loader).`,
-          )
-        }
-      }
-      pipeline = compileRoute(route, {
-        middleware: (name) => this.#middleware.get(name),
-        controller: (name) => this.#controllers.get(name),
-      })
-      this.#pipelines.set(route, pipeline)
-    }
-    return pipeline
+    return this.#compiled.pipelineOf(route)
   }
 
-  /** @internal True while the `route` hook holds only the kernel's own three taps. */
+  /** @internal True while the `route` hook holds only the kernel's own taps. */
   builtinRoutingOnly(): boolean {
-    return this.hooks.route.taps.length === this.#builtinRouteTaps
+    return this.#routing.only()
   }
 
-  /**
-   * @internal What the kernel's own `route` taps answer, without the hook's promise chain: the
-   * request cycle's fast path while nobody else tapped `route`.
-   */
+  /** @internal What the kernel's own `route` taps answer, without the hook's promise chain. */
   routeDirect(ctx: RequestContext): RouteMatch | undefined {
-    const r = hasRParam(ctx.querystring)
-    const router = this.router
-    if (r)
-      return (
-        router.matchLegacy(ctx.routingPath, ctx.querystring, ctx.query) ??
-        router.find(ctx.method, ctx.routingPath, ctx.querystring)
-      )
-    return (
-      router.find(ctx.method, ctx.routingPath, ctx.querystring) ??
-      router.matchLegacy(ctx.routingPath, ctx.querystring, ctx.query)
-    )
+    return this.#routing.direct(ctx)
   }
 
   /**
@@ -374,7 +333,9 @@ export class Kernel {
       },
       log,
     )
-    const reply = await (this.#scoped ? runInContext(ctx, () => handle(this, ctx)) : handle(this, ctx))
+    const reply = await (this.#scoped
+      ? runInContext(ctx, () => handle(this, ctx))
+      : handle(this, ctx))
     const wire = serialize(reply, req.method)
     return toInjectResponse(wire, await readPayload(wire), reply, log.all())
   }
@@ -438,9 +399,4 @@ export class Kernel {
       )
     }
   }
-}
-
-/** True when a query string carries the legacy `r` parameter. */
-function hasRParam(querystring: string): boolean {
-  return querystring.startsWith('r=') || querystring.includes('&r=')
 }

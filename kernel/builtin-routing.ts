@@ -1,0 +1,42 @@
+import type { RequestContext } from './context.js'
+import type { KernelHooks } from './hooks.js'
+import type { RouteMatch } from './router/route.js'
+import type { Router } from './router/router.js'
+
+/** True when a query string carries the legacy `r` parameter. */
+function hasRParam(querystring: string): boolean {
+  return querystring.startsWith('r=') || querystring.includes('&r=')
+}
+
+/** The kernel's own routing, as taps and as a direct call. */
+export interface BuiltinRouting {
+  /** True while the `route` hook holds only the kernel's own taps. */
+  only(): boolean
+  /** What the kernel's own taps answer, without the hook's promise chain (the fast path). */
+  direct(ctx: RequestContext): RouteMatch | undefined
+}
+
+/**
+ * Taps the `route` hook with the kernel's three built-in taps. `?r=controller/action/…` names a
+ * classic controller explicitly, so it is asked before the declared routes (`/?r=…` must not land
+ * on the home page); a bare path reaches a classic controller only when no declared route answers.
+ */
+export function installBuiltinRouting(hooks: KernelHooks, router: Router): BuiltinRouting {
+  const legacy = (ctx: RequestContext): RouteMatch | undefined =>
+    router.matchLegacy(ctx.routingPath, ctx.querystring, ctx.query)
+  const declared = (ctx: RequestContext): RouteMatch | undefined =>
+    router.find(ctx.method, ctx.routingPath, ctx.querystring)
+  hooks.route.tapPromise({ name: 'legacy-r', stage: -5 }, async (ctx) =>
+    hasRParam(ctx.querystring) ? legacy(ctx) : undefined,
+  )
+  hooks.route.tapPromise({ name: 'router', stage: 0 }, async (ctx) => declared(ctx))
+  hooks.route.tapPromise({ name: 'legacy', stage: 10 }, async (ctx) =>
+    hasRParam(ctx.querystring) ? undefined : legacy(ctx),
+  )
+  const builtinTaps = hooks.route.taps.length
+  return {
+    only: () => hooks.route.taps.length === builtinTaps,
+    direct: (ctx) =>
+      hasRParam(ctx.querystring) ? (legacy(ctx) ?? declared(ctx)) : (declared(ctx) ?? legacy(ctx)),
+  }
+}
