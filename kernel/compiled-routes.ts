@@ -1,4 +1,3 @@
-import { FwError } from './errors.js'
 import { compileRoute, handlerName, type Pipeline, type PipelineDeps } from './pipeline.js'
 import type { Route } from './router/route.js'
 
@@ -10,9 +9,9 @@ import type { Route } from './router/route.js'
 export class CompiledRoutes {
   readonly #pipelines = new WeakMap<Route, Pipeline>()
   readonly #names = new WeakMap<Route, string>()
-  readonly #deps: PipelineDeps & { hasBinding(model: string): boolean }
+  readonly #deps: PipelineDeps
 
-  constructor(deps: PipelineDeps & { hasBinding(model: string): boolean }) {
+  constructor(deps: PipelineDeps) {
     this.#deps = deps
   }
 
@@ -27,14 +26,6 @@ export class CompiledRoutes {
   pipelineOf(route: Route): Pipeline {
     let pipeline = this.#pipelines.get(route)
     if (pipeline === undefined) {
-      for (const [param, model] of Object.entries(route.bindings)) {
-        if (!this.#deps.hasBinding(model)) {
-          throw new FwError(
-            'FW_ERR_BINDING_UNKNOWN',
-            `Route '${route.path}' binds '{${param}}' to model '${model}', but no loader is registered for it. Register one with kernel.binding('${model}', loader).`,
-          )
-        }
-      }
       pipeline = compileRoute(route, this.#deps)
       this.#pipelines.set(route, pipeline)
     }

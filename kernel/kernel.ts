@@ -120,7 +120,7 @@ export class Kernel {
     this.#compiled = new CompiledRoutes({
       middleware: (name) => this.#middleware.get(name),
       controller: (name) => this.#controllers.get(name),
-      hasBinding: (model) => this.#bindings.has(model),
+      binding: (model) => this.#bindings.get(model),
     })
   }
 
@@ -352,6 +352,7 @@ export class Kernel {
         'FW_ERR_KERNEL_STATE',
         'The kernel is already listening. Call close() first.',
       )
+    await this.hooks.listen.promise(this)
     // Loaded on first listen: commands that never serve (route:list, down) skip polka and sirv.
     const { startServer } = await import('./http/server.js')
     this.#server = await startServer(

@@ -3,7 +3,7 @@ import { FwError, type HttpError } from './errors.js'
 import { errorPage } from './http/error-page.js'
 import { html, json, Reply, toReply } from './reply.js'
 import type { Route } from './router/route.js'
-import type { ControllerClass, Handler, Middleware } from './types.js'
+import type { BindingLoader, ControllerClass, Handler, Middleware } from './types.js'
 
 /** A route's compiled chain: middleware around the handler, built once per route. */
 export type Pipeline = (ctx: RequestContext) => Promise<Reply>
@@ -12,6 +12,28 @@ export type Pipeline = (ctx: RequestContext) => Promise<Reply>
 export interface PipelineDeps {
   middleware(name: string): Middleware | undefined
   controller(name: string): ControllerClass | undefined
+  binding(model: string): BindingLoader | undefined
+}
+
+/**
+ * Loads the models a route's placeholders are bound to into `ctx.models`. Runs inside the
+ * middleware, right before the handler (like Laravel's SubstituteBindings), so authentication
+ * answers first and an unauthenticated caller cannot learn which records exist. Returns the 404
+ * reply when one is missing: "nothing at this address", the same as an unknown path.
+ */
+async function bindModels(
+  ctx: RequestContext,
+  bindings: readonly (readonly [string, BindingLoader])[],
+): Promise<Reply | undefined> {
+  for (const [param, loader] of bindings) {
+    const value = ctx.params[param]
+    const loaded = value === undefined ? undefined : await loader(value, ctx)
+    if (loaded === undefined || loaded === null) {
+      return terminalReply(ctx, 404, { error: 'not_found' }, 'There is nothing at this address.')
+    }
+    ctx.models[param] = loaded
+  }
+  return undefined
 }
 
 /** The display name of a route's handler, as `fw route:list` and `route.matched` show it. */
@@ -71,7 +93,21 @@ export function compileRoute(route: Route, deps: PipelineDeps): Pipeline {
     return { name, fn }
   })
   const target = resolveHandler(route, deps)
+  const bindings = Object.entries(route.bindings).map(([param, model]) => {
+    const loader = deps.binding(model)
+    if (loader === undefined) {
+      throw new FwError(
+        'FW_ERR_BINDING_UNKNOWN',
+        `Route '${route.path}' binds '{${param}}' to model '${model}', but no loader is registered for it. Register one with kernel.binding('${model}', loader).`,
+      )
+    }
+    return [param, loader] as const
+  })
   const action = async (ctx: RequestContext): Promise<Reply> => {
+    if (bindings.length > 0) {
+      const missing = await bindModels(ctx, bindings)
+      if (missing !== undefined) return missing
+    }
     const log = ctx.log
     if (typeof target === 'function') {
       const start = log.now()

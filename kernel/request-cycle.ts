@@ -104,16 +104,6 @@ async function answer(kernel: Kernel, ctx: RequestContext): Promise<Reply> {
     },
     routingEnd,
   )
-  for (const param in route.bindings) {
-    const model = route.bindings[param]!
-    const value = ctx.params[param]
-    const loaded = value === undefined ? undefined : await kernel.bindingFor(model)!(value, ctx)
-    // A missing record is "nothing at this address": the same 404 as an unknown path.
-    if (loaded === undefined || loaded === null) {
-      return terminalReply(ctx, 404, { error: 'not_found' }, 'There is nothing at this address.')
-    }
-    ctx.models[param] = loaded
-  }
   return kernel.pipelineFor(route)(ctx)
 }
 

@@ -1,7 +1,13 @@
 import { basename, dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createKernel, type AppFactory, type Kernel, type Logger } from 'fw'
+import database from 'fw/plugins/database'
+import logging from 'fw/plugins/logging'
+import views from 'fw/plugins/views'
+import { entities } from './entities/index.js'
+import { migrations } from './migrations/index.js'
 import playground from './plugin.js'
+import { seed } from './seed.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
 /**
@@ -10,20 +16,31 @@ const here = dirname(fileURLToPath(import.meta.url))
  */
 export const root = basename(dirname(here)) === 'dist' ? join(here, '..', '..', 'playground') : here
 
+/**
+ * The database when neither `DATABASE_URL` nor `FW_CONFIG` names one: embedded PGlite persisted in
+ * `playground/var/db` (absolute, so it does not depend on the working directory).
+ */
+export const defaultDatabaseUrl = `pglite://${join(root, 'var', 'db')}`
+
 /** Options of the playground's factory: the `AppFactory` options, plus a logger for tests. */
 export interface PlaygroundOptions {
   /** The environment to read (`PORT`, `FW_CONFIG`, `NODE_ENV`, …). Default: `process.env`. */
   env?: NodeJS.ProcessEnv
-  /** Where the kernel reports failures. Default: JSON lines on stderr. */
+  /**
+   * Where the kernel reports failures. Default: the logging plugin, JSON lines in
+   * `playground/var/log/playground.log`; a test passes its own and no log file is written.
+   */
   logger?: Logger
 }
 
 /**
- * The playground app: its config (overridable through the environment, `FW_CONFIG` last) and the
- * `playground` plugin with the demo routes. `fw` and `npm run playground` call it.
+ * The playground app: its config (overridable through the environment, `FW_CONFIG` last), the
+ * logging plugin (`var/log/playground.log`), the views plugin (`views/*.eta`), the database plugin
+ * with the playground's entities, migrations and demo seed, and the `playground` plugin with the
+ * demo and API routes. `fw` and `npm run playground` call it.
  *
  * @example
- * const kernel = createApp({ env: {} })
+ * const kernel = createApp({ env: { DATABASE_URL: 'pglite://memory' } })
  * const res = await kernel.inject('/_demo/ping')
  */
 export default function createApp({ env = process.env, logger }: PlaygroundOptions = {}): Kernel {
@@ -36,9 +53,15 @@ export default function createApp({ env = process.env, logger }: PlaygroundOptio
       features: ['debug', 'DevPanel'],
       development: env.NODE_ENV !== 'production',
       api: { cors_origins: ['*'] },
+      // Under `DATABASE_URL` and `FW_CONFIG`, which replace it.
+      database: { url: defaultDatabaseUrl },
     },
   })
-  return kernel.register(playground)
+  if (logger === undefined) kernel.register(logging)
+  return kernel
+    .register(views)
+    .register(database, { entities, migrations, seed })
+    .register(playground)
 }
 
 createApp satisfies AppFactory

@@ -1,7 +1,9 @@
 import { definePlugin, type Kernel, type Middleware } from 'fw'
 import { DemoController } from './controllers/demo-controller.js'
 import { array, empty, error, fragment, ping, redirectHome, text } from './controllers/demo.js'
+import { queries } from './controllers/demo-queries.js'
 import { home } from './controllers/home.js'
+import { ProductsController } from './controllers/products.js'
 
 /**
  * The `api` middleware group of `/api/v1` and `/api/v2`: a pass-through for now; the API
@@ -23,18 +25,35 @@ function declareRoutes(kernel: Kernel): void {
     r.get('empty', empty).name('empty')
     r.get('redirect', redirectHome).name('redirect')
     r.get('error', error).name('error')
+    r.get('queries', queries).name('queries')
   })
 
   router.classic('demo', DemoController)
 
-  // The data layer declares the products resources and /me inside these groups.
-  router.group({ prefix: 'api/v1', middleware: ['api'], name: 'v1.' }, () => {})
-  router.group({ prefix: 'api/v2', middleware: ['api'], name: 'v2.' }, () => {})
+  // The products resource without its two HTML forms (create, edit), declared route by route so
+  // that `{product}` binds to the entity (a missing id is a 404 before the controller runs).
+  router.group({ prefix: 'api/v1', middleware: ['api'], name: 'v1.' }, (r) => {
+    r.get('products', [ProductsController, 'index']).name('products.index')
+    r.post('products', [ProductsController, 'store']).name('products.store')
+    r.get('products/{product}', [ProductsController, 'show'])
+      .name('products.show')
+      .bind('product', 'Product')
+    r.match(['PUT', 'PATCH'], 'products/{product}', [ProductsController, 'update'])
+      .name('products.update')
+      .bind('product', 'Product')
+    r.delete('products/{product}', [ProductsController, 'destroy'])
+      .name('products.destroy')
+      .bind('product', 'Product')
+  })
+  router.group({ prefix: 'api/v2', middleware: ['api'], name: 'v2.' }, (r) => {
+    r.get('products', [ProductsController, 'flatIndex']).name('products.index')
+  })
 }
 
 /** The playground's own plugin: the `api` middleware group and the routes of PLAYGROUND.md. */
 export default definePlugin({
   name: 'playground',
+  dependsOn: ['database'],
   setup(kernel) {
     kernel.middleware('api', api)
     declareRoutes(kernel)

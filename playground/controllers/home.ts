@@ -1,7 +1,8 @@
-import { html, type Reply, type RequestContext } from 'fw'
-import { homePage } from '../views/home.js'
+import { view, type Reply, type RequestContext } from 'fw'
+import { DEMO_LINKS } from '../views/demo-links.js'
 
-/** `GET /`: the home page. */
+/** `GET /`: the home page (`views/home.eta`; `?theme=dark` picks the dark theme). */
 export function home(ctx: RequestContext): Reply {
-  return html(homePage(ctx.kernel.config.app.name))
+  if (ctx.query.theme === 'dark') ctx.state.theme = 'dark'
+  return view('home', { app: ctx.kernel.config.app.name, links: DEMO_LINKS })
 }

@@ -22,7 +22,9 @@ function serve(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Served> {
     process.execPath,
     ['--import', 'tsx', '-C', 'fw-source', bin, 'serve', ...args],
     {
-      env: { ...process.env, FORCE_COLOR: '0', ...env },
+      // An in-memory database unless the test names one: the playground migrates and seeds on
+      // listen, and must never touch playground/var/db or the shared PostgreSQL database.
+      env: { ...process.env, FORCE_COLOR: '0', DATABASE_URL: 'pglite://memory', ...env },
     },
   )
   let out = ''
@@ -77,9 +79,10 @@ test('finishes an in-flight request before exiting on SIGTERM', async () => {
 })
 
 test('runs several workers on one port with --workers and stops them all on SIGTERM', async () => {
-  const served = await serve(['--port', '0', '--workers', '2'])
+  // A temp app without a database: workers need a database all of them can share.
+  const served = await serve(['--port', '0', '--workers', '2'], app.env)
   assert.match(served.output(), '(2 workers)')
-  for (let i = 0; i < 4; i++) assert.is((await fetch(`${served.url}/_demo/ping`)).status, 200)
+  for (let i = 0; i < 4; i++) assert.is((await fetch(`${served.url}/hello`)).status, 200)
   served.child.kill('SIGTERM')
   assert.is(await served.exited, 0)
   assert.match(served.output(), 'stopped')
@@ -90,7 +93,9 @@ test('exits 1 with one line when the port is taken', async () => {
   await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve))
   const port = (blocker.address() as { port: number }).port
   try {
-    const { code, stderr } = await runCli(['serve', '--port', String(port)])
+    const { code, stderr } = await runCli(['serve', '--port', String(port)], {
+      env: { DATABASE_URL: 'pglite://memory' },
+    })
     assert.is(code, 1)
     assert.is(stderr.trim().split('\n').length, 1)
     assert.match(stderr, `Port ${port}`)

@@ -1,6 +1,6 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import type { FwError } from 'fw'
+import { json, type FwError } from 'fw'
 import { createTestKernel } from 'fw/testing'
 
 const test = suite('binding')
@@ -30,6 +30,29 @@ test('answers 404 as an HTML page to a browser when the bound model does not exi
   const res = await app().inject({ url: '/products/6', headers: { accept: 'text/html' } })
   assert.is(res.status, 404)
   assert.match(res.body, '<!doctype html>')
+})
+
+test('loads bound models after the middleware, so a caller without credentials learns nothing', async () => {
+  const kernel = createTestKernel()
+  const lookups: string[] = []
+  kernel.binding('Product', async (value) => {
+    lookups.push(value)
+    return products.get(value)
+  })
+  kernel.middleware('auth', async (ctx, next) =>
+    ctx.header('x-key') === 'k' ? next() : json({ error: 'unauthenticated' }, 401),
+  )
+  kernel.router
+    .get('products/{product}', (ctx) => ({ loaded: ctx.models.product }))
+    .bind('product', 'Product')
+    .middleware('auth')
+  for (const id of ['5', '6']) {
+    const res = await kernel.inject({ url: `/products/${id}`, headers: { accept: 'application/json' } })
+    assert.is(res.status, 401, id)
+  }
+  assert.equal(lookups, [])
+  const ok = await kernel.inject({ url: '/products/5', headers: { 'x-key': 'k' } })
+  assert.is(ok.status, 200)
 })
 
 test('fails boot when a route binds to a model with no loader', async () => {

@@ -247,4 +247,34 @@ test('lets a route tap at a negative stage rewrite the routing path, leaving the
   )
 })
 
+test('runs listen taps once, before the socket accepts, and never for inject', async () => {
+  const kernel = createTestKernel()
+  const seen: string[] = []
+  kernel.hooks.listen.tapPromise('warmup', async () => void seen.push('listen'))
+  kernel.router.get('x', () => ({ seen }))
+  await kernel.inject('/x')
+  assert.equal(seen, [])
+  const { url } = await kernel.listen(0, '127.0.0.1')
+  try {
+    assert.equal(seen, ['listen'])
+    assert.equal(await (await fetch(`${url}/x`)).json(), { seen: ['listen'] })
+  } finally {
+    await kernel.close()
+  }
+})
+
+test('fails listen() without starting a server when a listen tap rejects', async () => {
+  const kernel = createTestKernel()
+  kernel.hooks.listen.tapPromise('migrations', async () => {
+    throw new Error('migration 3 failed')
+  })
+  try {
+    await kernel.listen(0, '127.0.0.1')
+    assert.unreachable()
+  } catch (error) {
+    assert.is((error as Error).message, 'migration 3 failed')
+  }
+  await kernel.close()
+})
+
 test.run()

@@ -1,6 +1,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { Kernel } from 'fw'
+import { createMemoryLogger } from 'fw/testing'
 import createApp from '../../playground/app.js'
 
 interface Echo {
@@ -16,7 +17,8 @@ const test = suite('playground classic controller demo')
 let kernel: Kernel
 
 test.before(() => {
-  kernel = createApp({ env: {} })
+  // An in-memory database the suite never queries: nothing is written to playground/var/db.
+  kernel = createApp({ env: { DATABASE_URL: 'pglite://memory' }, logger: createMemoryLogger() })
 })
 
 test('reaches demo/echo through ?r= with an option', async () => {

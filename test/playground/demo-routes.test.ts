@@ -1,15 +1,16 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { Kernel } from 'fw'
-import { createMemoryLogger } from 'fw/testing'
+import { createMemoryLogger, expectEvent } from 'fw/testing'
 import createApp from '../../playground/app.js'
 
 const test = suite('playground demo routes')
 let kernel: Kernel
 
 test.before(() => {
-  // A memory logger keeps the deliberate /_demo/error out of the test output.
-  kernel = createApp({ env: {}, logger: createMemoryLogger() })
+  // A memory logger keeps the deliberate /_demo/error out of the test output; an in-memory
+  // database (never queried here) keeps the suite out of playground/var/db.
+  kernel = createApp({ env: { DATABASE_URL: 'pglite://memory' }, logger: createMemoryLogger() })
 })
 
 test('serves the home page as HTML with a </body> and links to the demo routes', async () => {
@@ -29,6 +30,16 @@ test('serves the home page as HTML with a </body> and links to the demo routes',
   ]) {
     assert.match(res.body, `href="${path}"`, path)
   }
+})
+
+test('renders the home page from an Eta template with its layout, and in the dark theme on request', async () => {
+  const light = await kernel.inject('/')
+  assert.is(expectEvent(light.events, 'view.rendered').template, 'home')
+  assert.match(light.body, '<title>Home · fw playground</title>')
+  assert.match(light.body, '--accent: #4f46e5')
+  const dark = await kernel.inject('/?theme=dark')
+  assert.match(dark.body, 'color-scheme: dark')
+  assert.match(expectEvent(dark.events, 'view.rendered').file, /views\/home\.eta$/)
 })
 
 test('answers /_demo/ping with exactly {"hello":"world","n":1}', async () => {
@@ -96,7 +107,10 @@ test('answers /_demo/error with a 500 that shows the message in development', as
 })
 
 test('hides the error message of /_demo/error in production', async () => {
-  const production = createApp({ env: { NODE_ENV: 'production' }, logger: createMemoryLogger() })
+  const production = createApp({
+    env: { NODE_ENV: 'production', DATABASE_URL: 'pglite://memory' },
+    logger: createMemoryLogger(),
+  })
   const res = await production.inject({
     url: '/_demo/error',
     headers: { accept: 'application/json' },

@@ -1,0 +1,10 @@
+import type { MigrationObject } from '@mikro-orm/core'
+import { CreatePlaygroundTables } from './20261121120000-create-playground-tables.js'
+
+/**
+ * The playground's migrations, oldest first. A name is recorded in `fw_migrations` once run:
+ * never rename or reorder one; add a new file and append it here.
+ */
+export const migrations: readonly MigrationObject[] = [
+  { name: 'Migration20261121120000_create_playground_tables', class: CreatePlaygroundTables },
+]

@@ -1,0 +1,326 @@
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import type { Kernel } from 'fw'
+import { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
+import { createMemoryLogger, eventsOf } from 'fw/testing'
+import createApp from '../../playground/app.js'
+import { Product } from '../../playground/entities/product.js'
+
+interface Pagination {
+  currentpage: number
+  itemsperpage: number
+  totalitems: number
+  totalpages: number
+  hasnext: boolean
+  hasprevious: boolean
+}
+interface Page {
+  data: Record<string, unknown>[]
+  pagination: Pagination
+}
+type One = { data: Record<string, unknown> }
+type Invalid = { errors: Record<string, string[]> }
+
+const test = suite<{ db: TestDatabase; kernel: Kernel }>('playground products API')
+const JSON_ACCEPT = { accept: 'application/json' }
+
+test.before(async (context) => {
+  context.db = await createTestDatabase()
+  context.kernel = createApp({
+    env: { DATABASE_URL: context.db.url },
+    logger: createMemoryLogger(),
+  })
+  await context.kernel.boot()
+  await context.kernel.plugin('database').prepare()
+})
+
+test.after(async ({ kernel, db }) => {
+  await kernel.close()
+  await db.drop()
+})
+
+function post(kernel: Kernel, body: unknown, method = 'POST', url = '/api/v1/products') {
+  return kernel.inject({ method, url, headers: JSON_ACCEPT, body: body as Record<string, unknown> })
+}
+
+const valid = { name: 'Desk lamp', sku: 'NEW-0001', price: 19.5, stock: 3 }
+/** Valid but for the field under test, with a sku no test stores. */
+const unstored = { ...valid, sku: 'NEVER-STORED' }
+
+test('lists the first page of 20 products in the default field set, ordered by id', async ({
+  kernel,
+}) => {
+  const res = await kernel.inject('/api/v1/products')
+  assert.is(res.status, 200)
+  const body = res.json<Page>()
+  assert.equal(Object.keys(body), ['data', 'pagination'])
+  assert.equal(
+    body.data.map((p) => p.id),
+    Array.from({ length: 20 }, (_, i) => i + 1),
+  )
+  assert.equal(Object.keys(body.data[0]!), ['id', 'name', 'sku', 'price'])
+  assert.is(body.data[0]!.sku, 'PG-0001')
+  assert.is(typeof body.data[0]!.price, 'number')
+  assert.equal(body.pagination, {
+    currentpage: 1,
+    itemsperpage: 20,
+    totalitems: 1000,
+    totalpages: 50,
+    hasnext: true,
+    hasprevious: false,
+  })
+})
+
+test('pages with page and per_page, clamping per_page into 1…500 and defaulting junk', async ({
+  kernel,
+}) => {
+  const third = (await kernel.inject('/api/v1/products?page=3&per_page=7')).json<Page>()
+  assert.equal(
+    third.data.map((p) => p.id),
+    [15, 16, 17, 18, 19, 20, 21],
+  )
+  assert.equal(third.pagination, {
+    currentpage: 3,
+    itemsperpage: 7,
+    totalitems: 1000,
+    totalpages: 143,
+    hasnext: true,
+    hasprevious: true,
+  })
+  const big = (await kernel.inject('/api/v1/products?per_page=100000')).json<Page>()
+  assert.is(big.data.length, 500)
+  assert.is(big.pagination.itemsperpage, 500)
+  const junk = (await kernel.inject('/api/v1/products?page=abc&per_page=0')).json<Page>()
+  assert.is(junk.pagination.currentpage, 1)
+  assert.is(junk.pagination.itemsperpage, 1)
+  const past = (await kernel.inject('/api/v1/products?page=99')).json<Page>()
+  assert.equal(past.data, [])
+  assert.is(past.pagination.hasnext, false)
+})
+
+test('shows a product with every column', async ({ kernel }) => {
+  const res = await kernel.inject('/api/v1/products/1')
+  assert.is(res.status, 200)
+  const { data } = res.json<One>()
+  assert.equal(Object.keys(data).sort(), [
+    'active',
+    'category_id',
+    'created_at',
+    'id',
+    'name',
+    'notes',
+    'price',
+    'sku',
+    'stock',
+    'tags',
+  ])
+  assert.is(data.id, 1)
+  assert.is(data.sku, 'PG-0001')
+  assert.ok(Array.isArray(data.tags))
+  assert.match(String(data.created_at), /^2025-\d\d-\d\dT/)
+})
+
+test('answers 404 not_found for a missing or non-numeric id', async ({ kernel }) => {
+  for (const id of ['99999', 'abc', '1.5']) {
+    const res = await kernel.inject({ url: `/api/v1/products/${id}`, headers: JSON_ACCEPT })
+    assert.is(res.status, 404, id)
+    assert.equal(res.json(), { error: 'not_found' })
+  }
+})
+
+test('stores a product: 201, the record, a Location, and the row', async ({ kernel }) => {
+  const res = await post(kernel, {
+    ...valid,
+    tags: ['desk'],
+    id: 5,
+    created_at: '2000-01-01',
+    colour: 'red',
+  })
+  assert.is(res.status, 201)
+  const { data } = res.json<One>()
+  assert.ok((data.id as number) > 1000, 'the id comes from the sequence, not the body')
+  assert.equal(
+    { ...data, id: 0, created_at: 0 },
+    {
+      id: 0,
+      name: 'Desk lamp',
+      sku: 'NEW-0001',
+      price: 19.5,
+      stock: 3,
+      active: true,
+      tags: ['desk'],
+      notes: null,
+      category_id: null,
+      created_at: 0,
+    },
+  )
+  assert.is(res.headers.location, `/api/v1/products/${data.id}`)
+  const row = await kernel.plugin('database').em().findOne(Product, { sku: 'NEW-0001' })
+  assert.is(row?.id, data.id)
+  assert.is((await kernel.inject(`/api/v1/products/${data.id}`)).json<One>().data.name, 'Desk lamp')
+  assert.ok(eventsOf(res.events, 'model.created').some((e) => e.data.entity === 'Product'))
+})
+
+test('stores a product from a form body', async ({ kernel }) => {
+  const res = await kernel.inject({
+    method: 'POST',
+    url: '/api/v1/products',
+    headers: { ...JSON_ACCEPT, 'content-type': 'application/x-www-form-urlencoded' },
+    body: 'name=Form+chair&sku=FORM-1&price=12.50&stock=4&active=false&tags[]=a&tags[]=b&category_id=2',
+  })
+  assert.is(res.status, 201)
+  const { data } = res.json<One>()
+  assert.equal(
+    [data.price, data.stock, data.active, data.tags, data.category_id],
+    [12.5, 4, false, ['a', 'b'], 2],
+  )
+})
+
+for (const [field, body] of [
+  ['name', { ...unstored, name: '' }],
+  ['name', { ...unstored, name: 'x'.repeat(201) }],
+  ['name', { ...unstored, name: 42 }],
+  ['price', { ...unstored, price: -0.01 }],
+  ['price', { ...unstored, price: '12' }],
+  ['stock', { ...unstored, stock: 1.5 }],
+  ['stock', { ...unstored, stock: -1 }],
+  ['sku', { ...unstored, sku: 'PG-0001' }],
+  ['sku', { ...unstored, sku: '' }],
+  ['tags', { ...unstored, tags: 'desk' }],
+  ['tags', { ...unstored, tags: ['desk', 1] }],
+  ['active', { ...unstored, active: 'yes' }],
+  ['notes', { ...unstored, notes: 5 }],
+  ['category_id', { ...unstored, category_id: 99 }],
+] as const) {
+  test(`refuses ${JSON.stringify(body[field as keyof typeof body]).slice(0, 20)} as ${field} with 422`, async ({
+    kernel,
+  }) => {
+    const res = await post(kernel, body)
+    assert.is(res.status, 422)
+    const { errors } = res.json<Invalid>()
+    assert.equal(Object.keys(errors), [field])
+    assert.ok(errors[field]!.length > 0 && errors[field]!.every((m) => typeof m === 'string'))
+  })
+}
+
+test('accepts a 200-character name', async ({ kernel }) => {
+  const res = await post(kernel, { ...valid, name: 'x'.repeat(200), sku: 'LONG-200' })
+  assert.is(res.status, 201)
+})
+
+test('names every missing required field at once', async ({ kernel }) => {
+  const res = await post(kernel, {})
+  assert.is(res.status, 422)
+  assert.equal(Object.keys(res.json<Invalid>().errors).sort(), ['name', 'price', 'sku', 'stock'])
+})
+
+test('answers 201 and 422 when two requests store one sku at once', async ({ kernel }) => {
+  const body = { ...valid, sku: 'RACE-1' }
+  const statuses = (await Promise.all([post(kernel, body), post(kernel, body)])).map(
+    (r) => r.status,
+  )
+  assert.equal(statuses.sort(), [201, 422])
+  assert.is(await kernel.plugin('database').em().count(Product, { sku: 'RACE-1' }), 1)
+})
+
+test('updates only the given fields on PATCH', async ({ kernel }) => {
+  const before = (await kernel.inject('/api/v1/products/2')).json<One>().data
+  const res = await post(
+    kernel,
+    { price: 7.25, notes: null, sku: before.sku },
+    'PATCH',
+    '/api/v1/products/2',
+  )
+  assert.is(res.status, 200)
+  assert.equal(res.json<One>().data, { ...before, price: 7.25, notes: null })
+  assert.equal((await kernel.inject('/api/v1/products/2')).json<One>().data, {
+    ...before,
+    price: 7.25,
+    notes: null,
+  })
+})
+
+test('requires the full record on PUT and replaces it', async ({ kernel }) => {
+  const partial = await post(kernel, { price: 1 }, 'PUT', '/api/v1/products/3')
+  assert.is(partial.status, 422)
+  assert.equal(Object.keys(partial.json<Invalid>().errors).sort(), ['name', 'sku', 'stock'])
+  const res = await post(
+    kernel,
+    { name: 'Renamed', sku: 'PUT-3', price: 1, stock: 0, tags: [] },
+    'PUT',
+    '/api/v1/products/3',
+  )
+  assert.is(res.status, 200)
+  const { data } = res.json<One>()
+  assert.equal(
+    [data.id, data.name, data.sku, data.price, data.stock, data.tags],
+    [3, 'Renamed', 'PUT-3', 1, 0, []],
+  )
+})
+
+test("refuses to update a product's sku to another product's", async ({ kernel }) => {
+  const res = await post(kernel, { sku: 'PG-0005' }, 'PATCH', '/api/v1/products/4')
+  assert.is(res.status, 422)
+  assert.equal(Object.keys(res.json<Invalid>().errors), ['sku'])
+  const empty = await post(kernel, { name: ' ' }, 'PATCH', '/api/v1/products/4')
+  assert.equal(Object.keys(empty.json<Invalid>().errors), ['name'])
+})
+
+test('destroys a product: 204 without a body, then 404', async ({ kernel }) => {
+  const res = await kernel.inject({
+    method: 'DELETE',
+    url: '/api/v1/products/10',
+    headers: JSON_ACCEPT,
+  })
+  assert.is(res.status, 204)
+  assert.is(res.body, '')
+  assert.is((await kernel.inject({ url: '/api/v1/products/10', headers: JSON_ACCEPT })).status, 404)
+  assert.is(
+    (await kernel.inject({ method: 'DELETE', url: '/api/v1/products/10', headers: JSON_ACCEPT }))
+      .status,
+    404,
+  )
+  assert.is((await post(kernel, { price: 1 }, 'PATCH', '/api/v1/products/10')).status, 404)
+})
+
+test('answers the v2 list in the flat shape', async ({ kernel }) => {
+  const total = await kernel.plugin('database').em().count(Product)
+  const res = await kernel.inject('/api/v2/products?page=2&per_page=50')
+  assert.is(res.status, 200)
+  const body = res.json<{
+    data: Record<string, unknown>[]
+    total: number
+    page: number
+    per_page: number
+    last_page: number
+  }>()
+  assert.equal(Object.keys(body), ['data', 'total', 'page', 'per_page', 'last_page'])
+  assert.equal(
+    [body.total, body.page, body.per_page, body.last_page],
+    [total, 2, 50, Math.ceil(total / 50)],
+  )
+  assert.is(body.data.length, 50)
+  assert.equal(Object.keys(body.data[0]!), ['id', 'name', 'sku', 'price'])
+  assert.equal(
+    body.data,
+    (await kernel.inject('/api/v1/products?page=2&per_page=50')).json<Page>().data,
+  )
+})
+
+test('runs n queries on /_demo/queries, n clamped into 1…200', async ({ kernel }) => {
+  const res = await kernel.inject('/_demo/queries?n=5')
+  assert.is(res.status, 200)
+  assert.equal(res.json(), { queries: 5 })
+  assert.is(eventsOf(res.events, 'query.executed').length, 5)
+  for (const [n, expected] of [
+    ['1000', 200],
+    ['0', 1],
+    ['x', 1],
+  ] as const) {
+    const clamped = await kernel.inject(`/_demo/queries?n=${n}`)
+    assert.equal(clamped.json(), { queries: expected }, n)
+    assert.is(eventsOf(clamped.events, 'query.executed').length, expected, n)
+  }
+})
+
+test.run()
