@@ -1,6 +1,7 @@
 import { definePlugin, type Kernel, type Middleware } from 'fw'
 import { DemoController } from './controllers/demo-controller.js'
 import { array, empty, error, fragment, ping, redirectHome, text } from './controllers/demo.js'
+import { log } from './controllers/demo-log.js'
 import { queries } from './controllers/demo-queries.js'
 import { home } from './controllers/home.js'
 import { ProductsController } from './controllers/products.js'
@@ -26,6 +27,7 @@ function declareRoutes(kernel: Kernel): void {
     r.get('redirect', redirectHome).name('redirect')
     r.get('error', error).name('error')
     r.get('queries', queries).name('queries')
+    r.get('log', log).name('log')
   })
 
   router.classic('demo', DemoController)

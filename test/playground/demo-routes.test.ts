@@ -42,6 +42,16 @@ test('renders the home page from an Eta template with its layout, and in the dar
   assert.match(expectEvent(dark.events, 'view.rendered').file, /views\/home\.eta$/)
 })
 
+test('writes /_demo/log?message= to the log and refuses a missing message with 422', async () => {
+  const logger = kernel.logger as ReturnType<typeof createMemoryLogger>
+  const res = await kernel.inject('/_demo/log?message=hello%20log')
+  assert.equal(res.json(), { logged: true, message: 'hello log' })
+  assert.ok(logger.entries.some((e) => e.level === 'info' && e.message === 'hello log'))
+  const missing = await kernel.inject('/_demo/log')
+  assert.is(missing.status, 422)
+  assert.match(missing.body, 'message')
+})
+
 test('answers /_demo/ping with exactly {"hello":"world","n":1}', async () => {
   const res = await kernel.inject('/_demo/ping')
   assert.is(res.status, 200)

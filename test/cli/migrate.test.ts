@@ -1,0 +1,55 @@
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
+import { runCli } from 'fw/testing'
+
+// `fw migrate` on the playground, against a database of this suite's own: a fresh PostgreSQL
+// database on the PostgreSQL pass, a PGlite directory otherwise (in-memory PGlite would not outlive
+// each CLI process).
+const test = suite<{ db?: TestDatabase; dir?: string; url: string }>('migrate', { url: '' })
+
+test.before(async (context) => {
+  if (/^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '')) {
+    context.db = await createTestDatabase()
+    context.url = context.db.url
+  } else {
+    context.dir = mkdtempSync(join(tmpdir(), 'fw-migrate-'))
+    context.url = `pglite://${context.dir}`
+  }
+})
+
+test.after(async ({ db, dir }) => {
+  await db?.drop()
+  if (dir !== undefined) rmSync(dir, { recursive: true, force: true })
+})
+
+test('lists the pending migration, runs it with the seed, then has nothing left to do', async ({ url }) => {
+  const env = { DATABASE_URL: url }
+  const before = await runCli(['migrate', '--status'], { env })
+  assert.is(before.code, 0, before.stderr)
+  assert.match(before.stdout, /pending\s+\S*create_playground_tables/)
+  assert.match(before.stdout, '0 ran, 1 pending')
+
+  const run = await runCli(['migrate'], { env })
+  assert.is(run.code, 0, run.stderr)
+  assert.match(run.stdout, /migrated\s+\S*create_playground_tables/)
+  assert.match(run.stdout, 'Seeded the empty database.')
+
+  const after = await runCli(['migrate', '--status'], { env })
+  assert.match(after.stdout, '1 ran, 0 pending')
+  const again = await runCli(['migrate'], { env })
+  assert.match(again.stdout, 'Nothing to migrate.')
+  assert.not.match(again.stdout, 'Seeded')
+})
+
+test('exits 1 with one line naming DATABASE_URL when it is not a database URL', async () => {
+  const { code, stderr } = await runCli(['migrate', '--status'], { env: { DATABASE_URL: 'mysql://nope' } })
+  assert.is(code, 1)
+  assert.match(stderr, 'DATABASE_URL')
+  assert.not.match(stderr, '    at ')
+})
+
+test.run()
