@@ -49,8 +49,8 @@ export function startServer(
   startupMs = 20_000,
   env: Readonly<Record<string, string>> = {},
 ): Promise<ServerChild> {
-  const child = spawn(
-    process.execPath,
+  return spawnServer(
+    name,
     [
       ...extraNodeArgs,
       '--import',
@@ -59,12 +59,27 @@ export function startServer(
       'fw-source',
       fileURLToPath(new URL(file, import.meta.url)),
     ],
-    {
-      cwd: root,
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-      env: { ...process.env, NODE_ENV: 'production', ...env },
-    },
+    startupMs,
+    env,
   )
+}
+
+/**
+ * Starts `node <nodeArgv>` (a server that calls `announce()` from server-ipc.ts, however it is
+ * loaded: through tsx as {@link startServer} does, or compiled JavaScript) and resolves once it
+ * listens; it dies with the parent like every child of this module.
+ */
+export function spawnServer(
+  name: string,
+  nodeArgv: readonly string[],
+  startupMs = 20_000,
+  env: Readonly<Record<string, string>> = {},
+): Promise<ServerChild> {
+  const child = spawn(process.execPath, nodeArgv, {
+    cwd: root,
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    env: { ...process.env, NODE_ENV: 'production', ...env },
+  })
   live.add(child)
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
   child.once('exit', () => live.delete(child))

@@ -15,7 +15,9 @@ export function log(ctx: RequestContext): { logged: true; message: string } {
       errors: { message: [`Give a message of 1 to ${MAX_MESSAGE} characters: ?message=hello.`] },
     })
   }
-  const logger = ctx.kernel.hasPlugin('logging') ? ctx.kernel.plugin('logging').logger(ctx) : ctx.kernel.logger
+  const logger = ctx.kernel.hasPlugin('logging')
+    ? ctx.kernel.plugin('logging').logger(ctx)
+    : ctx.kernel.logger
   logger.info(raw, { route: 'demo.log' })
   return { logged: true, message: raw }
 }

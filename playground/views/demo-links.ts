@@ -13,9 +13,15 @@ export const DEMO_LINKS: readonly DemoLink[] = [
   { href: '/_demo/empty', what: '204, no body' },
   { href: '/_demo/redirect', what: '302 back to this page' },
   { href: '/_demo/error', what: 'a handler that throws' },
-  { href: '/_demo/queries?n=5', what: 'five database queries, each a <code>query.executed</code> event' },
+  {
+    href: '/_demo/queries?n=5',
+    what: 'five database queries, each a <code>query.executed</code> event',
+  },
   { href: '/api/v1/products/1', what: 'a product through the API (JSON)' },
   { href: '/api/v2/products', what: 'the v2 list shape' },
-  { href: '/?r=demo/echo/x', what: 'the classic controller <code>demo</code>: legacy decomposition with an option' },
+  {
+    href: '/?r=demo/echo/x',
+    what: 'the classic controller <code>demo</code>: legacy decomposition with an option',
+  },
   { href: '/?r=demo/echo/c/d', what: 'the same with a key/value pair from the path' },
 ]

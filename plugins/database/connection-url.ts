@@ -20,12 +20,16 @@ export function parseDatabaseUrl(url: string, base: string): DatabaseTarget {
       throw invalid(url)
     }
     const dbName = decodeURIComponent(parsed.pathname.replace(/^\//, ''))
-    if (!dbName) throw new FwError('FW_ERR_DATABASE_URL', `DATABASE_URL names no database: add one after the host, e.g. postgresql://user@127.0.0.1:5432/app.`)
+    if (!dbName)
+      throw new FwError(
+        'FW_ERR_DATABASE_URL',
+        `DATABASE_URL names no database: add one after the host, e.g. postgresql://user@127.0.0.1:5432/app.`,
+      )
     return { kind: 'postgresql', url, dbName }
   }
   if (url.startsWith('pglite://')) {
     const rest = url.slice('pglite://'.length)
-    if (rest === '' ) throw invalid(url)
+    if (rest === '') throw invalid(url)
     if (rest === 'memory') return { kind: 'pglite', dataDir: undefined }
     return { kind: 'pglite', dataDir: isAbsolute(rest) ? rest : resolve(base, rest) }
   }

@@ -2,7 +2,13 @@
 declare module 'fw' {
   interface EventMap {
     /** A statement ran for this request. `sql` has `?` placeholders; `params` are as bound (projections mask them). */
-    'query.executed': { sql: string; params: readonly unknown[]; duration: number; rows: number | undefined; failed: boolean }
+    'query.executed': {
+      sql: string
+      params: readonly unknown[]
+      duration: number
+      rows: number | undefined
+      failed: boolean
+    }
     /** An entity was loaded from the database. */
     'model.loaded': { entity: string; id: unknown }
     /** An entity was inserted. */

@@ -69,7 +69,10 @@ export default definePlugin<DatabaseOptions, DatabaseApi>({
   name: 'database',
   async setup(kernel, options) {
     kernel.useRequestScope()
-    const target = parseDatabaseUrl(options.url ?? kernel.config.database.url ?? 'pglite://memory', process.cwd())
+    const target = parseDatabaseUrl(
+      options.url ?? kernel.config.database.url ?? 'pglite://memory',
+      process.cwd(),
+    )
     const db = await openDatabase(target, options.entities, options.migrations ?? [])
     const orm = db.orm
     let connected = false
@@ -83,7 +86,8 @@ export default definePlugin<DatabaseOptions, DatabaseApi>({
     const api: DatabaseApi = {
       orm,
       target,
-      em: () => (currentContext() === undefined ? orm.em.fork() : orm.em.getContext()) as EntityManager,
+      em: () =>
+        (currentContext() === undefined ? orm.em.fork() : orm.em.getContext()) as EntityManager,
       toData: (entity) => toData(orm, entity),
       async prepare() {
         await connect()
@@ -99,7 +103,8 @@ export default definePlugin<DatabaseOptions, DatabaseApi>({
     }
     registerBindings(kernel, api)
     kernel.command(MigrateCommand)
-    if (options.prepareOnListen !== false) kernel.hooks.listen.tapPromise('database', async () => void (await api.prepare()))
+    if (options.prepareOnListen !== false)
+      kernel.hooks.listen.tapPromise('database', async () => void (await api.prepare()))
     kernel.hooks.shutdown.tapPromise({ name: 'database', stage: 100 }, () => db.close())
     return api
   },

@@ -33,7 +33,11 @@ export class MigrateCommand extends Command<CommandContext> {
     }
     const result = await db.prepare()
     for (const name of result.migrated) out.write(`  migrated ${name}\n`)
-    out.write(result.migrated.length === 0 ? 'Nothing to migrate.\n' : `${result.migrated.length} migration(s) ran.\n`)
+    out.write(
+      result.migrated.length === 0
+        ? 'Nothing to migrate.\n'
+        : `${result.migrated.length} migration(s) ran.\n`,
+    )
     if (result.seeded) out.write('Seeded the empty database.\n')
     return 0
   }

@@ -1,5 +1,12 @@
 import { PGlite } from '@electric-sql/pglite'
-import { MikroORM, type AnyEntity, type EntityManager, type EntitySchema, type MigrationObject, type Options } from '@mikro-orm/core'
+import {
+  MikroORM,
+  type AnyEntity,
+  type EntityManager,
+  type EntitySchema,
+  type MigrationObject,
+  type Options,
+} from '@mikro-orm/core'
 import { Migrator } from '@mikro-orm/migrations'
 import { PostgreSqlDriver } from '@mikro-orm/postgresql'
 import { mkdirSync } from 'node:fs'
@@ -62,7 +69,13 @@ export async function openDatabase(
     discovery: { warnWhenNoEntities: false },
   }
   if (target.kind === 'postgresql') {
-    orm = await MikroORM.init({ ...common, driver: PostgreSqlDriver, clientUrl: target.url, dbName: target.dbName, pool: { min: 0, max: 10 } })
+    orm = await MikroORM.init({
+      ...common,
+      driver: PostgreSqlDriver,
+      clientUrl: target.url,
+      dbName: target.dbName,
+      pool: { min: 0, max: 10 },
+    })
   } else {
     const dataDir = target.dataDir
     orm = await MikroORM.init({

@@ -20,7 +20,10 @@ export interface PrepareResult {
  * connection of its own and dies with it, also when the process does. PGlite is single-process:
  * no lock is needed.
  */
-export async function withMigrationLock<T>(target: DatabaseTarget, fn: () => Promise<T>): Promise<T> {
+export async function withMigrationLock<T>(
+  target: DatabaseTarget,
+  fn: () => Promise<T>,
+): Promise<T> {
   if (target.kind !== 'postgresql') return fn()
   const client = new pg.Client({ connectionString: target.url })
   await client.connect()

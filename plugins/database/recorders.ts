@@ -1,4 +1,10 @@
-import { DefaultLogger, helper, type EventArgs, type EventSubscriber, type LogContext } from '@mikro-orm/core'
+import {
+  DefaultLogger,
+  helper,
+  type EventArgs,
+  type EventSubscriber,
+  type LogContext,
+} from '@mikro-orm/core'
 import { currentContext } from 'fw'
 
 /**
@@ -30,7 +36,10 @@ function idOf(args: EventArgs<object>): unknown {
   }
 }
 
-function record(type: 'model.loaded' | 'model.created' | 'model.updated' | 'model.deleted', args: EventArgs<object>): void {
+function record(
+  type: 'model.loaded' | 'model.created' | 'model.updated' | 'model.deleted',
+  args: EventArgs<object>,
+): void {
   const ctx = currentContext()
   if (ctx !== undefined) ctx.log.record(type, { entity: args.meta.className, id: idOf(args) })
 }

@@ -30,9 +30,13 @@ export function toData(orm: MikroORM, entity: object): Record<string, unknown> {
   for (const prop of meta.props) {
     if (prop.kind === ReferenceKind.SCALAR || prop.kind === ReferenceKind.EMBEDDED) {
       out[prop.name] = plain(source[prop.name])
-    } else if (prop.kind === ReferenceKind.MANY_TO_ONE || (prop.kind === ReferenceKind.ONE_TO_ONE && prop.owner)) {
+    } else if (
+      prop.kind === ReferenceKind.MANY_TO_ONE ||
+      (prop.kind === ReferenceKind.ONE_TO_ONE && prop.owner)
+    ) {
       const ref = source[prop.name]
-      out[prop.fieldNames[0] ?? prop.name] = ref == null ? null : helper(ref as object).getPrimaryKey()
+      out[prop.fieldNames[0] ?? prop.name] =
+        ref == null ? null : helper(ref as object).getPrimaryKey()
     }
   }
   if ((meta.class as FidelitySwitch).getDataFullFidelity === false) {

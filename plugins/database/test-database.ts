@@ -19,9 +19,12 @@ export interface TestDatabase {
  * kernel.register(database, { url: db.url, entities })
  * test.after(() => db.drop())
  */
-export async function createTestDatabase(env: NodeJS.ProcessEnv = process.env): Promise<TestDatabase> {
+export async function createTestDatabase(
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<TestDatabase> {
   const base = env.DATABASE_URL
-  if (base === undefined || !/^postgres(ql)?:\/\//i.test(base)) return { url: 'pglite://memory', drop: async () => {} }
+  if (base === undefined || !/^postgres(ql)?:\/\//i.test(base))
+    return { url: 'pglite://memory', drop: async () => {} }
   const name = `fw_test_${randomBytes(6).toString('hex')}`
   const admin = new pg.Client({ connectionString: base })
   await admin.connect()

@@ -26,7 +26,9 @@ test.after(async ({ db, dir }) => {
   if (dir !== undefined) rmSync(dir, { recursive: true, force: true })
 })
 
-test('lists the pending migration, runs it with the seed, then has nothing left to do', async ({ url }) => {
+test('lists the pending migration, runs it with the seed, then has nothing left to do', async ({
+  url,
+}) => {
   const env = { DATABASE_URL: url }
   const before = await runCli(['migrate', '--status'], { env })
   assert.is(before.code, 0, before.stderr)
@@ -46,7 +48,9 @@ test('lists the pending migration, runs it with the seed, then has nothing left 
 })
 
 test('exits 1 with one line naming DATABASE_URL when it is not a database URL', async () => {
-  const { code, stderr } = await runCli(['migrate', '--status'], { env: { DATABASE_URL: 'mysql://nope' } })
+  const { code, stderr } = await runCli(['migrate', '--status'], {
+    env: { DATABASE_URL: 'mysql://nope' },
+  })
   assert.is(code, 1)
   assert.match(stderr, 'DATABASE_URL')
   assert.not.match(stderr, '    at ')

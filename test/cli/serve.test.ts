@@ -119,7 +119,9 @@ test('refuses --workers on an embedded PGlite database, naming DATABASE_URL', as
     setup: `  kernel.register(database, { url: 'pglite://memory', entities: [] })`,
   })
   try {
-    const { code, stderr } = await runCli(['serve', '--workers', '2', '--port', '0'], { env: app.env })
+    const { code, stderr } = await runCli(['serve', '--workers', '2', '--port', '0'], {
+      env: app.env,
+    })
     assert.is(code, 1)
     assert.match(stderr, '--workers needs a PostgreSQL database')
     assert.match(stderr, 'DATABASE_URL')

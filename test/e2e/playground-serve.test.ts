@@ -14,7 +14,9 @@ test('serves the seeded API, writes its log line and exits 0 on SIGTERM', async 
   const app = await servePlayground({ DATABASE_URL: 'pglite://memory', NODE_ENV: 'production' })
   const marker = `e2e-${randomBytes(6).toString('hex')}`
   try {
-    const product = await fetch(`${app.url}/api/v1/products/1`, { headers: { accept: 'application/json' } })
+    const product = await fetch(`${app.url}/api/v1/products/1`, {
+      headers: { accept: 'application/json' },
+    })
     assert.is(product.status, 200)
     const body = (await product.json()) as { data: { id: number; sku: string } }
     assert.is(body.data.id, 1)
@@ -23,8 +25,12 @@ test('serves the seeded API, writes its log line and exits 0 on SIGTERM', async 
   } finally {
     assert.is(await app.stop(), 0, app.output())
   }
-  const lines = readFileSync(join(root, 'var', 'log', 'playground.log'), 'utf8').trim().split('\n')
-  const line = lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.msg === marker)
+  const lines = readFileSync(join(root, 'var', 'log', 'playground.log'), 'utf8')
+    .trim()
+    .split('\n')
+  const line = lines
+    .map((l) => JSON.parse(l) as Record<string, unknown>)
+    .find((l) => l.msg === marker)
   assert.ok(line, `no log line with ${marker}`)
   assert.is(line.level, 'info')
   assert.is(line.app, 'playground')

@@ -28,10 +28,16 @@ if (onPostgres) {
   test('migrates and seeds once when three playground processes start together on one database', async (context) => {
     const db = (context.db = await createTestDatabase())
     const env = { DATABASE_URL: db.url, NODE_ENV: 'production' }
-    const apps = await Promise.all([servePlayground(env), servePlayground(env), servePlayground(env)])
+    const apps = await Promise.all([
+      servePlayground(env),
+      servePlayground(env),
+      servePlayground(env),
+    ])
     try {
       for (const app of apps) {
-        const res = await fetch(`${app.url}/api/v1/products/1`, { headers: { accept: 'application/json' } })
+        const res = await fetch(`${app.url}/api/v1/products/1`, {
+          headers: { accept: 'application/json' },
+        })
         assert.is(res.status, 200, app.output())
       }
       assert.is(await count(db.url, 'select count(*) as n from users'), 4)

@@ -15,9 +15,13 @@ export interface ServedApp {
 
 /** Runs `fw serve --port 0` with `env`, resolving once it prints where it listens. */
 export function servePlayground(env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<ServedApp> {
-  const child = spawn(process.execPath, ['--import', 'tsx', '-C', 'fw-source', bin, 'serve', '--port', '0'], {
-    env: { ...process.env, NO_COLOR: '1', ...env },
-  })
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', '-C', 'fw-source', bin, 'serve', '--port', '0'],
+    {
+      env: { ...process.env, NO_COLOR: '1', ...env },
+    },
+  )
   let out = ''
   child.stdout.on('data', (c: Buffer) => (out += c.toString()))
   child.stderr.on('data', (c: Buffer) => (out += c.toString()))

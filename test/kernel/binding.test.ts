@@ -47,7 +47,10 @@ test('loads bound models after the middleware, so a caller without credentials l
     .bind('product', 'Product')
     .middleware('auth')
   for (const id of ['5', '6']) {
-    const res = await kernel.inject({ url: `/products/${id}`, headers: { accept: 'application/json' } })
+    const res = await kernel.inject({
+      url: `/products/${id}`,
+      headers: { accept: 'application/json' },
+    })
     assert.is(res.status, 401, id)
   }
   assert.equal(lookups, [])
