@@ -1,0 +1,73 @@
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { definePlugin, type FwError } from 'fw'
+import database, { createTestDatabase, type DatabaseApi } from 'fw/plugins/database'
+import { createTestKernel } from 'fw/testing'
+import { Gadget, GadgetSchema, migrations } from './fixtures.js'
+
+const test = suite('database-extend')
+
+test('lets a dependent plugin add its entities, migrations and seed during setup', async () => {
+  const db = await createTestDatabase()
+  const gadgets = definePlugin({
+    name: 'gadgets',
+    dependsOn: ['database'],
+    setup(kernel) {
+      const api = kernel.plugin<DatabaseApi>('database')
+      api.addEntities(GadgetSchema)
+      api.addMigrations(...migrations)
+      api.addSeed(async (em) => {
+        if ((await em.count(Gadget)) > 0) return false
+        em.create(Gadget, {
+          name: 'Kettle',
+          price: 30,
+          active: true,
+          tags: [],
+          notes: null,
+          createdAt: new Date(),
+        })
+        await em.flush()
+        return true
+      })
+    },
+  })
+  const kernel = createTestKernel({
+    plugins: [[gadgets], [database, { url: db.url, entities: [] }]],
+  })
+  try {
+    await kernel.boot()
+    const api = kernel.plugin('database')
+    assert.equal(await api.prepare(), { migrated: [migrations[0]!.name], seeded: true })
+    assert.is((await api.em().findOneOrFail(Gadget, 1)).name, 'Kettle')
+    assert.throws(() => api.addEntities(GadgetSchema), /called after the database opened/)
+  } finally {
+    await kernel.close()
+    await db.drop()
+  }
+})
+
+test('refuses the ORM before boot with a message that says where to use it', () => {
+  const kernel = createTestKernel({
+    plugins: [[database, { url: 'pglite://memory', entities: [] }]],
+  })
+  let caught: FwError | undefined
+  const probe = definePlugin({
+    name: 'probe',
+    dependsOn: ['database'],
+    setup(k) {
+      try {
+        void k.plugin<DatabaseApi>('database').orm
+      } catch (error) {
+        caught = error as FwError
+      }
+    },
+  })
+  kernel.register(probe)
+  return kernel.boot().then(async () => {
+    assert.is(caught?.code, 'FW_ERR_DATABASE_NOT_READY')
+    assert.match(String(caught?.message), 'Use it in a boot tap, a handler or a command')
+    await kernel.close()
+  })
+})
+
+test.run()
