@@ -1,9 +1,11 @@
 import { basename, dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createKernel, type AppFactory, type Kernel, type Logger } from 'fw'
+import auth from 'fw/plugins/auth'
 import database from 'fw/plugins/database'
 import logging from 'fw/plugins/logging'
 import views from 'fw/plugins/views'
+import { seedDemoUsers } from './auth/seed-users.js'
 import { entities } from './entities/index.js'
 import { migrations } from './migrations/index.js'
 import playground from './plugin.js'
@@ -61,6 +63,7 @@ export default function createApp({ env = process.env, logger }: PlaygroundOptio
   return kernel
     .register(views)
     .register(database, { entities, migrations, seed })
+    .register(auth, { seed: seedDemoUsers })
     .register(playground)
 }
 

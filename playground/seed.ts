@@ -1,11 +1,10 @@
 import { createHash } from 'node:crypto'
 import type { SqlEntityManager as EntityManager } from '@mikro-orm/knex'
-import { DEMO_APPLICATION, DEMO_CATEGORIES, DEMO_USERS, demoProducts } from './demo-data.js'
+import { hashPassword } from 'fw/plugins/auth'
+import { DEMO_APPLICATION, DEMO_CATEGORIES, demoProducts } from './demo-data.js'
 import { Application } from './entities/application.js'
 import { Category } from './entities/category.js'
 import { Product } from './entities/product.js'
-import { User } from './entities/user.js'
-import { hashPassword } from './passwords.js'
 
 /** Rows per multi-row insert of products: 250 × 10 bound parameters stays far below PostgreSQL's 65,535. */
 const PRODUCT_BATCH = 250
@@ -17,33 +16,20 @@ export function hashApiKey(key: string): string {
 
 /**
  * Fills an empty database with the demo data of PLAYGROUND.md; does nothing (and answers false)
- * when `users` has a row. The database plugin runs it after the migrations under its advisory
- * lock, so processes starting together on one PostgreSQL seed once. One transaction: a seed that
- * fails half-way leaves the database empty, and the next start tries again.
+ * when `applications` has a row. (The demo users belong to the auth plugin: `auth/seed-users.ts`
+ * creates them through its API, in the auth plugin's seed, right after this one.) The database
+ * plugin runs it after the migrations under its advisory lock, so processes starting together on
+ * one PostgreSQL seed once. One transaction: a seed that fails half-way leaves the database empty,
+ * and the next start tries again.
  *
  * Ids are written explicitly (products 1…1000, categories 1…10) and the sequences moved past
  * them, so the rows are the same even on a database whose sequences an aborted seed advanced.
  */
 export async function seed(em: EntityManager): Promise<boolean> {
-  if ((await em.count(User)) > 0) return false
-  // scrypt runs on libuv's pool: the five hashes take about as long as one or two.
-  const [passwordHashes, secretHash] = await Promise.all([
-    Promise.all(DEMO_USERS.map((u) => hashPassword(u.password))),
-    hashPassword(DEMO_APPLICATION.secret),
-  ])
+  if ((await em.count(Application)) > 0) return false
+  const secretHash = await hashPassword(DEMO_APPLICATION.secret)
   const products = demoProducts()
   await em.transactional(async (tx) => {
-    await tx.insertMany(
-      User,
-      DEMO_USERS.map((u, i) => ({
-        username: u.username,
-        email: `${u.username}@playground.test`,
-        password_hash: passwordHashes[i]!,
-        usertype: u.usertype,
-        totp_secret: u.totp_secret,
-        created_at: new Date(Date.UTC(2025, 0, 1)),
-      })),
-    )
     await tx.insert(Application, {
       name: DEMO_APPLICATION.name,
       api_key_hash: hashApiKey(DEMO_APPLICATION.apiKey),

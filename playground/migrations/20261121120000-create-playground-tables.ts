@@ -1,19 +1,11 @@
 import { Migration } from '@mikro-orm/migrations'
 
-/** The playground's tables: users, applications (with their CORS settings), categories, products. */
+/**
+ * The playground's tables: applications (with their CORS settings), categories, products. `users`
+ * is the auth plugin's (its migration runs after this one).
+ */
 export class CreatePlaygroundTables extends Migration {
   override async up(): Promise<void> {
-    this.addSql(`create table "users" (
-      "id" serial primary key,
-      "username" varchar(100) not null,
-      "email" varchar(255) not null,
-      "password_hash" varchar(255) not null,
-      "usertype" int not null default 1,
-      "totp_secret" varchar(64) null,
-      "created_at" timestamptz not null default now()
-    )`)
-    this.addSql('alter table "users" add constraint "users_username_unique" unique ("username")')
-
     this.addSql(`create table "applications" (
       "id" serial primary key,
       "name" varchar(100) not null,
@@ -60,6 +52,5 @@ export class CreatePlaygroundTables extends Migration {
     this.addSql('drop table if exists "products"')
     this.addSql('drop table if exists "categories"')
     this.addSql('drop table if exists "applications"')
-    this.addSql('drop table if exists "users"')
   }
 }

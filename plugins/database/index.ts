@@ -5,9 +5,8 @@ import { currentContext, definePlugin, FwError, type Kernel } from 'fw'
 import { parseDatabaseUrl, type DatabaseTarget } from './connection-url.js'
 import './events.js'
 import { MigrateCommand } from './migrate-command.js'
-import { openDatabase, type AnyEntitySchema, type OpenedDatabase } from './orm.js'
-import { prepareDatabase, type PrepareResult } from './prepare.js'
-import { toData } from './serialize.js'
+import type { AnyEntitySchema, OpenedDatabase } from './orm.js'
+import type { PrepareResult } from './prepare.js'
 
 /** Options of the database plugin. */
 export interface DatabaseOptions {
@@ -28,13 +27,15 @@ export interface DatabaseOptions {
 
 /** What `kernel.plugin('database')` returns. */
 export interface DatabaseApi {
-  /** The ORM; available from boot on (the database opens in a boot tap at stage -100). */
+  /** The ORM, once the database is open (`await ready()`; serving and requests open it). */
   readonly orm: MikroORM
   readonly target: DatabaseTarget
   /** The current request's EntityManager; outside a request, a fresh fork. */
   em(): EntityManager
   /** An entity's data export (spec.md "Model serialisation"). */
   toData(entity: object): Record<string, unknown>
+  /** Opens the database (MikroORM, drivers) if it is not open yet; idempotent. */
+  ready(): Promise<void>
   /** Runs pending migrations and the seed under the advisory lock. */
   prepare(): Promise<PrepareResult>
   /** Executed and pending migration names. */
@@ -53,15 +54,27 @@ declare module 'fw' {
   }
 }
 
-function registerBindings(kernel: Kernel, api: DatabaseApi): void {
-  for (const meta of Object.values(api.orm.getMetadata().getAll())) {
-    if (meta.embeddable || meta.virtual || meta.primaryKeys.length !== 1) continue
-    const pk = meta.properties[meta.primaryKeys[0]!]
-    const numeric = pk !== undefined && ['number', 'bigint'].includes(pk.runtimeType)
-    kernel.binding(meta.className, async (value) => {
-      // A key the column could not hold is no record, not a database error.
+/**
+ * A binding loader per entity, under its class name. The key's type is read from the metadata on
+ * first use; a numeric key that is not a number is no record (404), not a database error.
+ */
+function registerBindings(
+  kernel: Kernel,
+  api: DatabaseApi,
+  entities: readonly AnyEntitySchema[],
+): void {
+  for (const schema of entities) {
+    const className = schema.meta.className
+    let numeric: boolean | undefined
+    kernel.binding(className, async (value) => {
+      if (numeric === undefined) {
+        const meta = api.orm.getMetadata().find(className)
+        const pk =
+          meta?.primaryKeys.length === 1 ? meta.properties[meta.primaryKeys[0]!] : undefined
+        numeric = pk !== undefined && ['number', 'bigint'].includes(pk.runtimeType)
+      }
       if (numeric && !/^\d{1,15}$/.test(value)) return undefined
-      return (await api.em().findOne(meta.className, numeric ? Number(value) : value)) ?? undefined
+      return (await api.em().findOne(className, numeric ? Number(value) : value)) ?? undefined
     })
   }
 }
@@ -84,17 +97,33 @@ export default definePlugin<DatabaseOptions, DatabaseApi>({
     const migrations: MigrationObject[] = [...(options.migrations ?? [])]
     const seeds: NonNullable<DatabaseOptions['seed']>[] = options.seed ? [options.seed] : []
     let db: OpenedDatabase | undefined
+    let serialize: typeof import('./serialize.js') | undefined
+    let opening: Promise<void> | undefined
+    // MikroORM, its drivers and PGlite load here, on first need (serving, a request, a command
+    // that queries), never for commands that only boot the app: `fw route:list` stays fast.
+    const open = (): Promise<void> =>
+      (opening ??= (async () => {
+        const [{ openDatabase }, serializer] = await Promise.all([
+          import('./orm.js'),
+          import('./serialize.js'),
+        ])
+        // Migrations run in name order (names start with a timestamp), whichever plugin added them.
+        migrations.sort((x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : 0))
+        db = await openDatabase(target, entities, migrations)
+        serialize = serializer
+      })())
     const opened = (): OpenedDatabase => {
       if (db === undefined) {
         throw new FwError(
           'FW_ERR_DATABASE_NOT_READY',
-          'The database is opened at boot, after every plugin is set up. Use it in a boot tap, a handler or a command, not in setup().',
+          "The database opens on first need: await kernel.plugin('database').ready() before using it outside a request (in a boot tap, a script, a command).",
         )
       }
       return db
     }
     let connected = false
     const connect = async (): Promise<void> => {
+      await open()
       if (connected) return
       const started = performance.now()
       await opened().orm.connect()
@@ -111,16 +140,17 @@ export default definePlugin<DatabaseOptions, DatabaseApi>({
         return opened().orm
       },
       target,
+      ready: open,
       addEntities(...more) {
-        if (db !== undefined) throw tooLate('addEntities')
+        if (opening !== undefined) throw tooLate('addEntities')
         entities.push(...more)
       },
       addMigrations(...more) {
-        if (db !== undefined) throw tooLate('addMigrations')
+        if (opening !== undefined) throw tooLate('addMigrations')
         migrations.push(...more)
       },
       addSeed(more) {
-        if (db !== undefined) throw tooLate('addSeed')
+        if (opening !== undefined) throw tooLate('addSeed')
         seeds.push(more)
       },
       em: () => {
@@ -129,9 +159,13 @@ export default definePlugin<DatabaseOptions, DatabaseApi>({
           currentContext() === undefined ? orm.em.fork() : orm.em.getContext()
         ) as EntityManager
       },
-      toData: (entity) => toData(opened().orm, entity),
+      toData: (entity) => {
+        const orm = opened().orm
+        return serialize!.toData(orm, entity)
+      },
       async prepare() {
         await connect()
+        const { prepareDatabase } = await import('./prepare.js')
         return prepareDatabase(opened().orm, target, seeds.length > 0 ? seed : undefined)
       },
       async status() {
@@ -142,13 +176,14 @@ export default definePlugin<DatabaseOptions, DatabaseApi>({
         return { executed, pending }
       },
     }
-    // Opened first thing at boot, once every plugin's setup had its chance to add entities and
-    // migrations, and before anything else's boot tap (and the router's compile) needs it.
+    // Bindings are declared at boot (every plugin has added its entities by then); the database
+    // itself opens on the first request, or earlier when serving or when a command asks.
     kernel.hooks.boot.tapPromise({ name: 'database', stage: -100 }, async () => {
-      // Migrations run in name order (names start with a timestamp), whichever plugin added them.
-      migrations.sort((x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : 0))
-      db = await openDatabase(target, entities, migrations)
-      registerBindings(kernel, api)
+      registerBindings(kernel, api, entities)
+    })
+    kernel.hooks.request.tapPromise({ name: 'database', stage: -100 }, async () => {
+      if (db === undefined) await open()
+      return undefined
     })
     kernel.command(MigrateCommand)
     if (options.prepareOnListen !== false)
@@ -161,7 +196,7 @@ export default definePlugin<DatabaseOptions, DatabaseApi>({
 function tooLate(method: string): FwError {
   return new FwError(
     'FW_ERR_DATABASE_NOT_READY',
-    `database.${method}() was called after the database opened. Call it in your plugin's setup(), and list 'database' in its dependsOn.`,
+    `database.${method}() was called after the database started opening. Call it in your plugin's setup(), and list 'database' in its dependsOn.`,
   )
 }
 

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto'
-import pg from 'pg'
 
 /** A database of a test suite's own. */
 export interface TestDatabase {
@@ -25,6 +24,7 @@ export async function createTestDatabase(
   const base = env.DATABASE_URL
   if (base === undefined || !/^postgres(ql)?:\/\//i.test(base))
     return { url: 'pglite://memory', drop: async () => {} }
+  const { default: pg } = await import('pg')
   const name = `fw_test_${randomBytes(6).toString('hex')}`
   const admin = new pg.Client({ connectionString: base })
   await admin.connect()

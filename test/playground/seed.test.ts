@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
@@ -9,8 +11,7 @@ import createApp, { root } from '../../playground/app.js'
 import { Application } from '../../playground/entities/application.js'
 import { Category } from '../../playground/entities/category.js'
 import { Product } from '../../playground/entities/product.js'
-import { User } from '../../playground/entities/user.js'
-import { verifyPassword } from '../../playground/passwords.js'
+import { User, verifyPassword } from 'fw/plugins/auth'
 
 /**
  * sha256 of the JSON of every product's `toData()`, ordered by id. It changes only when the demo
@@ -26,7 +27,10 @@ interface App {
 
 async function freshApp(): Promise<App> {
   const db = await createTestDatabase()
-  const kernel = createApp({ env: { DATABASE_URL: db.url }, logger: createMemoryLogger() })
+  const kernel = createApp({
+    env: { DATABASE_URL: db.url, FW_APP_KEY: 'base64:seed-test-key' },
+    logger: createMemoryLogger(),
+  })
   await kernel.boot()
   return { db, kernel, prepared: await kernel.plugin('database').prepare() }
 }
@@ -63,7 +67,10 @@ test('uses playground/var/db unless DATABASE_URL names a database', () => {
 
 test('migrates and seeds a fresh database', ({ apps }) => {
   assert.equal(apps[0]!.prepared, {
-    migrated: ['Migration20261121120000_create_playground_tables'],
+    migrated: [
+      'Migration20261121120000_create_playground_tables',
+      'Migration20261121130000_create_auth_tables',
+    ],
     seeded: true,
   })
 })
@@ -76,20 +83,23 @@ test('writes 4 users, 1 application, 10 categories and 1,000 products', async ({
   assert.is(await em.count(Product), 1000)
 })
 
-test('seeds the users of PLAYGROUND.md, alice with her TOTP secret', async ({ apps }) => {
+test('seeds the users of PLAYGROUND.md, alice with her TOTP secret sealed', async ({ apps }) => {
   const users = await apps[0]!.kernel
     .plugin('database')
     .em()
     .find(User, {}, { orderBy: { id: 'asc' } })
   assert.equal(
-    users.map((u) => [u.username, u.usertype, u.totp_secret]),
+    users.map((u) => [u.username, u.email, u.usertype, u.totp_secret !== null]),
     [
-      ['admin', 100, null],
-      ['editor', 50, null],
-      ['user', 1, null],
-      ['alice', 1, 'JBSWY3DPEHPK3PXP'],
+      ['admin', 'admin@playground.test', 100, false],
+      ['editor', 'editor@playground.test', 50, false],
+      ['user', 'user@playground.test', 1, false],
+      ['alice', 'alice@playground.test', 1, true],
     ],
   )
+  // AES-256-GCM under a key derived from the application key, never the secret in clear.
+  assert.match(users[3]!.totp_secret!, /^v1\.[\w-]{16}\.[\w-]+\.[\w-]{22}$/)
+  assert.not.match(users[3]!.totp_secret!, 'JBSWY3DPEHPK3PXP')
 })
 
 test('stores passwords as scrypt hashes that verify the right password only', async ({ apps }) => {
@@ -162,6 +172,32 @@ test('generates varied products: unique skus, ~15 % inactive, NULL notes, every 
     assert.ok(Number.isInteger(p.stock) && p.stock >= 0)
     assert.ok(Array.isArray(p.tags) && p.tags.every((t) => typeof t === 'string'))
     assert.is(p.created_at.getUTCFullYear(), 2025)
+  }
+})
+
+test('creates alice without an application key, her second factor pending, and seals it on a start with one', async () => {
+  // Two starts on one database: a fresh PostgreSQL database, or a PGlite directory.
+  const onPostgres = /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '')
+  const db = onPostgres ? await createTestDatabase() : undefined
+  const dir = onPostgres ? undefined : mkdtempSync(join(tmpdir(), 'fw-seed-'))
+  const url = db?.url ?? `pglite://${dir}`
+  const start = async (env: NodeJS.ProcessEnv): Promise<Kernel> => {
+    const kernel = createApp({ env: { DATABASE_URL: url, ...env }, logger: createMemoryLogger() })
+    await kernel.boot()
+    await kernel.plugin('database').prepare()
+    return kernel
+  }
+  try {
+    const first = await start({})
+    assert.is(await first.plugin('database').em().count(User), 4)
+    assert.is((await first.plugin('auth').findUser('alice'))?.totp_secret, 'pending-seal')
+    await first.close()
+    const second = await start({ FW_APP_KEY: 'base64:seed-test-key' })
+    assert.match(String((await second.plugin('auth').findUser('alice'))?.totp_secret), /^v1\./)
+    await second.close()
+  } finally {
+    await db?.drop()
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true })
   }
 })
 

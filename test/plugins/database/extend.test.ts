@@ -39,14 +39,14 @@ test('lets a dependent plugin add its entities, migrations and seed during setup
     const api = kernel.plugin('database')
     assert.equal(await api.prepare(), { migrated: [migrations[0]!.name], seeded: true })
     assert.is((await api.em().findOneOrFail(Gadget, 1)).name, 'Kettle')
-    assert.throws(() => api.addEntities(GadgetSchema), /called after the database opened/)
+    assert.throws(() => api.addEntities(GadgetSchema), /called after the database started opening/)
   } finally {
     await kernel.close()
     await db.drop()
   }
 })
 
-test('refuses the ORM before boot with a message that says where to use it', () => {
+test('refuses the ORM before it opens with a message that says how to open it', () => {
   const kernel = createTestKernel({
     plugins: [[database, { url: 'pglite://memory', entities: [] }]],
   })
@@ -65,7 +65,7 @@ test('refuses the ORM before boot with a message that says where to use it', () 
   kernel.register(probe)
   return kernel.boot().then(async () => {
     assert.is(caught?.code, 'FW_ERR_DATABASE_NOT_READY')
-    assert.match(String(caught?.message), 'Use it in a boot tap, a handler or a command')
+    assert.match(String(caught?.message), "await kernel.plugin('database').ready()")
     await kernel.close()
   })
 })

@@ -64,3 +64,16 @@ export async function verifyPassword(password: string, stored: string): Promise<
   const actual = await derive(password, salt, expected.length, { N, r, p, maxmem: MAX_MEMORY })
   return timingSafeEqual(actual, expected)
 }
+
+let dummy: Promise<string> | undefined
+
+/**
+ * Spends the time of one {@link verifyPassword} against a hash of a random password and answers
+ * false: called for an unknown user, so that an unknown username and a wrong password take about
+ * as long and answer the same (no username enumeration by timing).
+ */
+export async function verifyDummyPassword(password: string): Promise<false> {
+  dummy ??= hashPassword(randomBytes(18).toString('base64'))
+  await verifyPassword(password, await dummy)
+  return false
+}

@@ -1,0 +1,177 @@
+// What bench/products.ts and bench/memory.ts share: a PostgreSQL database of their own seeded by
+// the playground itself, the product request (ids spread over 1…1000), a check of the answer's
+// shape, and an autocannon run bounded in time and in count.
+import autocannon from 'autocannon'
+import { spawnSync } from 'node:child_process'
+import { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
+import { firstOk, root, startFw, type FwCommand } from './playground-child.js'
+
+/** The local PostgreSQL server (trust auth); a database of the benchmark's own is created there. */
+export const POSTGRES_URL =
+  process.env.FW_BENCH_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/test'
+
+/** The databases created and not dropped yet: dropped on exit, also after Ctrl-C or a failure. */
+const undropped = new Set<string>()
+const DROP = `const pg = require('pg')
+const name = new URL(process.argv[1]).pathname.slice(1)
+const client = new pg.Client({ connectionString: process.argv[2] })
+client.connect().then(() => client.query('drop database if exists "' + name + '" with (force)')).finally(() => client.end())`
+process.once('exit', () => {
+  // Signal handlers exit at once, skipping every finally: drop what is left synchronously.
+  for (const url of undropped) {
+    if (!/^\/fw_test_[0-9a-f]+$/.test(new URL(url).pathname)) continue
+    spawnSync(process.execPath, ['-e', DROP, url, POSTGRES_URL], {
+      cwd: root,
+      stdio: 'ignore',
+      timeout: 10_000,
+    })
+  }
+})
+
+/** A PostgreSQL database of the benchmark's own (`createTestDatabase`), dropped by `drop()` or on exit. */
+export async function ownDatabase(): Promise<TestDatabase> {
+  const db = await createTestDatabase({ DATABASE_URL: POSTGRES_URL })
+  undropped.add(db.url)
+  return {
+    url: db.url,
+    async drop() {
+      undropped.delete(db.url)
+      await db.drop()
+    },
+  }
+}
+
+/** Sent with every product request: JSON wanted, and the demo application's API key. */
+export const PRODUCT_HEADERS: Readonly<Record<string, string>> = {
+  accept: 'application/json',
+  apikey: 'demo-api-key',
+}
+
+/** The seeded products are 1…1000. */
+export const PRODUCT_COUNT = 1000
+
+/** The i-th product path of a run: 7919 is prime to 1000, so every 1,000 requests visit each id once, spread out. */
+export function productPath(i: number): string {
+  return `/api/v1/products/${((i * 7919) % PRODUCT_COUNT) + 1}`
+}
+
+/** The columns of a product, in the order `toData()` answers them. */
+export const PRODUCT_COLUMNS = [
+  'id',
+  'name',
+  'sku',
+  'price',
+  'stock',
+  'active',
+  'tags',
+  'notes',
+  'category_id',
+  'created_at',
+] as const
+
+/** Throws unless `body` is `{data: {...every product column...}}` for product `id`. */
+export function checkProduct(name: string, id: number, body: string): Record<string, unknown> {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(body)
+  } catch {
+    throw new Error(`${name}: GET /api/v1/products/${id} answered non-JSON: ${body.slice(0, 300)}`)
+  }
+  const data = (parsed as { data?: Record<string, unknown> } | null)?.data
+  const keys = data === undefined || data === null ? [] : Object.keys(data).sort()
+  if (
+    data?.id !== id ||
+    keys.join() !== [...PRODUCT_COLUMNS].sort().join() ||
+    typeof data.price !== 'number'
+  ) {
+    throw new Error(
+      `${name}: GET /api/v1/products/${id} answered ${body.slice(0, 300)}; expected {data: {${PRODUCT_COLUMNS.join(', ')}}} with id ${id}`,
+    )
+  }
+  return data
+}
+
+/**
+ * A fresh PostgreSQL database, migrated and seeded by starting the playground on it once
+ * (production), then stopping it. Resolves when product 1000 answers, i.e. after the seed.
+ */
+export async function seededDatabase(command: FwCommand): Promise<TestDatabase> {
+  const db = await ownDatabase()
+  try {
+    const seeder = startFw({
+      name: 'playground (seeding)',
+      env: { DATABASE_URL: db.url, NODE_ENV: 'production' },
+      command,
+    })
+    try {
+      const { url } = await seeder.listening(60_000)
+      const { body } = await firstOk(
+        `${url}/api/v1/products/${PRODUCT_COUNT}`,
+        PRODUCT_HEADERS,
+        30_000,
+        50,
+      )
+      checkProduct('playground', PRODUCT_COUNT, body)
+    } catch (error) {
+      // The cause says what went wrong; its output is added unless the cause already carries it.
+      const output = (error as Error).message.includes(seeder.output())
+        ? ''
+        : `; its output:\n${seeder.output()}`
+      throw new Error(`seeding through the playground failed${output}`, { cause: error })
+    } finally {
+      await seeder.stop()
+    }
+    return db
+  } catch (error) {
+    await db.drop()
+    throw error
+  }
+}
+
+/** Options of {@link loadProducts}. */
+export interface ProductLoad {
+  readonly url: string
+  readonly connections: number
+  /** Run for this long (seconds)… */
+  readonly seconds?: number
+  /** …or until this many requests were answered (then `maxSeconds` bounds it in time). */
+  readonly amount?: number
+  /** With `amount`: stop after this long whatever the count (default 60 s). */
+  readonly maxSeconds?: number
+  /** Where this run starts in the id sequence (so consecutive runs keep spreading ids). */
+  readonly offset?: number
+}
+
+/**
+ * Loads `GET /api/v1/products/{id}` with autocannon, ids spread over 1…1000; stops by itself
+ * (duration, or amount bounded by maxSeconds). Throws on errors, timeouts or non-2xx answers.
+ */
+export function loadProducts(name: string, load: ProductLoad): Promise<autocannon.Result> {
+  let i = load.offset ?? 0
+  const options: autocannon.Options = {
+    url: load.url,
+    connections: load.connections,
+    pipelining: 1,
+    headers: { ...PRODUCT_HEADERS },
+    requests: [{ setupRequest: (req) => ({ ...req, path: productPath(i++) }) }],
+    ...(load.amount !== undefined ? { amount: load.amount } : { duration: load.seconds ?? 5 }),
+  }
+  return new Promise((resolve, reject) => {
+    let timer: NodeJS.Timeout | undefined
+    const instance = autocannon(options, (error: unknown, result: autocannon.Result) => {
+      clearTimeout(timer)
+      if (error) return reject(error as Error)
+      if (result.errors > 0 || result.timeouts > 0 || result.non2xx > 0) {
+        return reject(
+          new Error(
+            `${name}: ${result.errors} errors, ${result.timeouts} timeouts, ${result.non2xx} non-2xx responses (${JSON.stringify(result.statusCodeStats)})`,
+          ),
+        )
+      }
+      resolve(result)
+    })
+    if (load.amount !== undefined) {
+      timer = setTimeout(() => instance.stop(), (load.maxSeconds ?? 60) * 1000)
+    }
+  })
+}

@@ -1,0 +1,32 @@
+import type { SqlEntityManager as EntityManager } from '@mikro-orm/knex'
+import type { AuthApi } from 'fw/plugins/auth'
+import { DEMO_USERS } from '../demo-data.js'
+
+/**
+ * Creates the demo users of PLAYGROUND.md through the auth plugin, each one only when its username
+ * is free, so a second start writes nothing. A TOTP secret (alice's) is sealed under the
+ * application key; created without `FW_APP_KEY`, she exists but cannot finish a sign-in until a
+ * start with a key seals her secret (without a key no token can be issued anyway).
+ */
+export async function seedDemoUsers(auth: AuthApi, em: EntityManager): Promise<boolean> {
+  let wrote = false
+  for (const user of DEMO_USERS) {
+    if ((await auth.findUser(user.username, em)) !== undefined) {
+      if (user.totp_secret !== null)
+        wrote = (await auth.sealPendingTotp(user.username, user.totp_secret, em)) || wrote
+      continue
+    }
+    await auth.createUser(
+      {
+        username: user.username,
+        password: user.password,
+        email: `${user.username}@playground.test`,
+        usertype: user.usertype,
+        totpSecret: user.totp_secret,
+      },
+      em,
+    )
+    wrote = true
+  }
+  return wrote
+}

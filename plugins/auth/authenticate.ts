@@ -1,0 +1,129 @@
+import type { Identity, Kernel, RequestContext } from 'fw'
+import type { AuthCredential, AuthSource } from './events.js'
+import type { AuthRuntime } from './runtime.js'
+import { csrfTokenOf, readWebSession, sameString, SESSION_COOKIE } from './sessions.js'
+import { verifyAccessToken } from './tokens.js'
+
+/** A token found in a request's headers. */
+export interface PresentedToken {
+  readonly token: string
+  readonly credential: AuthCredential
+  readonly source: AuthSource
+}
+
+const BEARER = /^bearer[ \t]+([^\s]+)[ \t]*$/i
+
+/**
+ * The access token of a request: `Authorization: Bearer …` (scheme case-insensitive), else the
+ * `accessToken` header, else the deprecated `userAuth` header.
+ */
+export function presentedToken(ctx: RequestContext): PresentedToken | undefined {
+  const authorization = ctx.header('authorization')
+  if (authorization !== undefined) {
+    const m = BEARER.exec(authorization)
+    if (m) return { token: m[1]!, credential: 'accessToken', source: 'Authorization' }
+  }
+  const access = ctx.header('accesstoken')?.trim()
+  if (access)
+    return {
+      token: access.replace(/^bearer[ \t]+/i, ''),
+      credential: 'accessToken',
+      source: 'accessToken',
+    }
+  const legacy = ctx.header('userauth')?.trim()
+  if (legacy)
+    return {
+      token: legacy.replace(/^bearer[ \t]+/i, ''),
+      credential: 'userAuth',
+      source: 'userAuth',
+    }
+  return undefined
+}
+
+/** Methods that change nothing: a session cookie alone may identify their caller. */
+const SAFE = new Set(['GET', 'HEAD', 'OPTIONS'])
+
+function record(
+  ctx: RequestContext,
+  identity: Identity | undefined,
+  data: {
+    credential: AuthCredential | null
+    source: AuthSource | null
+    expires: number | null
+    refused?: string
+    claims?: Record<string, unknown>
+  },
+): void {
+  ctx.log.record('auth.resolved', {
+    user:
+      identity === undefined
+        ? null
+        : {
+            id: Number(identity.id),
+            username: identity.username ?? '',
+            usertype: identity.usertype ?? 0,
+          },
+    ...data,
+  })
+}
+
+/**
+ * Taps `authenticate` three times: `auth.accessToken` (bearer, `accessToken`, `userAuth`),
+ * `auth.session` (the session cookie; a state-changing method also needs the session's
+ * `X-CSRF-Token`), and `auth.anonymous` at stage 100 (records that nobody was recognised).
+ */
+export function tapAuthenticate(kernel: Kernel, rt: AuthRuntime): void {
+  kernel.hooks.authenticate.tapPromise('auth.accessToken', async (ctx) => {
+    const presented = presentedToken(ctx)
+    if (presented === undefined) return undefined
+    const { credential, source } = presented
+    const check = await verifyAccessToken(rt, presented.token)
+    if (!check.ok) {
+      ctx.state.authRefused = { credential, reason: check.reason }
+      record(ctx, undefined, { credential, source, expires: null, refused: check.reason })
+      return undefined
+    }
+    record(ctx, check.identity, {
+      credential,
+      source,
+      expires: check.expires,
+      claims: { ...check.claims },
+    })
+    return { ...check.identity, via: credential }
+  })
+
+  kernel.hooks.authenticate.tapPromise('auth.session', async (ctx) => {
+    const value = ctx.cookies[SESSION_COOKIE]
+    if (value === undefined || value === '') return undefined
+    const found = await readWebSession(rt, value)
+    if (!found.ok) {
+      ctx.state.authRefused = { credential: 'session', reason: found.reason }
+      record(ctx, undefined, {
+        credential: 'session',
+        source: 'cookie',
+        expires: null,
+        refused: found.reason,
+      })
+      return undefined
+    }
+    const expected = csrfTokenOf(rt, String(found.identity.tokenId))
+    const offered = ctx.header('x-csrf-token')
+    const csrf = expected !== undefined && offered !== undefined && sameString(offered, expected)
+    const expires = found.identity.expires ?? null
+    if (!csrf && !SAFE.has(ctx.method)) {
+      // The cookie alone never authenticates a state-changing call (a cross-site form would
+      // carry it): anonymous, and the reason recorded.
+      ctx.state.authRefused = { credential: 'session', reason: 'csrf' }
+      record(ctx, undefined, { credential: 'session', source: 'cookie', expires, refused: 'csrf' })
+      return undefined
+    }
+    record(ctx, found.identity, { credential: 'session', source: 'cookie', expires })
+    return { ...found.identity, csrf }
+  })
+
+  kernel.hooks.authenticate.tapPromise({ name: 'auth.anonymous', stage: 100 }, async (ctx) => {
+    if (ctx.log.ofType('auth.resolved').length === 0)
+      record(ctx, undefined, { credential: null, source: null, expires: null })
+    return undefined
+  })
+}

@@ -1,0 +1,165 @@
+// The auth plugin: users and credentials, token login with an optional second factor, lockout,
+// revocable HS256 tokens, web sessions with CSRF, and the `authenticate` taps.
+import type { SqlEntityManager as EntityManager } from '@mikro-orm/knex'
+import { definePlugin, type Identity } from 'fw'
+import { declareAccountRoutes } from './account-routes.js'
+import { deriveKeys } from './app-key.js'
+import { tapAuthenticate } from './authenticate.js'
+import { authEntities } from './entities.js'
+import './events.js'
+import { authMigrations } from './migration.js'
+import type { AuthRuntime } from './runtime.js'
+import { generateBackupCodes } from './second-factor.js'
+import { csrfTokenOf } from './sessions.js'
+import { TokenCache } from './token-cache.js'
+import {
+  issueAccessToken,
+  revokeAccessToken,
+  verifyAccessToken,
+  type IssuedToken,
+  type TokenCheck,
+} from './tokens.js'
+import {
+  createUser,
+  findUserById,
+  findUserByUsername,
+  sealPendingTotp,
+  type AuthUser,
+  type NewUser,
+} from './users.js'
+import { declareWebLogin } from './web-login.js'
+
+/** Options of the auth plugin. */
+export interface AuthOptions {
+  /** The clock in Unix milliseconds (lockouts, TOTP steps, token times). Default `Date.now`. */
+  now?: () => number
+  /** The `iss` of issued tokens, required of presented ones. Default: config `app.name`. */
+  issuer?: string
+  /**
+   * How long a verified token or session stays trusted without reading its row again, in ms
+   * (default 1000). A revocation on another instance takes effect within this time; 0: one
+   * indexed query per authenticated request.
+   */
+  tokenCacheMs?: number
+  /** Web-session lifetime in seconds (default 43200, 12 h). */
+  sessionTtl?: number
+  /** Web sign-in pages (`GET`/`POST /login`, `POST /logout`). Default: on when `views` is registered. */
+  webLogin?: boolean
+  /** The template of the sign-in page (default `login`). */
+  loginView?: string
+  /**
+   * Fills the auth tables of an empty database (demo users, say); run by the database plugin after
+   * the migrations, under its lock. Answers whether it wrote anything.
+   */
+  seed?: (auth: AuthApi, em: EntityManager) => Promise<boolean>
+}
+
+/** What `kernel.plugin('auth')` returns. */
+export interface AuthApi {
+  /** True when an application key is configured: tokens can be issued, TOTP secrets sealed. */
+  readonly hasAppKey: boolean
+  /**
+   * Creates a user (password hashed with scrypt, TOTP secret sealed under the application key).
+   *
+   * @example
+   * await kernel.plugin('auth').createUser({ username: 'ann', password: 's3cret', email: 'ann@example.test' })
+   */
+  createUser(
+    input: NewUser,
+    em?: EntityManager,
+  ): Promise<Pick<AuthUser, 'id' | 'username' | 'email' | 'usertype'>>
+  /** A user by username, case-insensitively. */
+  findUser(username: string, em?: EntityManager): Promise<AuthUser | undefined>
+  /**
+   * Seals the TOTP secret of a user created before there was an application key (no-op when it is
+   * already sealed or there is still no key). Returns whether it wrote.
+   */
+  sealPendingTotp(username: string, secret: string, em?: EntityManager): Promise<boolean>
+  /** Replaces a user's backup codes with 10 new ones, answered in clear (only hashes are stored). */
+  generateBackupCodes(userId: number): Promise<string[]>
+  /** Issues an access token for a user, as a login would; fails without an application key. */
+  issueToken(userId: number): Promise<IssuedToken>
+  /** Verifies an access token (signature, claims, stored row). */
+  verifyToken(token: string): Promise<TokenCheck>
+  /** Revokes an access token whose signature verifies. */
+  revokeToken(token: string): Promise<boolean>
+  /** The CSRF token of a web-session identity (what `X-CSRF-Token` must carry), else undefined. */
+  csrfToken(identity: Identity | undefined): string | undefined
+}
+
+declare module 'fw' {
+  interface PluginApis {
+    auth: AuthApi
+  }
+}
+
+/**
+ * Token login for fw: `POST /account/login`, `/account/login2fa`, `/account/logout`, web sign-in
+ * at `/login`, and `authenticate` taps for bearer tokens and web sessions.
+ *
+ * @example
+ * kernel.register(database, { entities, migrations }).register(auth, { seed: seedUsers })
+ */
+export default definePlugin<AuthOptions | undefined, AuthApi>({
+  name: 'auth',
+  dependsOn: ['database'],
+  setup(kernel, options = {}) {
+    const db = kernel.plugin('database')
+    db.addEntities(...authEntities)
+    db.addMigrations(...authMigrations)
+    const ttl = kernel.config.auth.token_ttl
+    const rt: AuthRuntime = {
+      kernel,
+      db,
+      keys: deriveKeys(kernel.config.app.key),
+      now: options.now ?? Date.now,
+      issuer: options.issuer ?? kernel.config.app.name,
+      tokenTtl: ttl !== undefined && ttl > 0 ? ttl : undefined,
+      sessionTtl: options.sessionTtl ?? 43_200,
+      cache: new TokenCache(options.tokenCacheMs ?? 1000),
+    }
+    const api: AuthApi = {
+      hasAppKey: rt.keys !== undefined,
+      createUser: (input, em) => createUser(rt, input, em),
+      findUser: (username, em) => findUserByUsername(rt, username, em),
+      sealPendingTotp: (username, secret, em) => sealPendingTotp(rt, username, secret, em),
+      generateBackupCodes: (userId) => generateBackupCodes(rt, userId),
+      async issueToken(userId) {
+        const user = await findUserById(rt, userId)
+        if (user === undefined) throw new Error(`issueToken(): no user ${userId}`)
+        return issueAccessToken(rt, user)
+      },
+      verifyToken: (token) => verifyAccessToken(rt, token),
+      revokeToken: (token) => revokeAccessToken(rt, token),
+      csrfToken: (identity) =>
+        identity?.via === 'session' && identity.tokenId !== undefined
+          ? csrfTokenOf(rt, identity.tokenId)
+          : undefined,
+    }
+    const seed = options.seed
+    if (seed !== undefined) db.addSeed((em) => seed(api, em))
+    tapAuthenticate(kernel, rt)
+    declareAccountRoutes(kernel, rt)
+    if (options.webLogin ?? kernel.hasPlugin('views'))
+      declareWebLogin(kernel, rt, { view: options.loginView ?? 'login' })
+    return api
+  },
+})
+
+export { hashPassword, verifyPassword } from './passwords.js'
+export { safeReturnPath } from './return-path.js'
+export { presentedToken } from './authenticate.js'
+export {
+  User,
+  UserSchema,
+  AuthToken,
+  AuthTokenSchema,
+  BackupCode,
+  Lockout,
+  PendingLogin,
+} from './entities.js'
+export type { TokenKind } from './entities.js'
+export type { NewUser, AuthUser } from './users.js'
+export type { IssuedToken, TokenCheck, TokenRefusal } from './tokens.js'
+export type { AuthCredential, AuthSource, ReportedClaims } from './events.js'
+export { LOCK_STEPS } from './lockout.js'

@@ -1,0 +1,41 @@
+import type { SqlEntityManager as EntityManager } from '@mikro-orm/knex'
+import type { Kernel } from 'fw'
+import type { DatabaseApi } from 'fw/plugins/database'
+import type { DerivedKeys } from './app-key.js'
+import type { TokenCache } from './token-cache.js'
+
+/** What the auth plugin's modules share: set up once per kernel in `index.ts`. */
+export interface AuthRuntime {
+  readonly kernel: Kernel
+  readonly db: DatabaseApi
+  /** Keys derived from the application key; undefined without one (logins answer 500). */
+  readonly keys: DerivedKeys | undefined
+  /** The clock, in Unix milliseconds (injectable for tests). */
+  readonly now: () => number
+  /** The `iss` claim of issued tokens and the issuer a token must carry. */
+  readonly issuer: string
+  /** Access-token lifetime in seconds; undefined: never expire (`auth.token_ttl` unset, 0 or < 0). */
+  readonly tokenTtl: number | undefined
+  /** Web-session lifetime in seconds. */
+  readonly sessionTtl: number
+  /** Verified credentials, for a short while (see `token-cache.ts`). */
+  readonly cache: TokenCache
+}
+
+/** A row as raw SQL answers it. */
+export type Row = Record<string, unknown>
+
+/** Runs one statement with `?` placeholders and answers its rows (use `returning` for writes). */
+export function query(
+  rt: AuthRuntime,
+  sql: string,
+  params: unknown[],
+  em?: EntityManager,
+): Promise<Row[]> {
+  return (em ?? rt.db.em()).execute<Row[]>(sql, params, 'all')
+}
+
+/** Unix seconds of the runtime's clock. */
+export function nowSeconds(rt: AuthRuntime): number {
+  return Math.floor(rt.now() / 1000)
+}

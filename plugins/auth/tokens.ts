@@ -1,0 +1,165 @@
+import { createHash, randomUUID, timingSafeEqual } from 'node:crypto'
+import jwt from 'jsonwebtoken'
+import type { Identity } from 'fw'
+import type { ReportedClaims } from './events.js'
+import { nowSeconds, query, type AuthRuntime } from './runtime.js'
+
+/** `nbf` is backdated by 12 hours so that clients with slow clocks are not refused. */
+export const NBF_BACKDATE = 43_200
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+
+/** Lowercase hex sha256 of a credential: what `auth_tokens.token_hash` stores. */
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('hex')
+}
+
+/** An issued access token. */
+export interface IssuedToken {
+  readonly token: string
+  readonly id: string
+  /** Unix seconds, or null: never expires. */
+  readonly expires: number | null
+  readonly claims: ReportedClaims
+}
+
+/** The subject of a token or a session. */
+export interface TokenSubject {
+  id: number
+  username: string
+  usertype: number
+  email: string
+}
+
+/**
+ * Issues an HS256 JWT for a user and stores its row (sha256 of the token, never the token):
+ * `iss`, `sub`, `userid`, `username`, `jti` (the row's id), `iat`, `nbf = iat − 43200`, and `exp`
+ * only with a positive `auth.token_ttl` (the row's `expires` is the same value).
+ */
+export async function issueAccessToken(rt: AuthRuntime, user: TokenSubject): Promise<IssuedToken> {
+  const keys = rt.keys
+  if (keys === undefined) throw new Error('issueAccessToken() without an application key')
+  const iat = nowSeconds(rt)
+  const exp = rt.tokenTtl === undefined ? undefined : iat + rt.tokenTtl
+  const id = randomUUID()
+  const claims = {
+    iss: rt.issuer,
+    sub: String(user.id),
+    userid: user.id,
+    username: user.username,
+    jti: id,
+    iat,
+    nbf: iat - NBF_BACKDATE,
+    ...(exp === undefined ? {} : { exp }),
+  }
+  const token = jwt.sign(claims, keys.jwt, { algorithm: 'HS256' })
+  await query(
+    rt,
+    'insert into "auth_tokens" ("id", "user_id", "kind", "token_hash", "expires", "revoked", "created_at") values (?, ?, ?, ?, ?, false, ?) returning "id"',
+    [id, user.id, 'access', hashToken(token), exp ?? null, new Date(rt.now())],
+  )
+  return { token, id, expires: exp ?? null, claims }
+}
+
+/** Why a token was refused. */
+export type TokenRefusal = 'unavailable' | 'invalid' | 'expired' | 'revoked' | 'unknown'
+
+/** What verifying a token found. */
+export type TokenCheck =
+  | { ok: true; identity: Identity; claims: ReportedClaims; expires: number | null }
+  | { ok: false; reason: TokenRefusal }
+
+function reportedClaims(payload: jwt.JwtPayload): ReportedClaims {
+  const out: ReportedClaims = {}
+  for (const k of ['sub', 'iss', 'aud', 'iat', 'exp', 'nbf', 'jti', 'userid', 'username'] as const)
+    if (payload[k] !== undefined) (out as Record<string, unknown>)[k] = payload[k]
+  return out
+}
+
+/** Checks the signature (HS256 only), `iss`, `nbf` and `exp`; answers the payload or a refusal. */
+export function readSignedToken(
+  rt: AuthRuntime,
+  token: string,
+  options: { ignoreExpiration?: boolean } = {},
+): { ok: true; payload: jwt.JwtPayload } | { ok: false; reason: TokenRefusal } {
+  if (rt.keys === undefined) return { ok: false, reason: 'unavailable' }
+  try {
+    const payload = jwt.verify(token, rt.keys.jwt, {
+      algorithms: ['HS256'],
+      issuer: rt.issuer,
+      clockTimestamp: nowSeconds(rt),
+      ignoreExpiration: options.ignoreExpiration === true,
+    })
+    if (typeof payload === 'string' || typeof payload.jti !== 'string' || !UUID.test(payload.jti))
+      return { ok: false, reason: 'invalid' }
+    if (typeof payload.sub !== 'string') return { ok: false, reason: 'invalid' }
+    return { ok: true, payload }
+  } catch (error) {
+    return { ok: false, reason: error instanceof jwt.TokenExpiredError ? 'expired' : 'invalid' }
+  }
+}
+
+function sameHash(a: string, b: string): boolean {
+  return a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b))
+}
+
+/**
+ * Verifies an access token: the signature and claims, then its stored row (one query by primary
+ * key, joined to the user): there, of kind `access`, the same hash, not revoked, not past
+ * `expires`. A verified token is cached for the runtime's cache time (see `token-cache.ts`).
+ */
+export async function verifyAccessToken(rt: AuthRuntime, token: string): Promise<TokenCheck> {
+  const cached = rt.cache.get(token, rt.now())
+  if (cached !== undefined)
+    return {
+      ok: true,
+      identity: cached.identity,
+      claims: cached.claims ?? {},
+      expires: cached.expires,
+    }
+  const signed = readSignedToken(rt, token)
+  if (!signed.ok) return signed
+  const { payload } = signed
+  const rows = await query(
+    rt,
+    `select t."token_hash", t."kind", t."expires", t."revoked", u."id", u."username", u."usertype", u."email"
+     from "auth_tokens" t join "users" u on u."id" = t."user_id" where t."id" = ?`,
+    [payload.jti],
+  )
+  const row = rows[0]
+  if (row === undefined) return { ok: false, reason: 'unknown' }
+  if (row.kind !== 'access' || !sameHash(String(row.token_hash), hashToken(token)))
+    return { ok: false, reason: 'invalid' }
+  if (String(row.id) !== payload.sub) return { ok: false, reason: 'invalid' }
+  if (row.revoked === true) return { ok: false, reason: 'revoked' }
+  const expires = row.expires === null ? null : Number(row.expires)
+  if (expires !== null && expires <= nowSeconds(rt)) return { ok: false, reason: 'expired' }
+  const identity: Identity = {
+    id: Number(row.id),
+    username: String(row.username),
+    usertype: Number(row.usertype),
+    email: String(row.email),
+    via: 'accessToken',
+    tokenId: payload.jti!,
+    expires,
+  }
+  const claims = reportedClaims(payload)
+  rt.cache.set(token, { identity, claims, expires, checkedAt: rt.now() })
+  return { ok: true, identity, claims, expires }
+}
+
+/**
+ * Revokes the row of a token whose signature verifies (expired or not). Answers whether a row was
+ * revoked. A token that does not verify revokes nothing: nobody revokes someone else's token by
+ * guessing a `jti`.
+ */
+export async function revokeAccessToken(rt: AuthRuntime, token: string): Promise<boolean> {
+  rt.cache.delete(token)
+  const signed = readSignedToken(rt, token, { ignoreExpiration: true })
+  if (!signed.ok) return false
+  const rows = await query(
+    rt,
+    'update "auth_tokens" set "revoked" = true where "id" = ? and "token_hash" = ? and "revoked" = false returning "id"',
+    [signed.payload.jti, hashToken(token)],
+  )
+  return rows.length === 1
+}

@@ -1,0 +1,156 @@
+import type { SqlEntityManager as EntityManager } from '@mikro-orm/knex'
+import { FwError } from 'fw'
+import { openSecret, sealSecret } from './app-key.js'
+import { hashPassword } from './passwords.js'
+import { query, type AuthRuntime, type Row } from './runtime.js'
+
+/** What {@link createUser} takes. */
+export interface NewUser {
+  username: string
+  password: string
+  email: string
+  /** Default 1. */
+  usertype?: number
+  /** A base32 TOTP secret: the user then signs in with a second factor. Needs the application key. */
+  totpSecret?: string | null
+}
+
+/** A user as the auth plugin reads it for a sign-in. */
+export interface AuthUser {
+  id: number
+  username: string
+  email: string
+  usertype: number
+  password_hash: string
+  /** The sealed TOTP secret, or null. */
+  totp_secret: string | null
+}
+
+/** The `user` object of a login success response (spec-notes: `{id, username, email}`). */
+export function publicUser(user: { id: number; username: string; email: string }): {
+  id: number
+  username: string
+  email: string
+} {
+  return { id: user.id, username: user.username, email: user.email }
+}
+
+function toAuthUser(row: Row): AuthUser {
+  return {
+    id: Number(row.id),
+    username: String(row.username),
+    email: String(row.email),
+    usertype: Number(row.usertype),
+    password_hash: String(row.password_hash),
+    totp_secret: row.totp_secret === null ? null : String(row.totp_secret),
+  }
+}
+
+/** The user of a username, case-insensitively (through the `lower(username)` unique index). */
+export async function findUserByUsername(
+  rt: AuthRuntime,
+  username: string,
+  em?: EntityManager,
+): Promise<AuthUser | undefined> {
+  const rows = await query(
+    rt,
+    'select "id", "username", "email", "usertype", "password_hash", "totp_secret" from "users" where lower("username") = lower(?)',
+    [username],
+    em,
+  )
+  return rows[0] === undefined ? undefined : toAuthUser(rows[0])
+}
+
+/** The user of an id. */
+export async function findUserById(
+  rt: AuthRuntime,
+  id: number,
+  em?: EntityManager,
+): Promise<AuthUser | undefined> {
+  const rows = await query(
+    rt,
+    'select "id", "username", "email", "usertype", "password_hash", "totp_secret" from "users" where "id" = ?',
+    [id],
+    em,
+  )
+  return rows[0] === undefined ? undefined : toAuthUser(rows[0])
+}
+
+/** The plain TOTP secret of a user, or undefined (none, no key, or a seal that does not open). */
+/** Stored in `totp_secret` for a user created with a TOTP secret while there was no application key. */
+export const TOTP_PENDING_SEAL = 'pending-seal'
+
+/**
+ * Seals the TOTP secret of a user created without an application key (its `totp_secret` is
+ * {@link TOTP_PENDING_SEAL}); a user whose secret is already sealed is left alone. Returns whether
+ * it wrote.
+ */
+export async function sealPendingTotp(
+  rt: AuthRuntime,
+  username: string,
+  secret: string,
+  em?: EntityManager,
+): Promise<boolean> {
+  if (rt.keys === undefined) return false
+  const sealed = sealSecret(rt.keys.totp, secret.replace(/\s+/g, '').toUpperCase())
+  const rows = await query(
+    rt,
+    'update "users" set "totp_secret" = ? where lower("username") = lower(?) and "totp_secret" = ? returning "id"',
+    [sealed, username.trim(), TOTP_PENDING_SEAL],
+    em,
+  )
+  return rows.length > 0
+}
+
+export function totpSecretOf(rt: AuthRuntime, user: AuthUser): string | undefined {
+  if (user.totp_secret === null || rt.keys === undefined) return undefined
+  return openSecret(rt.keys.totp, user.totp_secret)
+}
+
+/**
+ * Creates a user: the password hashed with scrypt, the TOTP secret sealed under the application
+ * key. Fails with `FW_ERR_AUTH_USER_INVALID` on an empty username or password, and with
+ * `FW_ERR_AUTH_NO_APP_KEY` when a TOTP secret is given without an application key.
+ */
+export async function createUser(
+  rt: AuthRuntime,
+  input: NewUser,
+  em?: EntityManager,
+): Promise<Omit<AuthUser, 'password_hash' | 'totp_secret'>> {
+  const username = input.username.trim()
+  if (username === '' || username.length > 100 || input.password === '') {
+    throw new FwError(
+      'FW_ERR_AUTH_USER_INVALID',
+      'createUser() needs a username of 1 to 100 characters and a non-empty password.',
+    )
+  }
+  let sealed: string | null = null
+  if (input.totpSecret) {
+    // Without an application key the secret cannot be sealed, and is not kept: the user still
+    // needs a second factor (no sign-in succeeds until sealPendingTotp() stores the secret once a
+    // key exists; without a key no token can be issued anyway).
+    sealed =
+      rt.keys === undefined
+        ? TOTP_PENDING_SEAL
+        : sealSecret(rt.keys.totp, input.totpSecret.replace(/\s+/g, '').toUpperCase())
+  }
+  const rows = await query(
+    rt,
+    'insert into "users" ("username", "email", "password_hash", "usertype", "totp_secret", "created_at") values (?, ?, ?, ?, ?, ?) returning "id"',
+    [
+      username,
+      input.email,
+      await hashPassword(input.password),
+      input.usertype ?? 1,
+      sealed,
+      new Date(rt.now()),
+    ],
+    em,
+  )
+  return {
+    id: Number(rows[0]!.id),
+    username,
+    email: input.email,
+    usertype: input.usertype ?? 1,
+  }
+}

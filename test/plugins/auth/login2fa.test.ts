@@ -1,0 +1,175 @@
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import type { Kernel } from 'fw'
+import { ALICE_SECRET, cookieFrom, createAuthApp, login, totpAt, type AuthApp } from './fixtures.js'
+
+const test = suite<{ app: AuthApp }>('auth login2fa', {} as { app: AuthApp })
+
+test.before(async (context) => {
+  context.app = await createAuthApp()
+})
+test.after(async ({ app }) => app.close())
+
+/** Passes alice's first leg and answers the pending-login cookie. */
+async function firstLeg(app: AuthApp): Promise<string> {
+  const res = await login(app.kernel, 'alice', 'alice-pass')
+  assert.is(res.status, 401)
+  return cookieFrom(res.headers['set-cookie'], 'fw_2fa')!
+}
+
+function code(
+  kernel: Kernel,
+  pending: string | undefined,
+  body: unknown,
+  url = '/account/login2fa',
+) {
+  return kernel.inject({
+    method: 'POST',
+    url,
+    body: body as Record<string, unknown>,
+    cookies: pending === undefined ? {} : { fw_2fa: pending },
+  })
+}
+
+/** Moves the clock to the start of a fresh 30 s step (so ±1 step is unambiguous). */
+function nextStep(app: AuthApp): void {
+  app.clock.t = (Math.floor(app.clock.t / 30_000) + 2) * 30_000 + 1_000
+}
+
+test('completes with a correct TOTP code: the same 200 shape as a direct login', async ({
+  app,
+}) => {
+  nextStep(app)
+  const pending = await firstLeg(app)
+  const res = await code(app.kernel, pending, { code: totpAt(ALICE_SECRET, app.clock.t) })
+  assert.is(res.status, 200)
+  const body = res.json<Record<string, unknown>>()
+  assert.equal(Object.keys(body).sort(), ['access_token', 'status', 'token_type', 'user'])
+  assert.equal(body.user, { id: 4, username: 'alice', email: 'alice@playground.test' })
+  // The pending login is spent: its cookie is cleared and cannot be used again.
+  assert.match(String(res.headers['set-cookie']), /fw_2fa=;/)
+  nextStep(app)
+  const again = await code(app.kernel, pending, { code: totpAt(ALICE_SECRET, app.clock.t) })
+  assert.equal(again.json(), { error: 'invalid_code' })
+})
+
+test('accepts a code of the previous or next step, not two steps away', async ({ app }) => {
+  nextStep(app)
+  let pending = await firstLeg(app)
+  const previous = await code(app.kernel, pending, {
+    code: totpAt(ALICE_SECRET, app.clock.t - 30_000),
+  })
+  assert.is(previous.status, 200)
+  nextStep(app)
+  pending = await firstLeg(app)
+  const far = await code(app.kernel, pending, { code: totpAt(ALICE_SECRET, app.clock.t - 60_000) })
+  assert.is(far.status, 401)
+  const next = await code(app.kernel, pending, { code: totpAt(ALICE_SECRET, app.clock.t + 30_000) })
+  assert.is(next.status, 200)
+})
+
+test('refuses a replayed TOTP code, and a code of a step at or before the last accepted one', async ({
+  app,
+}) => {
+  nextStep(app)
+  const used = totpAt(ALICE_SECRET, app.clock.t)
+  assert.is((await code(app.kernel, await firstLeg(app), { code: used })).status, 200)
+  const replay = await code(app.kernel, await firstLeg(app), { code: used })
+  assert.is(replay.status, 401)
+  assert.equal(replay.json(), { error: 'invalid_code' })
+  // The previous step is inside the ±1 window but at or before the last accepted step.
+  const older = await code(app.kernel, await firstLeg(app), {
+    code: totpAt(ALICE_SECRET, app.clock.t - 30_000),
+  })
+  assert.is(older.status, 401)
+  await clear(app)
+})
+
+test('answers an empty code 400 missing_code and spends no attempt', async ({ app }) => {
+  nextStep(app)
+  const pending = await firstLeg(app)
+  for (let i = 0; i < 6; i++) {
+    const res = await code(app.kernel, pending, { code: '  ' })
+    assert.is(res.status, 400)
+    assert.equal(res.json(), { error: 'missing_code' })
+  }
+  const res = await code(app.kernel, pending, { code: totpAt(ALICE_SECRET, app.clock.t) })
+  assert.is(res.status, 200)
+})
+
+test('never reads a code from the query string: it counts as absent', async ({ app }) => {
+  nextStep(app)
+  const pending = await firstLeg(app)
+  const res = await code(
+    app.kernel,
+    pending,
+    {},
+    `/account/login2fa?code=${totpAt(ALICE_SECRET, app.clock.t)}`,
+  )
+  assert.is(res.status, 400)
+  assert.equal(res.json(), { error: 'missing_code' })
+  await clear(app, pending)
+})
+
+test('answers a wrong code 401 invalid_code and keeps the pending login', async ({ app }) => {
+  nextStep(app)
+  const pending = await firstLeg(app)
+  const wrong = await code(app.kernel, pending, { code: '000000' })
+  assert.is(wrong.status, 401)
+  assert.equal(wrong.json(), { error: 'invalid_code' })
+  const right = await code(app.kernel, pending, { code: totpAt(ALICE_SECRET, app.clock.t) })
+  assert.is(right.status, 200)
+})
+
+test('answers 401 invalid_code without a pending login, with a foreign cookie, or after 300 s', async ({
+  app,
+}) => {
+  nextStep(app)
+  const c = totpAt(ALICE_SECRET, app.clock.t)
+  assert.equal((await code(app.kernel, undefined, { code: c })).json(), { error: 'invalid_code' })
+  assert.equal((await code(app.kernel, 'forged-value', { code: c })).json(), {
+    error: 'invalid_code',
+  })
+  const pending = await firstLeg(app)
+  app.clock.t += 301_000
+  nextStep(app)
+  const late = await code(app.kernel, pending, { code: totpAt(ALICE_SECRET, app.clock.t) })
+  assert.is(late.status, 401)
+  assert.equal(late.json(), { error: 'invalid_code' })
+  await clear(app)
+})
+
+test('offers backup_code while unused codes remain, and takes each code once', async ({ app }) => {
+  const auth = app.kernel.plugin('auth')
+  const codes = await auth.generateBackupCodes(4)
+  assert.is(codes.length, 10)
+  assert.is(new Set(codes).size, 10)
+  for (const c of codes) assert.match(c, /^[a-z2-9]{4}-[a-z2-9]{4}-[a-z2-9]{4}-[a-z2-9]{4}$/)
+  const first = await login(app.kernel, 'alice', 'alice-pass')
+  assert.equal(first.json(), { error: 'two_factor_required', methods: ['totp', 'backup_code'] })
+  const pending = cookieFrom(first.headers['set-cookie'], 'fw_2fa')!
+  // Typed in upper case without dashes: still the code.
+  const ok = await code(app.kernel, pending, { code: codes[0]!.replaceAll('-', '').toUpperCase() })
+  assert.is(ok.status, 200)
+  const reuse = await code(app.kernel, await firstLeg(app), { code: codes[0] })
+  assert.is(reuse.status, 401)
+  assert.equal(reuse.json(), { error: 'invalid_code' })
+  await clear(app)
+  // Spend the other nine: then backup_code is no longer offered.
+  for (const c of codes.slice(1)) {
+    assert.is((await code(app.kernel, await firstLeg(app), { code: c })).status, 200)
+  }
+  const last = await login(app.kernel, 'alice', 'alice-pass')
+  assert.equal(last.json(), { error: 'two_factor_required', methods: ['totp'] })
+})
+
+/** Signs alice in with a fresh TOTP step, which clears her failure count. */
+async function clear(app: AuthApp, pending?: string): Promise<void> {
+  nextStep(app)
+  const res = await code(app.kernel, pending ?? (await firstLeg(app)), {
+    code: totpAt(ALICE_SECRET, app.clock.t),
+  })
+  assert.is(res.status, 200)
+}
+
+test.run()
