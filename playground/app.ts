@@ -7,7 +7,6 @@ import logging from 'fw/plugins/logging'
 import views from 'fw/plugins/views'
 import { seedDemoUsers } from './auth/seed-users.js'
 import { entities } from './entities/index.js'
-import { migrations } from './migrations/index.js'
 import playground from './plugin.js'
 import { seed } from './seed.js'
 
@@ -62,7 +61,12 @@ export default function createApp({ env = process.env, logger }: PlaygroundOptio
   if (logger === undefined) kernel.register(logging)
   return kernel
     .register(views)
-    .register(database, { entities, migrations, seed })
+    .register(database, {
+      entities,
+      // Imported when the database opens, not when the app loads (keeps `fw route:list` fast).
+      migrations: () => import('./migrations/index.js').then((m) => m.migrations),
+      seed,
+    })
     .register(auth, { seed: seedDemoUsers })
     .register(playground)
 }

@@ -7,7 +7,6 @@ import { deriveKeys } from './app-key.js'
 import { tapAuthenticate } from './authenticate.js'
 import { authEntities } from './entities.js'
 import './events.js'
-import { authMigrations } from './migration.js'
 import type { AuthRuntime } from './runtime.js'
 import { generateBackupCodes } from './second-factor.js'
 import { csrfTokenOf } from './sessions.js'
@@ -106,7 +105,8 @@ export default definePlugin<AuthOptions | undefined, AuthApi>({
   setup(kernel, options = {}) {
     const db = kernel.plugin('database')
     db.addEntities(...authEntities)
-    db.addMigrations(...authMigrations)
+    // Imported when the database opens: processes that never query skip @mikro-orm/migrations.
+    db.addMigrations(() => import('./migration.js').then((m) => m.authMigrations))
     const ttl = kernel.config.auth.token_ttl
     const rt: AuthRuntime = {
       kernel,

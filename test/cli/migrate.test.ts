@@ -33,7 +33,8 @@ test('lists the pending migration, runs it with the seed, then has nothing left 
   const before = await runCli(['migrate', '--status'], { env })
   assert.is(before.code, 0, before.stderr)
   assert.match(before.stdout, /pending\s+\S*create_playground_tables/)
-  assert.match(before.stdout, '0 ran, 1 pending')
+  assert.match(before.stdout, '0 ran, 2 pending')
+  assert.match(before.stdout, /pending\s+\S*create_auth_tables/)
 
   const run = await runCli(['migrate'], { env })
   assert.is(run.code, 0, run.stderr)
@@ -41,7 +42,7 @@ test('lists the pending migration, runs it with the seed, then has nothing left 
   assert.match(run.stdout, 'Seeded the empty database.')
 
   const after = await runCli(['migrate', '--status'], { env })
-  assert.match(after.stdout, '1 ran, 0 pending')
+  assert.match(after.stdout, '2 ran, 0 pending')
   const again = await runCli(['migrate'], { env })
   assert.match(again.stdout, 'Nothing to migrate.')
   assert.not.match(again.stdout, 'Seeded')

@@ -15,7 +15,7 @@ test('lets a dependent plugin add its entities, migrations and seed during setup
     setup(kernel) {
       const api = kernel.plugin<DatabaseApi>('database')
       api.addEntities(GadgetSchema)
-      api.addMigrations(...migrations)
+      api.addMigrations(migrations)
       api.addSeed(async (em) => {
         if ((await em.count(Gadget)) > 0) return false
         em.create(Gadget, {
