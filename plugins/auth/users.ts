@@ -109,8 +109,9 @@ export function totpSecretOf(rt: AuthRuntime, user: AuthUser): string | undefine
 
 /**
  * Creates a user: the password hashed with scrypt, the TOTP secret sealed under the application
- * key. Fails with `FW_ERR_AUTH_USER_INVALID` on an empty username or password, and with
- * `FW_ERR_AUTH_NO_APP_KEY` when a TOTP secret is given without an application key.
+ * key. Fails with `FW_ERR_AUTH_USER_INVALID` on an empty username or password. Without an
+ * application key a TOTP secret is not kept: the user is marked {@link TOTP_PENDING_SEAL} (a second
+ * factor is required, and none succeeds) until `sealPendingTotp()` stores it under a key.
  */
 export async function createUser(
   rt: AuthRuntime,
