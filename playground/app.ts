@@ -5,6 +5,7 @@ import auth from 'fw/plugins/auth'
 import database from 'fw/plugins/database'
 import logging from 'fw/plugins/logging'
 import views from 'fw/plugins/views'
+import { declareMe } from './auth/me.js'
 import { seedDemoUsers } from './auth/seed-users.js'
 import { entities } from './entities/index.js'
 import playground from './plugin.js'
@@ -59,6 +60,7 @@ export default function createApp({ env = process.env, logger }: PlaygroundOptio
     },
   })
   if (logger === undefined) kernel.register(logging)
+  declareMe(kernel)
   return kernel
     .register(views)
     .register(database, {

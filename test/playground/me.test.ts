@@ -1,0 +1,89 @@
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import type { Kernel } from 'fw'
+import { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
+import { createMemoryLogger } from 'fw/testing'
+import createApp from '../../playground/app.js'
+
+const test = suite<{ db: TestDatabase; kernel: Kernel; token: string }>('playground me')
+
+test.before(async (context) => {
+  context.db = await createTestDatabase()
+  context.kernel = createApp({
+    env: { DATABASE_URL: context.db.url, FW_APP_KEY: 'base64:me-test-key' },
+    logger: createMemoryLogger(),
+  })
+  await context.kernel.boot()
+  await context.kernel.plugin('database').prepare()
+  const login = await context.kernel.inject({
+    method: 'POST',
+    url: '/account/login',
+    body: { username: 'editor', password: 'editor-pass' },
+  })
+  context.token = login.json<{ access_token: string }>().access_token
+})
+
+test.after(async ({ kernel, db }) => {
+  await kernel.close()
+  await db.drop()
+})
+
+test('answers /api/v1/me for a bearer token, through either header', async ({ kernel, token }) => {
+  for (const headers of [{ authorization: `Bearer ${token}` }, { accesstoken: token }]) {
+    const res = await kernel.inject({ url: '/api/v1/me', headers })
+    assert.is(res.status, 200)
+    assert.equal(res.json(), {
+      id: 2,
+      username: 'editor',
+      email: 'editor@playground.test',
+      usertype: 50,
+    })
+  }
+})
+
+test('answers 401 with the Unauthenticated envelope without credentials or with a bad token', async ({
+  kernel,
+  token,
+}) => {
+  for (const headers of [
+    {},
+    { authorization: `Bearer ${token}x` },
+    { authorization: 'Bearer not.a.jwt' },
+  ]) {
+    const res = await kernel.inject({ url: '/api/v1/me', headers })
+    assert.is(res.status, 401)
+    assert.equal(res.json(), {
+      status: 401,
+      statusmessage: 'Unauthenticated',
+      message: 'Authentication required.',
+      error: 'Unauthenticated',
+    })
+  }
+})
+
+test('refuses a token once it was logged out', async ({ kernel }) => {
+  const login = await kernel.inject({
+    method: 'POST',
+    url: '/account/login',
+    body: { username: 'user', password: 'user-pass' },
+  })
+  const token = login.json<{ access_token: string }>().access_token
+  assert.is(
+    (await kernel.inject({ url: '/api/v1/me', headers: { authorization: `Bearer ${token}` } }))
+      .status,
+    200,
+  )
+  const out = await kernel.inject({
+    method: 'POST',
+    url: '/account/logout',
+    headers: { authorization: `bearer ${token}` },
+  })
+  assert.equal(out.json(), { status: 'ok' })
+  assert.is(
+    (await kernel.inject({ url: '/api/v1/me', headers: { authorization: `Bearer ${token}` } }))
+      .status,
+    401,
+  )
+})
+
+test.run()
