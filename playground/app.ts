@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url'
 import { createKernel, type AppFactory, type Kernel, type Logger } from 'fw'
 import auth from 'fw/plugins/auth'
 import database from 'fw/plugins/database'
+import list from 'fw/plugins/list'
 import logging from 'fw/plugins/logging'
 import views from 'fw/plugins/views'
 import { declareMe } from './auth/me.js'
@@ -70,6 +71,7 @@ export default function createApp({ env = process.env, logger }: PlaygroundOptio
       seed,
     })
     .register(auth, { seed: seedDemoUsers })
+    .register(list)
     .register(playground)
 }
 

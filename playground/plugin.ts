@@ -5,6 +5,7 @@ import { log } from './controllers/demo-log.js'
 import { queries } from './controllers/demo-queries.js'
 import { home } from './controllers/home.js'
 import { ProductsController } from './controllers/products.js'
+import { declareListRoutes } from './list/routes.js'
 
 /**
  * The `api` middleware group of `/api/v1` and `/api/v2`: a pass-through for now; the API
@@ -35,7 +36,6 @@ function declareRoutes(kernel: Kernel): void {
   // The products resource without its two HTML forms (create, edit), declared route by route so
   // that `{product}` binds to the entity (a missing id is a 404 before the controller runs).
   router.group({ prefix: 'api/v1', middleware: ['api'], name: 'v1.' }, (r) => {
-    r.get('products', [ProductsController, 'index']).name('products.index')
     r.post('products', [ProductsController, 'store']).name('products.store')
     r.get('products/{product}', [ProductsController, 'show'])
       .name('products.show')
@@ -50,6 +50,7 @@ function declareRoutes(kernel: Kernel): void {
   router.group({ prefix: 'api/v2', middleware: ['api'], name: 'v2.' }, (r) => {
     r.get('products', [ProductsController, 'flatIndex']).name('products.index')
   })
+  declareListRoutes(kernel) // v1.products.index, v1.products.datatable, GET /products
 }
 
 /** The playground's own plugin: the `api` middleware group and the routes of PLAYGROUND.md. */

@@ -1,8 +1,7 @@
 // The products API of PLAYGROUND.md, under `api/v1` (and the flat list of `api/v2`).
 //
 // Response shapes:
-//   index (v1)  200 {data: [{id, name, sku, price}], pagination: {currentpage, itemsperpage,
-//               totalitems, totalpages, hasnext, hasprevious}}   (the list engine replaces it)
+//   index (v1)  the list engine (playground/list/): {data, pagination, fields}
 //   index (v2)  200 {data: [{id, name, sku, price}], total, page, per_page, last_page}
 //   show        200 {data: <every column>}
 //   store       201 {data: <every column>} with Location: /api/v1/products/<id>
@@ -19,7 +18,7 @@ import type { SqlEntityManager as EntityManager } from '@mikro-orm/knex'
 import { empty, HttpError, json, type Reply, type RequestContext } from 'fw'
 import { Category } from '../entities/category.js'
 import { Product } from '../entities/product.js'
-import { paginate, pageCount, readPaging, type Paging } from './paging.js'
+import { pageCount, readPaging, type Paging } from './paging.js'
 import { readProductInput, type FieldErrors, type ProductInput } from './product-input.js'
 
 /** The list's default field set (PLAYGROUND.md). */
@@ -104,13 +103,6 @@ async function flush(em: EntityManager): Promise<void> {
 
 /** The `v1.products.*` routes. `{product}` is bound to the `Product` entity by the database plugin. */
 export class ProductsController {
-  /** `GET /api/v1/products?page=&per_page=` */
-  async index(ctx: RequestContext): Promise<Reply> {
-    const paging = readPaging(ctx.query)
-    const { rows, total } = await listPage(database(ctx).em, paging)
-    return json({ data: rows, pagination: paginate(paging, total) })
-  }
-
   /** `GET /api/v1/products/{product}` */
   show(ctx: RequestContext): Reply {
     return json({ data: database(ctx).toData(ctx.models.product as Product) })

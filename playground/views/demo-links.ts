@@ -20,6 +20,11 @@ export const DEMO_LINKS: readonly DemoLink[] = [
   { href: '/api/v1/products/1', what: 'a product through the API (JSON)' },
   { href: '/api/v2/products', what: 'the v2 list shape' },
   {
+    href: '/products',
+    what: 'a products table that pages, sorts and searches through the list engine',
+  },
+  { href: '/login', what: 'sign in (a web session with a CSRF token)' },
+  {
     href: '/?r=demo/echo/x',
     what: 'the classic controller <code>demo</code>: legacy decomposition with an option',
   },

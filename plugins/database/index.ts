@@ -7,6 +7,9 @@ import './events.js'
 import { MigrateCommand } from './migrate-command.js'
 import type { AnyEntitySchema, OpenedDatabase } from './orm.js'
 import type { PrepareResult } from './prepare.js'
+import type * as SerializeModuleNs from './serialize.js'
+
+type SerializeModule = typeof SerializeModuleNs
 
 /**
  * Migrations in order as `{ name, class }`, or a function that imports them: a loader keeps
@@ -106,7 +109,7 @@ export default definePlugin<DatabaseOptions, DatabaseApi>({
     const migrations: Migrations[] = options.migrations ? [options.migrations] : []
     const seeds: NonNullable<DatabaseOptions['seed']>[] = options.seed ? [options.seed] : []
     let db: OpenedDatabase | undefined
-    let serialize: typeof import('./serialize.js') | undefined
+    let serialize: SerializeModule | undefined
     let opening: Promise<void> | undefined
     // MikroORM, its drivers and PGlite load here, on first need (serving, a request, a command
     // that queries), never for commands that only boot the app: `fw route:list` stays fast.

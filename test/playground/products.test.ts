@@ -17,6 +17,7 @@ interface Pagination {
 interface Page {
   data: Record<string, unknown>[]
   pagination: Pagination
+  fields: string[]
 }
 type One = { data: Record<string, unknown> }
 type Invalid = { errors: Record<string, string[]> }
@@ -47,19 +48,25 @@ const valid = { name: 'Desk lamp', sku: 'NEW-0001', price: 19.5, stock: 3 }
 /** Valid but for the field under test, with a sku no test stores. */
 const unstored = { ...valid, sku: 'NEVER-STORED' }
 
-test('lists the first page of 20 products in the default field set, ordered by id', async ({
+test('lists the first page of 20 products in the default field set, newest id first', async ({
   kernel,
 }) => {
   const res = await kernel.inject('/api/v1/products')
   assert.is(res.status, 200)
   const body = res.json<Page>()
-  assert.equal(Object.keys(body), ['data', 'pagination'])
+  assert.equal(Object.keys(body), ['data', 'pagination', 'fields'])
+  assert.equal(body.fields, ['id', 'name', 'sku', 'price'])
   assert.equal(
     body.data.map((p) => p.id),
+    Array.from({ length: 20 }, (_, i) => 1000 - i),
+  )
+  const byId = (await kernel.inject('/api/v1/products?order=id')).json<Page>()
+  assert.equal(
+    byId.data.map((p) => p.id),
     Array.from({ length: 20 }, (_, i) => i + 1),
   )
   assert.equal(Object.keys(body.data[0]!), ['id', 'name', 'sku', 'price'])
-  assert.is(body.data[0]!.sku, 'PG-0001')
+  assert.is(byId.data[0]!.sku, 'PG-0001')
   assert.is(typeof body.data[0]!.price, 'number')
   assert.equal(body.pagination, {
     currentpage: 1,
@@ -74,7 +81,7 @@ test('lists the first page of 20 products in the default field set, ordered by i
 test('pages with page and per_page, clamping per_page into 1…500 and defaulting junk', async ({
   kernel,
 }) => {
-  const third = (await kernel.inject('/api/v1/products?page=3&per_page=7')).json<Page>()
+  const third = (await kernel.inject('/api/v1/products?page=3&per_page=7&order=id')).json<Page>()
   assert.equal(
     third.data.map((p) => p.id),
     [15, 16, 17, 18, 19, 20, 21],
@@ -303,7 +310,7 @@ test('answers the v2 list in the flat shape', async ({ kernel }) => {
   assert.equal(Object.keys(body.data[0]!), ['id', 'name', 'sku', 'price'])
   assert.equal(
     body.data,
-    (await kernel.inject('/api/v1/products?page=2&per_page=50')).json<Page>().data,
+    (await kernel.inject('/api/v1/products?page=2&per_page=50&order=id')).json<Page>().data,
   )
 })
 

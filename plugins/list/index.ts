@@ -1,0 +1,79 @@
+// The list engine: sorting, filtering, field selection, search and paging for list endpoints
+// (spec.md "List engine parameters", "List envelope"), plus the DataTables protocol.
+import { definePlugin, type Reply, type RequestContext } from 'fw'
+import type {} from 'fw/plugins/database'
+import { datatableReply, fetchDatatable, type DatatableResult } from './datatables.js'
+import {
+  fetchAll,
+  fetchList,
+  lastListError,
+  type ListParams,
+  type ListResult,
+  type ListRow,
+} from './engine.js'
+import { listReply } from './envelope.js'
+import type { ListQueryError } from './errors.js'
+import type { ListSource } from './source.js'
+
+/** What `kernel.plugin('list')` returns: the engine bound to the request's EntityManager. */
+export interface ListApi {
+  /** One page, its pagination and fields; throws a `ListQueryError` when the database fails. */
+  fetch(source: ListSource, params?: ListParams): Promise<ListResult>
+  /** Every matching row; `[]` on failure too, told apart by {@link ListApi.lastError}. */
+  fetchAll(source: ListSource, params?: ListParams): Promise<ListRow[]>
+  /** The last `fetchAll` failure of this request, or null when it succeeded. */
+  lastError(): ListQueryError | null
+  /** A DataTables answer's body; throws a `ListQueryError` when the database fails. */
+  fetchDatatable(
+    source: ListSource,
+    query: Readonly<Record<string, unknown>>,
+  ): Promise<DatatableResult>
+  /** The list reply for a request: envelope, error envelope or error page. */
+  reply(ctx: RequestContext, source: ListSource, params?: ListParams): Promise<Reply>
+  /** The DataTables reply for a request. */
+  datatable(ctx: RequestContext, source: ListSource): Promise<Reply>
+}
+
+declare module 'fw' {
+  interface PluginApis {
+    list: ListApi
+  }
+}
+
+/**
+ * The list engine as a plugin: `kernel.plugin('list')` runs list sources against the database
+ * plugin's request-scoped EntityManager. The functions it wraps are exported too, for code that
+ * holds an EntityManager of its own.
+ *
+ * @example
+ * kernel.register(database, { entities }).register(list)
+ * kernel.router.get('products', (ctx) => ctx.kernel.plugin('list').reply(ctx, products))
+ */
+export default definePlugin<void, ListApi>({
+  name: 'list',
+  dependsOn: ['database'],
+  setup(kernel) {
+    const db = kernel.plugin('database')
+    return {
+      fetch: (source, params) => fetchList(db.em(), source, params),
+      fetchAll: (source, params) => fetchAll(db.em(), source, params),
+      lastError: lastListError,
+      fetchDatatable: (source, query) => fetchDatatable(db.em(), source, query),
+      reply: (ctx, source, params) => listReply(ctx, source, params),
+      datatable: (ctx, source) => datatableReply(ctx, source),
+    }
+  },
+})
+
+export { defineListSource, ListSource } from './source.js'
+export type { ListSourceDefinition, ListJoin, ListValue } from './source.js'
+export { fetchList, fetchAll, lastListError } from './engine.js'
+export type { ListInput, ListParams, ListResult, ListRow, Pagination } from './engine.js'
+export { listReply, errorEnvelope, failureReply } from './envelope.js'
+export type { ListErrorEnvelope } from './envelope.js'
+export { datatableReply, fetchDatatable, datatableParams } from './datatables.js'
+export type { DatatableResult } from './datatables.js'
+export { ListQueryError, isListQueryError, LIST_ERROR_CODES } from './errors.js'
+export { OPERATORS } from './read-filter.js'
+export type { FilterEntry, FilterCondition, FilterGroup, Operator } from './read-filter.js'
+export type { ListDebug } from './compile.js'

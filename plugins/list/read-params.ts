@@ -1,0 +1,165 @@
+// `fields`, `order`, `search`, `page` and `per_page` (spec.md "List engine parameters",
+// spec-notes.md "List engine"). Each reader keeps what it understands and drops the rest.
+import { cleanString, containsPattern, likeOperand, parseJson, type Fragment } from './fragment.js'
+import { isFieldName } from './identifiers.js'
+import { dedupe, type CompiledSource, type ResolvedField } from './source.js'
+
+/** One key of the ORDER BY. */
+export interface OrderKey {
+  readonly field: ResolvedField
+  readonly desc: boolean
+}
+
+/** Which rows: an offset and a limit, and the page they make. */
+export interface Paging {
+  readonly page: number
+  readonly perPage: number
+  readonly offset: number
+}
+
+export const DEFAULT_PER_PAGE = 20
+export const MAX_PER_PAGE = 500
+/** Far past any real table; keeps `offset` an exact integer however large a page is asked for. */
+const MAX_PAGE = 1_000_000
+/** At most this many names are read from `fields` or `order`. */
+const MAX_NAMES = 100
+
+/** The strings of a comma-separated parameter, a JSON array (when `json`), or an array. */
+function names(raw: unknown, json: boolean): string[] {
+  let value = raw
+  if (typeof value === 'string') {
+    const text = value.trim()
+    const parsed = json && text.startsWith('[') ? parseJson(text) : undefined
+    value = Array.isArray(parsed) ? parsed : text.split(',')
+  }
+  if (!Array.isArray(value)) return []
+  return value
+    .slice(0, MAX_NAMES)
+    .filter((v): v is string => typeof v === 'string')
+    .flatMap((v) => (json ? [v] : v.split(',')))
+    .map((v) => v.trim())
+}
+
+function field(name: string, source: CompiledSource): ResolvedField | undefined {
+  return isFieldName(name) ? source.lookup.get(name) : undefined
+}
+
+/**
+ * `fields`: `id,name`, a JSON array, or an array from code; with a join, `title` and
+ * `categories.title` are one field. `named` is what the response's `fields` lists: the caller's
+ * surviving names without prefixes, or the default set when none survived.
+ */
+export function readFields(
+  raw: unknown,
+  source: CompiledSource,
+): { fields: ResolvedField[]; named: string[] } {
+  const found = dedupe(
+    names(raw, true)
+      .map((n) => field(n, source))
+      .filter((f): f is ResolvedField => f !== undefined),
+  )
+  const fields = found.length > 0 ? found : [...source.defaults]
+  return { fields, named: fields.map((f) => f.key) }
+}
+
+/** `order`: `name,-price`; unknown or malformed names are skipped, repeats too. */
+export function readOrder(raw: unknown, source: CompiledSource): OrderKey[] {
+  const keys: OrderKey[] = []
+  const seen = new Set<string>()
+  for (const item of names(raw, false)) {
+    const desc = item.startsWith('-')
+    const f = field(desc ? item.slice(1) : item, source)
+    if (f === undefined || seen.has(f.qualified)) continue
+    seen.add(f.qualified)
+    keys.push({ field: f, desc })
+  }
+  return keys
+}
+
+/**
+ * The ORDER BY actually run: the caller's keys, or the primary key descending when none remain;
+ * the primary key is appended as a tie-breaker so that pages never overlap or skip a row.
+ */
+export function finalOrder(keys: readonly OrderKey[], source: CompiledSource): OrderKey[] {
+  const pk = source.primaryKey
+  if (keys.length === 0) return [{ field: pk, desc: true }]
+  if (keys.some((k) => k.field.qualified === pk.qualified)) return [...keys]
+  return [...keys, { field: pk, desc: keys[keys.length - 1]!.desc }]
+}
+
+function term(value: unknown): string | undefined {
+  if (typeof value !== 'string' && typeof value !== 'number') return undefined
+  const text = cleanString(String(value)).trim()
+  return text === '' ? undefined : text
+}
+
+function anyField(text: string, source: CompiledSource): Fragment | undefined {
+  const fields = source.searchable
+  if (fields.length === 0) return undefined
+  const pattern = containsPattern(text)
+  const op = source.postgres ? 'ILIKE' : 'LIKE'
+  return {
+    sql: `(${fields.map((f) => `${likeOperand(f, source)} ${op} ?`).join(' OR ')})`,
+    bindings: fields.map(() => pattern),
+    fields,
+  }
+}
+
+/**
+ * `search`: plain text looks in every searchable field (ORed); a JSON object (or an object from
+ * code) maps whitelisted fields to terms, ANDed; an array of terms ANDs plain-text searches.
+ * Terms are literal: `%` and `_` match themselves.
+ */
+export function readSearch(raw: unknown, source: CompiledSource): Fragment[] {
+  let value = raw
+  if (typeof value === 'string') {
+    const text = value.trim()
+    const parsed = /^[[{]/.test(text) ? parseJson(text) : undefined
+    value = typeof parsed === 'object' && parsed !== null ? parsed : text
+  }
+  const out: Fragment[] = []
+  const push = (f: Fragment | undefined): void => void (f !== undefined && out.push(f))
+  if (Array.isArray(value)) {
+    for (const item of value.slice(0, MAX_NAMES)) {
+      const text = term(item)
+      if (text !== undefined) push(anyField(text, source))
+    }
+  } else if (typeof value === 'object' && value !== null) {
+    const op = source.postgres ? 'ILIKE' : 'LIKE'
+    for (const [name, raw] of Object.entries(value).slice(0, MAX_NAMES)) {
+      const f = field(name, source)
+      const text = term(raw)
+      if (f === undefined || text === undefined) continue
+      push({
+        sql: `${likeOperand(f, source)} ${op} ?`,
+        bindings: [containsPattern(text)],
+        fields: [f],
+      })
+    }
+  } else {
+    const text = term(value)
+    if (text !== undefined) push(anyField(text, source))
+  }
+  return out
+}
+
+function integer(value: unknown): number | undefined {
+  const raw = Array.isArray(value) ? value[0] : value
+  if (typeof raw === 'number') return Number.isSafeInteger(raw) ? raw : undefined
+  return typeof raw === 'string' && /^\s*[+-]?\d{1,15}\s*$/.test(raw) ? Number(raw) : undefined
+}
+
+/** `page` (≥ 1, default 1) and `per_page` (clamped into 1…500, default 20); junk takes the default. */
+export function readPaging(page: unknown, perPage: unknown): Paging {
+  const p = Math.min(MAX_PAGE, Math.max(1, integer(page) ?? 1))
+  const size = Math.min(MAX_PER_PAGE, Math.max(1, integer(perPage) ?? DEFAULT_PER_PAGE))
+  return { page: p, perPage: size, offset: (p - 1) * size }
+}
+
+/** An offset and a length read directly (DataTables' `start`, `length`); `length` -1 is "all". */
+export function readWindow(start: unknown, length: unknown): { offset: number; limit: number } {
+  const offset = Math.min(MAX_PAGE * MAX_PER_PAGE, Math.max(0, integer(start) ?? 0))
+  const asked = integer(length) ?? 10
+  const limit = asked < 0 ? MAX_PER_PAGE : Math.min(MAX_PER_PAGE, Math.max(1, asked))
+  return { offset, limit }
+}

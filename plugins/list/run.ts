@@ -1,0 +1,120 @@
+import type { Knex, SqlEntityManager } from '@mikro-orm/knex'
+import { performance } from 'node:perf_hooks'
+import { currentContext } from 'fw'
+import type {} from 'fw/plugins/database'
+import type { Statement } from './compile.js'
+
+/** Why a statement failed, as the list envelope reports it. */
+export interface StatementFailure {
+  /** The database's own message (the driver's SQL prefix removed), or a generic one. */
+  readonly message: string
+  /** The SQLSTATE, when the database answered with one. */
+  readonly sqlState: string | undefined
+  readonly cause: unknown
+}
+
+/** Thrown by {@link runStatement}; the engine turns it into a `ListQueryError`. */
+export class StatementError extends Error {
+  readonly failure: StatementFailure
+  constructor(failure: StatementFailure) {
+    super(failure.message, { cause: failure.cause })
+    this.failure = failure
+  }
+}
+
+function failureOf(error: unknown, positioned: string): StatementFailure {
+  const e = (typeof error === 'object' && error !== null ? error : {}) as {
+    code?: unknown
+    message?: unknown
+  }
+  const sqlState = typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code) ? e.code : undefined
+  if (sqlState === undefined) {
+    // Not an answer from the database (a lost connection, a driver fault): its text may name
+    // hosts or internals, so the client gets a sentence and the log gets the error.
+    return { message: 'the database did not answer', sqlState, cause: error }
+  }
+  let message = typeof e.message === 'string' ? e.message : String(error)
+  // knex prefixes the statement (`select … - invalid input syntax …`); the envelope wants the
+  // database's message alone.
+  const prefix = `${positioned} - `
+  if (message.startsWith(prefix)) message = message.slice(prefix.length)
+  return { message, sqlState, cause: error }
+}
+
+/** A value as node-pg sends it: text, which the server converts to the parameter's type. */
+function asText(value: unknown): string {
+  if (typeof value === 'string') return value
+  if (value instanceof Date) return value.toISOString()
+  if (typeof value === 'object' && value !== null) return JSON.stringify(value)
+  return String(value)
+}
+
+/**
+ * PGlite serialises parameters itself, by the type the server inferred, and refuses some on the
+ * client (`'false'` for a boolean, `true` for text) where PostgreSQL would convert or reject the
+ * value itself. Sending every parameter as text, as node-pg does, makes both behave the same: the
+ * value reaches the database and any failure is the database's, with its SQLSTATE.
+ */
+const TEXT_SERIALIZERS: Record<number, (value: unknown) => string> = new Proxy(
+  {},
+  { get: (_target, key) => (typeof key === 'string' && /^\d+$/.test(key) ? asText : undefined) },
+)
+
+/** A connection from knex's pool: node-pg's `Client`, or the PGlite instance knex-pglite shares. */
+interface Connection {
+  query(...args: unknown[]): Promise<{ rows: Record<string, unknown>[] }>
+}
+
+/**
+ * Runs on a connection of knex's pool (or the transaction's own), skipping knex's query runner:
+ * the statement is already positional SQL, so the runner's work would only be overhead.
+ */
+async function runOnConnection(
+  client: Knex.Client,
+  pglite: boolean,
+  sql: string,
+  bindings: readonly unknown[],
+): Promise<Record<string, unknown>[]> {
+  const connection = (await client.acquireConnection()) as Connection
+  try {
+    const result = pglite
+      ? await connection.query(sql, bindings, { serializers: TEXT_SERIALIZERS })
+      : await connection.query({ text: sql, values: bindings })
+    return result.rows
+  } finally {
+    await client.releaseConnection(connection)
+  }
+}
+
+/**
+ * Runs a statement on a connection of the EntityManager's knex pool with its values as real bound
+ * parameters (PostgreSQL's extended protocol: `$1`, `$2`…; MikroORM's own `execute` would inline
+ * them), on the EntityManager's transaction if it has one. Records a `query.executed` event in the current
+ * request's log, like every statement the database plugin runs.
+ */
+export async function runStatement(
+  em: SqlEntityManager,
+  statement: Statement,
+): Promise<Record<string, unknown>[]> {
+  const knex = em.getKnex()
+  const trx = em.getTransactionContext<Knex.Transaction>()
+  const positioned = knex.client.positionBindings(statement.sql) as string
+  const pglite = (knex.client as { dialect?: unknown }).dialect === 'pglite'
+  const ctx = currentContext()
+  const started = performance.now()
+  let rows: Record<string, unknown>[] | undefined
+  try {
+    rows = await runOnConnection((trx ?? knex).client, pglite, positioned, statement.bindings)
+    return rows
+  } catch (error) {
+    throw new StatementError(failureOf(error, positioned))
+  } finally {
+    ctx?.log.record('query.executed', {
+      sql: statement.sql,
+      params: statement.bindings,
+      duration: performance.now() - started,
+      rows: rows?.length,
+      failed: rows === undefined,
+    })
+  }
+}
