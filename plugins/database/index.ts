@@ -2,6 +2,7 @@ import type { MigrationObject, MikroORM } from '@mikro-orm/core'
 import type { SqlEntityManager as EntityManager } from '@mikro-orm/knex'
 import { performance } from 'node:perf_hooks'
 import { currentContext, definePlugin, FwError, type Kernel } from 'fw'
+import { runStatement } from './bound-query.js'
 import { parseDatabaseUrl, type DatabaseTarget } from './connection-url.js'
 import './events.js'
 import { MigrateCommand } from './migrate-command.js'
@@ -66,9 +67,22 @@ declare module 'fw' {
   }
 }
 
+/** How a binding loads one entity by its key, worked out from the metadata on first use. */
+interface BindingPlan {
+  readonly numeric: boolean
+  /** `select * from "<table>" where "<key column>" = ? limit 1`, identifiers from the metadata. */
+  readonly sql: string
+}
+
+function quoteIdentifier(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`
+}
+
 /**
- * A binding loader per entity, under its class name. The key's type is read from the metadata on
- * first use; a numeric key that is not a number is no record (404), not a database error.
+ * A binding loader per entity, under its class name. A key the column could not hold (a numeric
+ * key that is not a number) is no record: a 404, not a database error. The lookup is the hot path
+ * of every `/things/{thing}` route, so it skips the query builder: the identity map first, then
+ * one prepared-once statement with the key as a bound parameter, hydrated with `em.map()`.
  */
 function registerBindings(
   kernel: Kernel,
@@ -77,16 +91,31 @@ function registerBindings(
 ): void {
   for (const schema of entities) {
     const className = schema.meta.className
-    let numeric: boolean | undefined
+    let plan: BindingPlan | null | undefined
     kernel.binding(className, async (value) => {
-      if (numeric === undefined) {
+      if (plan === undefined) {
         const meta = api.orm.getMetadata().find(className)
         const pk =
           meta?.primaryKeys.length === 1 ? meta.properties[meta.primaryKeys[0]!] : undefined
-        numeric = pk !== undefined && ['number', 'bigint'].includes(pk.runtimeType)
+        const column = pk?.fieldNames?.[0]
+        plan =
+          meta === undefined || pk === undefined || column === undefined || meta.virtual
+            ? null
+            : {
+                numeric: ['number', 'bigint'].includes(pk.runtimeType),
+                sql: `select * from ${quoteIdentifier(meta.tableName)} where ${quoteIdentifier(column)} = ? limit 1`,
+              }
       }
-      if (numeric && !/^\d{1,15}$/.test(value)) return undefined
-      return (await api.em().findOne(className, numeric ? Number(value) : value)) ?? undefined
+      const em = api.em()
+      if (plan === null) return (await em.findOne(className, value)) ?? undefined
+      if (plan.numeric && !/^\d{1,15}$/.test(value)) return undefined
+      const key = plan.numeric ? Number(value) : value
+      const known = em.getUnitOfWork().getById<object>(className, key)
+      if (known !== undefined) return known
+      const rows = await runStatement(em, { sql: plan.sql, bindings: [key] })
+      if (rows[0] === undefined) return undefined
+      currentContext()?.log.record('model.loaded', { entity: className, id: key })
+      return em.map(className, rows[0])
     })
   }
 }
@@ -215,6 +244,8 @@ function tooLate(method: string): FwError {
   )
 }
 
+export { runStatement, StatementError } from './bound-query.js'
+export type { Statement, StatementFailure } from './bound-query.js'
 export { createTestDatabase } from './test-database.js'
 export type { TestDatabase } from './test-database.js'
 export { parseDatabaseUrl } from './connection-url.js'

@@ -18,7 +18,7 @@ import {
   readSearch,
   type Paging,
 } from './read-params.js'
-import { runStatement, StatementError } from './run.js'
+import { runStatement, StatementError } from 'fw/plugins/database'
 import { dedupe, type CompiledSource, type ListSource, type ResolvedField } from './source.js'
 
 /**

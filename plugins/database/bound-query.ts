@@ -1,8 +1,12 @@
 import type { Knex, SqlEntityManager } from '@mikro-orm/knex'
 import { performance } from 'node:perf_hooks'
 import { currentContext } from 'fw'
-import type {} from 'fw/plugins/database'
-import type { Statement } from './compile.js'
+
+/** A statement with `?` placeholders and its values, bound in order. */
+export interface Statement {
+  readonly sql: string
+  readonly bindings: readonly unknown[]
+}
 
 /** Why a statement failed, as the list envelope reports it. */
 export interface StatementFailure {
@@ -13,7 +17,7 @@ export interface StatementFailure {
   readonly cause: unknown
 }
 
-/** Thrown by {@link runStatement}; the engine turns it into a `ListQueryError`. */
+/** Thrown by {@link runStatement}: the database's message and SQLSTATE, or a generic sentence. */
 export class StatementError extends Error {
   readonly failure: StatementFailure
   constructor(failure: StatementFailure) {
