@@ -1,4 +1,4 @@
-import { PGlite } from '@electric-sql/pglite'
+import type { PGlite } from '@electric-sql/pglite'
 import {
   MikroORM,
   type AnyEntity,
@@ -9,10 +9,10 @@ import {
 } from '@mikro-orm/core'
 import { Migrator } from '@mikro-orm/migrations'
 import { PostgreSqlDriver } from '@mikro-orm/postgresql'
-import { mkdirSync } from 'node:fs'
 import { currentContext } from 'fw'
 import { PGliteDriver } from 'mikro-orm-pglite'
 import type { DatabaseTarget } from './connection-url.js'
+import { createPglite } from './pglite-template.js'
 import { ModelRecorder, QueryRecorder } from './recorders.js'
 
 declare module 'fw' {
@@ -85,8 +85,7 @@ export async function openDatabase(
       driverOptions: {
         connection: {
           pglite: async () => {
-            if (dataDir !== undefined) mkdirSync(dataDir, { recursive: true })
-            pglite ??= await PGlite.create(dataDir)
+            pglite ??= await createPglite(dataDir)
             return pglite
           },
         },
