@@ -35,8 +35,11 @@ export const UserSchema = new EntitySchema<User>({
   },
 })
 
-/** A kind of stored token: a bearer token from `/account/login`, or a browser's web session. */
-export type TokenKind = 'access' | 'web_session'
+/**
+ * A kind of stored token: a bearer token (`/account/login` or `/api/oauth/token`), a browser's web
+ * session, or an authorization-server refresh token.
+ */
+export type TokenKind = 'access' | 'web_session' | 'refresh'
 
 /**
  * An issued token (`auth_tokens`): its sha256, never the token. For an access token `id` is the

@@ -7,6 +7,7 @@ import { deriveKeys } from './app-key.js'
 import { tapAuthenticate } from './authenticate.js'
 import { authEntities } from './entities.js'
 import './events.js'
+import { setupAuthorizationServer } from './oauth-server.js'
 import type { AuthRuntime } from './runtime.js'
 import { generateBackupCodes } from './second-factor.js'
 import { csrfTokenOf } from './sessions.js'
@@ -140,6 +141,7 @@ export default definePlugin<AuthOptions | undefined, AuthApi>({
     if (seed !== undefined) db.addSeed((em) => seed(api, em))
     tapAuthenticate(kernel, rt)
     declareAccountRoutes(kernel, rt)
+    setupAuthorizationServer(kernel, rt)
     if (options.webLogin ?? kernel.hasPlugin('views'))
       declareWebLogin(kernel, rt, { view: options.loginView ?? 'login' })
     return api

@@ -2,6 +2,7 @@ import type { SqlEntityManager as EntityManager } from '@mikro-orm/knex'
 import type { Kernel } from 'fw'
 import type { DatabaseApi } from 'fw/plugins/database'
 import type { DerivedKeys } from './app-key.js'
+import type { SigningKeyStore } from './oauth-keys.js'
 import type { TokenCache } from './token-cache.js'
 
 /** What the auth plugin's modules share: set up once per kernel in `index.ts`. */
@@ -20,6 +21,11 @@ export interface AuthRuntime {
   readonly sessionTtl: number
   /** Verified credentials, for a short while (see `token-cache.ts`). */
   readonly cache: TokenCache
+  /**
+   * The authorization server's RS256 key pair, set when the `authorization-server` feature is on
+   * (`oauth-server.ts`): RS256 tokens verify against its public key; without it they are refused.
+   */
+  signingKeys?: SigningKeyStore
 }
 
 /** A row as raw SQL answers it. */

@@ -1,4 +1,4 @@
-import { createHash, randomUUID, timingSafeEqual } from 'node:crypto'
+import { createHash, randomUUID, timingSafeEqual, type KeyObject } from 'node:crypto'
 import jwt from 'jsonwebtoken'
 import type { Identity } from 'fw'
 import type { ReportedClaims } from './events.js'
@@ -38,8 +38,21 @@ export interface TokenSubject {
 export async function issueAccessToken(rt: AuthRuntime, user: TokenSubject): Promise<IssuedToken> {
   const keys = rt.keys
   if (keys === undefined) throw new Error('issueAccessToken() without an application key')
+  return issueSignedToken(rt, user, { algorithm: 'HS256', key: keys.jwt, ttl: rt.tokenTtl })
+}
+
+/**
+ * Signs the claims of an access token for a user with an algorithm and key (HS256 under the
+ * application key, or RS256 under the authorization server's private key) and stores its row.
+ * `ttl` undefined: no `exp`, a row that never expires.
+ */
+export async function issueSignedToken(
+  rt: AuthRuntime,
+  user: TokenSubject,
+  signer: { algorithm: 'HS256' | 'RS256'; key: Buffer | KeyObject; ttl: number | undefined },
+): Promise<IssuedToken> {
   const iat = nowSeconds(rt)
-  const exp = rt.tokenTtl === undefined ? undefined : iat + rt.tokenTtl
+  const exp = signer.ttl === undefined ? undefined : iat + signer.ttl
   const id = randomUUID()
   const claims = {
     iss: rt.issuer,
@@ -51,7 +64,7 @@ export async function issueAccessToken(rt: AuthRuntime, user: TokenSubject): Pro
     nbf: iat - NBF_BACKDATE,
     ...(exp === undefined ? {} : { exp }),
   }
-  const token = jwt.sign(claims, keys.jwt, { algorithm: 'HS256' })
+  const token = jwt.sign(claims, signer.key, { algorithm: signer.algorithm })
   await query(
     rt,
     'insert into "auth_tokens" ("id", "user_id", "kind", "token_hash", "expires", "revoked", "created_at") values (?, ?, ?, ?, ?, false, ?) returning "id"',
@@ -75,16 +88,61 @@ function reportedClaims(payload: jwt.JwtPayload): ReportedClaims {
   return out
 }
 
-/** Checks the signature (HS256 only), `iss`, `nbf` and `exp`; answers the payload or a refusal. */
+/** The `alg` of a JWT's header, without checking anything else; undefined when unreadable. */
+function headerAlg(token: string): unknown {
+  const dot = token.indexOf('.')
+  if (dot <= 0 || dot > 2048) return undefined
+  try {
+    const header: unknown = JSON.parse(
+      Buffer.from(token.slice(0, dot), 'base64url').toString('utf8'),
+    )
+    return header !== null && typeof header === 'object'
+      ? (header as { alg?: unknown }).alg
+      : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * The one algorithm and key a token is verified with. The header only picks which of two fixed
+ * (algorithm, key) pairs applies, and the verification pins that algorithm: an RS256 token is
+ * checked with the authorization server's public key and `algorithms: ['RS256']` (and refused
+ * while the feature is off or the key unreadable); anything else with the HS256 key derived from
+ * the application key and `algorithms: ['HS256']`. So `alg: none` never verifies, and an HS256
+ * token "signed" with the public key as its HMAC secret is checked against the derived key and
+ * fails (algorithm confusion).
+ */
+function verifierOf(
+  rt: AuthRuntime,
+  token: string,
+): { algorithm: 'HS256' | 'RS256'; key: Buffer | KeyObject } | { refused: TokenRefusal } {
+  if (headerAlg(token) === 'RS256') {
+    if (rt.signingKeys === undefined) return { refused: 'invalid' }
+    try {
+      return { algorithm: 'RS256', key: rt.signingKeys.publicKey() }
+    } catch {
+      return { refused: 'unavailable' }
+    }
+  }
+  if (rt.keys === undefined) return { refused: 'unavailable' }
+  return { algorithm: 'HS256', key: rt.keys.jwt }
+}
+
+/**
+ * Checks the signature (HS256 under the application key, or RS256 under the authorization server's
+ * public key: see {@link verifierOf}), `iss`, `nbf` and `exp`; answers the payload or a refusal.
+ */
 export function readSignedToken(
   rt: AuthRuntime,
   token: string,
   options: { ignoreExpiration?: boolean } = {},
 ): { ok: true; payload: jwt.JwtPayload } | { ok: false; reason: TokenRefusal } {
-  if (rt.keys === undefined) return { ok: false, reason: 'unavailable' }
+  const verifier = verifierOf(rt, token)
+  if ('refused' in verifier) return { ok: false, reason: verifier.refused }
   try {
-    const payload = jwt.verify(token, rt.keys.jwt, {
-      algorithms: ['HS256'],
+    const payload = jwt.verify(token, verifier.key, {
+      algorithms: [verifier.algorithm],
       issuer: rt.issuer,
       clockTimestamp: nowSeconds(rt),
       ignoreExpiration: options.ignoreExpiration === true,
