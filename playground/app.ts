@@ -1,8 +1,11 @@
 import { basename, dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createKernel, type AppFactory, type Kernel, type Logger } from 'fw'
+import api from 'fw/plugins/api'
 import auth from 'fw/plugins/auth'
 import database from 'fw/plugins/database'
+import debug from 'fw/plugins/debug'
+import health from 'fw/plugins/health'
 import list from 'fw/plugins/list'
 import logging from 'fw/plugins/logging'
 import views from 'fw/plugins/views'
@@ -64,6 +67,7 @@ export default function createApp({ env = process.env, logger }: PlaygroundOptio
   declareMe(kernel)
   return kernel
     .register(views)
+    .register(debug)
     .register(database, {
       entities,
       // Imported when the database opens, not when the app loads (keeps `fw route:list` fast).
@@ -71,7 +75,9 @@ export default function createApp({ env = process.env, logger }: PlaygroundOptio
       seed,
     })
     .register(auth, { seed: seedDemoUsers })
+    .register(api, {})
     .register(list)
+    .register(health)
     .register(playground)
 }
 

@@ -1,19 +1,13 @@
-import { definePlugin, type Kernel, type Middleware } from 'fw'
+import { definePlugin, type Kernel } from 'fw'
+import type {} from 'fw/plugins/api'
 import { DemoController } from './controllers/demo-controller.js'
 import { array, empty, error, fragment, ping, redirectHome, text } from './controllers/demo.js'
 import { log } from './controllers/demo-log.js'
+import { measureDemo } from './controllers/demo-measure.js'
 import { queries } from './controllers/demo-queries.js'
 import { home } from './controllers/home.js'
 import { ProductsController } from './controllers/products.js'
 import { declareListRoutes } from './list/routes.js'
-
-/**
- * The `api` middleware group of `/api/v1` and `/api/v2`: a pass-through for now; the API
- * pipeline (CORS, content type, API key) is composed into it as those plugins land.
- */
-const api: Middleware = async function api(_ctx, next) {
-  return next()
-}
 
 function declareRoutes(kernel: Kernel): void {
   const router = kernel.router
@@ -29,6 +23,7 @@ function declareRoutes(kernel: Kernel): void {
     r.get('error', error).name('error')
     r.get('queries', queries).name('queries')
     r.get('log', log).name('log')
+    r.get('measure', measureDemo).name('measure')
   })
 
   router.classic('demo', DemoController)
@@ -56,9 +51,11 @@ function declareRoutes(kernel: Kernel): void {
 /** The playground's own plugin: the `api` middleware group and the routes of PLAYGROUND.md. */
 export default definePlugin({
   name: 'playground',
-  dependsOn: ['database'],
+  dependsOn: ['database', 'api'],
   setup(kernel) {
-    kernel.middleware('api', api)
+    // The `api` middleware group of `/api/v1` and `/api/v2`: the API pipeline (CORS, content
+    // type, API key) of the api plugin.
+    kernel.middleware('api', kernel.plugin('api').pipeline)
     declareRoutes(kernel)
   },
 })

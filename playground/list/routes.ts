@@ -1,7 +1,7 @@
 // The playground's list endpoints (PLAYGROUND.md): `GET /api/v1/products` and
 // `GET /api/v1/products/datatable` through the list engine, and the `GET /products` page whose
 // table pages, sorts and searches through the datatable endpoint.
-import { view, type Kernel, type Reply, type RequestContext } from 'fw'
+import { redirect, view, type Kernel, type Reply, type RequestContext } from 'fw'
 import { datatableReply, listReply } from 'fw/plugins/list'
 import { productColumns, productList } from './products-source.js'
 
@@ -20,8 +20,15 @@ function scriptJson(value: unknown): string {
   return JSON.stringify(value).replace(/</g, '\\u003c')
 }
 
-/** `GET /products`: the page; its script asks the datatable endpoint for every page it shows. */
-export function productPage(ctx: RequestContext): Reply {
+/**
+ * `GET /products`: the page; its script asks the datatable endpoint for every page it shows. The
+ * endpoint sits behind the API pipeline, which lets a page in through the same-origin exception
+ * (a web session and its CSRF token), so guests are sent to sign in first.
+ */
+export async function productPage(ctx: RequestContext): Promise<Reply> {
+  const identity = await ctx.identity()
+  if (identity?.id === undefined)
+    return redirect(`/login?return=${encodeURIComponent('/products')}`)
   if (ctx.query.theme === 'dark') ctx.state.theme = 'dark'
   const endpoint = ctx.kernel.url('v1.products.datatable')
   return view('products', {

@@ -58,11 +58,15 @@ test.before(() => {
 test.after(() => app.remove())
 
 test('answers /_demo/ping over a real socket and exits 0 on SIGTERM', async () => {
-  const served = await serve(['--port', '0'])
-  const res = await fetch(`${served.url}/_demo/ping`)
-  assert.is(res.status, 200)
-  assert.equal(await res.json(), { hello: 'world', n: 1 })
-  served.child.kill('SIGTERM')
+  // Production: the exact body, without the debug toolbar's `_debug` key.
+  const served = await serve(['--port', '0'], { NODE_ENV: 'production' })
+  try {
+    const res = await fetch(`${served.url}/_demo/ping`)
+    assert.is(res.status, 200)
+    assert.equal(await res.json(), { hello: 'world', n: 1 })
+  } finally {
+    served.child.kill('SIGTERM')
+  }
   assert.is(await served.exited, 0)
   assert.match(served.output(), 'SIGTERM received')
 })

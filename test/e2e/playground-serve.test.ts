@@ -15,7 +15,7 @@ test('serves the seeded API, writes its log line and exits 0 on SIGTERM', async 
   const marker = `e2e-${randomBytes(6).toString('hex')}`
   try {
     const product = await fetch(`${app.url}/api/v1/products/1`, {
-      headers: { accept: 'application/json' },
+      headers: { accept: 'application/json', apikey: 'demo-api-key' },
     })
     assert.is(product.status, 200)
     const body = (await product.json()) as { data: { id: number; sku: string } }

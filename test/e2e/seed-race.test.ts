@@ -36,7 +36,7 @@ if (onPostgres) {
     try {
       for (const app of apps) {
         const res = await fetch(`${app.url}/api/v1/products/1`, {
-          headers: { accept: 'application/json' },
+          headers: { accept: 'application/json', apikey: 'demo-api-key' },
         })
         assert.is(res.status, 200, app.output())
       }

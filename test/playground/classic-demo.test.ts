@@ -18,7 +18,12 @@ let kernel: Kernel
 
 test.before(() => {
   // An in-memory database the suite never queries: nothing is written to playground/var/db.
-  kernel = createApp({ env: { DATABASE_URL: 'pglite://memory' }, logger: createMemoryLogger() })
+  // Features without `debug`: these suites compare exact JSON bodies, which the debug plugin
+  // annotates with `_debug` in development (test/plugins/debug covers that).
+  kernel = createApp({
+    env: { DATABASE_URL: 'pglite://memory', FW_CONFIG: '{"features":["DevPanel"]}' },
+    logger: createMemoryLogger(),
+  })
 })
 
 test('reaches demo/echo through ?r= with an option', async () => {

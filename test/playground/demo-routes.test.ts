@@ -10,7 +10,12 @@ let kernel: Kernel
 test.before(() => {
   // A memory logger keeps the deliberate /_demo/error out of the test output; an in-memory
   // database (never queried here) keeps the suite out of playground/var/db.
-  kernel = createApp({ env: { DATABASE_URL: 'pglite://memory' }, logger: createMemoryLogger() })
+  // Features without `debug`: these suites compare exact JSON bodies, which the debug plugin
+  // annotates with `_debug` in development (test/plugins/debug covers that).
+  kernel = createApp({
+    env: { DATABASE_URL: 'pglite://memory', FW_CONFIG: '{"features":["DevPanel"]}' },
+    logger: createMemoryLogger(),
+  })
 })
 
 test('serves the home page as HTML with a </body> and links to the demo routes', async () => {

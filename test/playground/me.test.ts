@@ -10,7 +10,11 @@ const test = suite<{ db: TestDatabase; kernel: Kernel; token: string }>('playgro
 test.before(async (context) => {
   context.db = await createTestDatabase()
   context.kernel = createApp({
-    env: { DATABASE_URL: context.db.url, FW_APP_KEY: 'base64:me-test-key' },
+    env: {
+      DATABASE_URL: context.db.url,
+      FW_APP_KEY: 'base64:me-test-key',
+      FW_CONFIG: '{"features":["DevPanel"]}',
+    },
     logger: createMemoryLogger(),
   })
   await context.kernel.boot()

@@ -23,12 +23,14 @@ type One = { data: Record<string, unknown> }
 type Invalid = { errors: Record<string, string[]> }
 
 const test = suite<{ db: TestDatabase; kernel: Kernel }>('playground products API')
-const JSON_ACCEPT = { accept: 'application/json' }
+/** The playground's API key: every `/api/v1` and `/api/v2` route runs the API pipeline. */
+const API = { apikey: 'demo-api-key' }
+const JSON_ACCEPT = { accept: 'application/json', ...API }
 
 test.before(async (context) => {
   context.db = await createTestDatabase()
   context.kernel = createApp({
-    env: { DATABASE_URL: context.db.url },
+    env: { DATABASE_URL: context.db.url, FW_CONFIG: '{"features":["DevPanel"]}' },
     logger: createMemoryLogger(),
   })
   await context.kernel.boot()
@@ -51,7 +53,7 @@ const unstored = { ...valid, sku: 'NEVER-STORED' }
 test('lists the first page of 20 products in the default field set, newest id first', async ({
   kernel,
 }) => {
-  const res = await kernel.inject('/api/v1/products')
+  const res = await kernel.inject({ url: '/api/v1/products', headers: API })
   assert.is(res.status, 200)
   const body = res.json<Page>()
   assert.equal(Object.keys(body), ['data', 'pagination', 'fields'])
@@ -60,7 +62,9 @@ test('lists the first page of 20 products in the default field set, newest id fi
     body.data.map((p) => p.id),
     Array.from({ length: 20 }, (_, i) => 1000 - i),
   )
-  const byId = (await kernel.inject('/api/v1/products?order=id')).json<Page>()
+  const byId = (
+    await kernel.inject({ url: '/api/v1/products?order=id', headers: API })
+  ).json<Page>()
   assert.equal(
     byId.data.map((p) => p.id),
     Array.from({ length: 20 }, (_, i) => i + 1),
@@ -81,7 +85,9 @@ test('lists the first page of 20 products in the default field set, newest id fi
 test('pages with page and per_page, clamping per_page into 1…500 and defaulting junk', async ({
   kernel,
 }) => {
-  const third = (await kernel.inject('/api/v1/products?page=3&per_page=7&order=id')).json<Page>()
+  const third = (
+    await kernel.inject({ url: '/api/v1/products?page=3&per_page=7&order=id', headers: API })
+  ).json<Page>()
   assert.equal(
     third.data.map((p) => p.id),
     [15, 16, 17, 18, 19, 20, 21],
@@ -94,19 +100,23 @@ test('pages with page and per_page, clamping per_page into 1…500 and defaultin
     hasnext: true,
     hasprevious: true,
   })
-  const big = (await kernel.inject('/api/v1/products?per_page=100000')).json<Page>()
+  const big = (
+    await kernel.inject({ url: '/api/v1/products?per_page=100000', headers: API })
+  ).json<Page>()
   assert.is(big.data.length, 500)
   assert.is(big.pagination.itemsperpage, 500)
-  const junk = (await kernel.inject('/api/v1/products?page=abc&per_page=0')).json<Page>()
+  const junk = (
+    await kernel.inject({ url: '/api/v1/products?page=abc&per_page=0', headers: API })
+  ).json<Page>()
   assert.is(junk.pagination.currentpage, 1)
   assert.is(junk.pagination.itemsperpage, 1)
-  const past = (await kernel.inject('/api/v1/products?page=99')).json<Page>()
+  const past = (await kernel.inject({ url: '/api/v1/products?page=99', headers: API })).json<Page>()
   assert.equal(past.data, [])
   assert.is(past.pagination.hasnext, false)
 })
 
 test('shows a product with every column', async ({ kernel }) => {
-  const res = await kernel.inject('/api/v1/products/1')
+  const res = await kernel.inject({ url: '/api/v1/products/1', headers: API })
   assert.is(res.status, 200)
   const { data } = res.json<One>()
   assert.equal(Object.keys(data).sort(), [
@@ -164,7 +174,11 @@ test('stores a product: 201, the record, a Location, and the row', async ({ kern
   assert.is(res.headers.location, `/api/v1/products/${data.id}`)
   const row = await kernel.plugin('database').em().findOne(Product, { sku: 'NEW-0001' })
   assert.is(row?.id, data.id)
-  assert.is((await kernel.inject(`/api/v1/products/${data.id}`)).json<One>().data.name, 'Desk lamp')
+  assert.is(
+    (await kernel.inject({ url: `/api/v1/products/${data.id}`, headers: API })).json<One>().data
+      .name,
+    'Desk lamp',
+  )
   assert.ok(eventsOf(res.events, 'model.created').some((e) => e.data.entity === 'Product'))
 })
 
@@ -231,7 +245,7 @@ test('answers 201 and 422 when two requests store one sku at once', async ({ ker
 })
 
 test('updates only the given fields on PATCH', async ({ kernel }) => {
-  const before = (await kernel.inject('/api/v1/products/2')).json<One>().data
+  const before = (await kernel.inject({ url: '/api/v1/products/2', headers: API })).json<One>().data
   const res = await post(
     kernel,
     { price: 7.25, notes: null, sku: before.sku },
@@ -240,11 +254,14 @@ test('updates only the given fields on PATCH', async ({ kernel }) => {
   )
   assert.is(res.status, 200)
   assert.equal(res.json<One>().data, { ...before, price: 7.25, notes: null })
-  assert.equal((await kernel.inject('/api/v1/products/2')).json<One>().data, {
-    ...before,
-    price: 7.25,
-    notes: null,
-  })
+  assert.equal(
+    (await kernel.inject({ url: '/api/v1/products/2', headers: API })).json<One>().data,
+    {
+      ...before,
+      price: 7.25,
+      notes: null,
+    },
+  )
 })
 
 test('requires the full record on PUT and replaces it', async ({ kernel }) => {
@@ -292,7 +309,7 @@ test('destroys a product: 204 without a body, then 404', async ({ kernel }) => {
 
 test('answers the v2 list in the flat shape', async ({ kernel }) => {
   const total = await kernel.plugin('database').em().count(Product)
-  const res = await kernel.inject('/api/v2/products?page=2&per_page=50')
+  const res = await kernel.inject({ url: '/api/v2/products?page=2&per_page=50', headers: API })
   assert.is(res.status, 200)
   const body = res.json<{
     data: Record<string, unknown>[]
@@ -310,7 +327,9 @@ test('answers the v2 list in the flat shape', async ({ kernel }) => {
   assert.equal(Object.keys(body.data[0]!), ['id', 'name', 'sku', 'price'])
   assert.equal(
     body.data,
-    (await kernel.inject('/api/v1/products?page=2&per_page=50&order=id')).json<Page>().data,
+    (
+      await kernel.inject({ url: '/api/v1/products?page=2&per_page=50&order=id', headers: API })
+    ).json<Page>().data,
   )
 })
 

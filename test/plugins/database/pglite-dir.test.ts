@@ -46,7 +46,10 @@ test('creates new data directories from the template and reopens existing ones w
       await again.close()
     }
     const cached = readdirSync(join('node_modules', '.cache', 'fw'))
-    assert.ok(cached.some((f) => /^pglite-.+-template\.tar$/.test(f)), cached.join(', '))
+    assert.ok(
+      cached.some((f) => /^pglite-.+-template\.tar$/.test(f)),
+      cached.join(', '),
+    )
   } finally {
     rmSync(root, { recursive: true, force: true })
   }

@@ -29,11 +29,26 @@ const WHITELIST = [
 test.before(async (context) => {
   context.db = await createTestDatabase()
   context.kernel = createApp({
-    env: { DATABASE_URL: context.db.url },
+    env: { DATABASE_URL: context.db.url, FW_APP_KEY: 'base64:list-playground-key' },
     logger: createMemoryLogger(),
   })
   await context.kernel.boot()
   await context.kernel.plugin('database').prepare()
+})
+
+async function bearer(kernel: Kernel): Promise<string> {
+  const login = await kernel.inject({
+    method: 'POST',
+    url: '/account/login',
+    body: { username: 'user', password: 'user-pass' },
+  })
+  return `Bearer ${login.json<{ access_token: string }>().access_token}`
+}
+
+test('sends a guest to sign in before showing /products', async ({ kernel }) => {
+  const res = await kernel.inject({ url: '/products', headers: { accept: 'text/html' } })
+  assert.is(res.status, 302)
+  assert.is(res.headers.location, '/login?return=%2Fproducts')
 })
 
 test.after(async ({ kernel, db }) => {
@@ -187,7 +202,10 @@ test('serves the datatable endpoint', async ({ kernel }) => {
 test('renders /products: a table whose script pages, sorts and searches through the datatable endpoint', async ({
   kernel,
 }) => {
-  const res = await kernel.inject({ url: '/products', headers: { accept: 'text/html' } })
+  const res = await kernel.inject({
+    url: '/products',
+    headers: { accept: 'text/html', authorization: await bearer(kernel) },
+  })
   assert.is(res.status, 200)
   assert.match(String(res.headers['content-type']), /^text\/html/)
   assert.match(res.body, /<title>Products · fw playground<\/title>/)

@@ -1,0 +1,47 @@
+import { json, type Reply } from 'fw'
+
+/** The `error` codes of the API middleware (spec.md "API-key middleware", "Unified middleware"). */
+export type ApiErrorCode =
+  'APIKeyMissing' | 'APIKeyInvalid' | 'InvalidAccessToken' | 'Unauthenticated'
+
+/** The API error envelope of spec-notes.md: `{status, statusmessage, message, error}` (+ `data`). */
+export interface ApiErrorEnvelope {
+  status: number
+  statusmessage: string
+  message: string
+  error: ApiErrorCode
+  /** Why a token was refused; only in development. */
+  data?: Record<string, unknown>
+}
+
+const FAILURES: Record<ApiErrorCode, { status: number; statusmessage: string; message: string }> = {
+  APIKeyMissing: { status: 403, statusmessage: 'Forbidden', message: 'An API key is required.' },
+  APIKeyInvalid: {
+    status: 401,
+    statusmessage: 'Authentication failure',
+    message: 'The API key is not valid.',
+  },
+  InvalidAccessToken: {
+    status: 403,
+    statusmessage: 'Forbidden',
+    message: 'The access token is not valid.',
+  },
+  Unauthenticated: {
+    status: 401,
+    statusmessage: 'Unauthenticated',
+    message: 'Authentication required.',
+  },
+}
+
+/** The envelope of one failure, with `data` when given (the caller decides: development only). */
+export function apiError(error: ApiErrorCode, data?: Record<string, unknown>): Reply {
+  const f = FAILURES[error]
+  const body: ApiErrorEnvelope = {
+    status: f.status,
+    statusmessage: f.statusmessage,
+    message: f.message,
+    error,
+  }
+  if (data !== undefined) body.data = data
+  return json(body, f.status)
+}

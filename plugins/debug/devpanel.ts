@@ -1,0 +1,163 @@
+// The dev panel (feature `DevPanel`): `/devpanel/logs?request=<id>` answers the log lines of one
+// request, read from the app's own log file and selected by their `request` field only (never by
+// time); `/devpanel` lists recent request ids with their lines. For a debug-grant holder or a user
+// of usertype >= 90.
+import { createReadStream, existsSync } from 'node:fs'
+import { basename } from 'node:path'
+import { createInterface } from 'node:readline'
+import { escapeHtml, html, json, type Kernel, type Reply, type RequestContext } from 'fw'
+import { redact } from './redact.js'
+
+/** Lines answered per request, at most. */
+export const MAX_PANEL_LINES = 500
+/** Requests the `/devpanel` page lists. */
+export const PANEL_REQUESTS = 50
+const REQUEST_ID = /^[0-9a-f]{16}$/
+
+/** One log line as the panel answers it. */
+export interface PanelLine {
+  timestamp: string | null
+  level: string | null
+  message: string | null
+  file: string
+  context: Record<string, unknown>
+}
+
+const OWN_KEYS = new Set(['level', 'time', 'msg', 'app', 'request'])
+
+function toPanelLine(entry: Record<string, unknown>, file: string): PanelLine {
+  const context: Record<string, unknown> = {}
+  for (const [k, v] of Object.entries(entry)) if (!OWN_KEYS.has(k)) context[k] = v
+  return {
+    timestamp: typeof entry.time === 'string' ? entry.time : null,
+    level: typeof entry.level === 'string' ? entry.level : null,
+    message: typeof entry.msg === 'string' ? entry.msg : null,
+    file: basename(file),
+    context: redact(context) as Record<string, unknown>,
+  }
+}
+
+/** Reads the log file line by line; calls `each` with every JSON line that carries a request id. */
+async function scan(
+  file: string,
+  each: (request: string, entry: Record<string, unknown>) => void,
+  only?: string,
+): Promise<void> {
+  if (!existsSync(file)) return
+  const lines = createInterface({
+    input: createReadStream(file, { encoding: 'utf8' }),
+    crlfDelay: Infinity,
+  })
+  for await (const line of lines) {
+    // Cheap filter first: a line of another request is never parsed.
+    if (only !== undefined ? !line.includes(only) : !line.includes('"request"')) continue
+    let entry: unknown
+    try {
+      entry = JSON.parse(line)
+    } catch {
+      continue
+    }
+    if (entry === null || typeof entry !== 'object') continue
+    const request = (entry as Record<string, unknown>).request
+    if (typeof request !== 'string') continue
+    if (only !== undefined && request !== only) continue
+    each(request, entry as Record<string, unknown>)
+  }
+}
+
+/** The log lines whose `request` field equals `id`: the last 500. */
+export async function linesOf(file: string, id: string): Promise<PanelLine[]> {
+  const out: PanelLine[] = []
+  await scan(
+    file,
+    (_request, entry) => {
+      out.push(toPanelLine(entry, file))
+      if (out.length > MAX_PANEL_LINES) out.shift()
+    },
+    id,
+  )
+  return out
+}
+
+function logFile(kernel: Kernel): string | undefined {
+  return kernel.hasPlugin('logging') ? kernel.plugin('logging').file : undefined
+}
+
+const noStore = (reply: Reply): Reply => reply.header('cache-control', 'no-store, private')
+
+/** Declares `/devpanel/logs` and `/devpanel`. */
+export function declareDevPanel(kernel: Kernel, hasGrant: (ctx: RequestContext) => boolean): void {
+  const allowed = async (ctx: RequestContext): Promise<boolean> => {
+    if (hasGrant(ctx)) return true
+    const who = await ctx.identity()
+    return (who?.usertype ?? 0) >= 90
+  }
+
+  kernel.router
+    .get('devpanel/logs', async (ctx) => {
+      const raw = ctx.query.request
+      const id = typeof raw === 'string' ? raw : undefined
+      if (id === undefined || !REQUEST_ID.test(id)) {
+        return noStore(
+          json({ error: 'Give the request id: ?request=<16 lowercase hex characters>.' }, 400),
+        )
+      }
+      if (!(await allowed(ctx))) return noStore(json({ error: 'forbidden' }, 403))
+      const file = logFile(kernel)
+      const lines = file === undefined ? [] : await linesOf(file, id)
+      return noStore(json({ request: id, count: lines.length, lines }))
+    })
+    .name('devpanel.logs')
+
+  kernel.router
+    .get('devpanel', async (ctx) => {
+      if (!(await allowed(ctx))) {
+        return noStore(
+          html(
+            '<!doctype html><html><head><title>Dev panel</title></head><body><h1>Dev panel</h1><p>Sign in as an administrator, or open a debug link (fw debug:token), to see this page.</p></body></html>',
+            403,
+          ),
+        )
+      }
+      const file = logFile(kernel)
+      const byRequest = new Map<string, PanelLine[]>()
+      if (file !== undefined) {
+        await scan(file, (request, entry) => {
+          let lines = byRequest.get(request)
+          if (lines === undefined) byRequest.set(request, (lines = []))
+          else {
+            // Most recent last: move the request to the end of the map's order.
+            byRequest.delete(request)
+            byRequest.set(request, lines)
+          }
+          if (lines.length < MAX_PANEL_LINES) lines.push(toPanelLine(entry, file))
+          if (byRequest.size > PANEL_REQUESTS * 4) {
+            const oldest = byRequest.keys().next().value
+            if (oldest !== undefined) byRequest.delete(oldest)
+          }
+        })
+      }
+      const recent = [...byRequest.entries()].slice(-PANEL_REQUESTS).reverse()
+      const rows = recent
+        .map(
+          ([id, lines]) =>
+            `<section><h2><a href="/devpanel/logs?request=${id}">${id}</a> <small>${lines.length} line(s)</small></h2><ul>${lines
+              .map(
+                (l) =>
+                  `<li><time>${escapeHtml(l.timestamp ?? '')}</time> <b>${escapeHtml(l.level ?? '')}</b> ${escapeHtml(l.message ?? '')} <code>${escapeHtml(JSON.stringify(l.context))}</code></li>`,
+              )
+              .join('')}</ul></section>`,
+        )
+        .join('\n')
+      return noStore(
+        html(
+          `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Dev panel · fw</title></head><body><h1>Dev panel</h1><p>${
+            file === undefined
+              ? 'No log file (the logging plugin is not registered).'
+              : `Log: ${escapeHtml(basename(file))}`
+          }. The ${PANEL_REQUESTS} most recent requests with log lines, newest first.</p>\n${rows || '<p>No request has logged anything yet.</p>'}\n</body></html>`,
+        ),
+      )
+    })
+    .name('devpanel')
+}

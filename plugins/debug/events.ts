@@ -1,0 +1,11 @@
+// The events the debug plugin declares: a service's construction and a measured service call.
+declare module 'fw' {
+  interface EventMap {
+    /** A service was constructed while answering this request (`recordService(name)`). */
+    'service.constructed': { name: string }
+    /** A service call wrapped in `measure(name, fn)` finished (or threw: `failed`). */
+    'service.measured': { name: string; start: number; duration: number; failed: boolean }
+  }
+}
+
+export {}

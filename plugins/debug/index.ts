@@ -1,0 +1,249 @@
+// The debug facility, server side: the debug-access grant, projections of the request's event log
+// (the `_debug` payload, `Server-Timing`, `X-Fw-Debug`, `X-Request-Id`), their delivery through the
+// `render` and `annotate` hooks, `measure()`/`recordService()`, `fw debug:token` and the dev panel.
+import { definePlugin, send, type Kernel, type Reply, type RequestContext } from 'fw'
+import { declareDevPanel } from './devpanel.js'
+import './events.js'
+import { grantSecret, issueGrantToken, verifyGrantToken } from './grant.js'
+import { injectToolbar, TOOLBAR_PATH, TOOLBAR_STUB, toolbarMarkup } from './inject.js'
+import { measure, recordService } from './measure.js'
+import { debugPayload, serverTiming, summaryHeader } from './projections.js'
+import { decide, newRequestId, type Decider, type DebugState } from './state.js'
+import { DebugTokenCommand } from './token-command.js'
+
+export { measure, recordService } from './measure.js'
+export { islandJson, injectToolbar, toolbarMarkup, ISLAND_ID, TOOLBAR_PATH } from './inject.js'
+export { redact, redactParams, isSecretKey, isSecretValue, MASK } from './redact.js'
+export {
+  issueGrantToken,
+  verifyGrantToken,
+  parseTtl,
+  GRANT_COOKIE,
+  MIN_TTL,
+  MAX_TTL,
+  DEFAULT_TTL,
+} from './grant.js'
+export {
+  debugPayload,
+  serverTiming,
+  summaryHeader,
+  phaseTimes,
+  MAX_STATEMENTS,
+  MAX_LOGS,
+  FRAMEWORK_PHASES,
+} from './projections.js'
+export type { PayloadInput } from './projections.js'
+export type { DebugState } from './state.js'
+export { DebugTokenCommand } from './token-command.js'
+export { linesOf, MAX_PANEL_LINES } from './devpanel.js'
+export type { PanelLine } from './devpanel.js'
+
+/** Options of the debug plugin. */
+export interface DebugOptions {
+  /**
+   * The CSP nonce the toolbar's script element carries. Default: `ctx.state.cspNonce` (set it in a
+   * `request` tap or middleware that also sends the policy).
+   */
+  nonce?: (ctx: RequestContext) => string | undefined
+  /** Annotate requests at all. Default: `features` lists `debug`. */
+  toolbar?: boolean
+  /** Serve the dev panel. Default: `features` lists `DevPanel`. */
+  devPanel?: boolean
+  /** The clock, Unix milliseconds (grant expiry). Default `Date.now`. */
+  now?: () => number
+}
+
+/** What `kernel.plugin('debug')` returns. */
+export interface DebugApi {
+  /** True in development mode; a debug grant never makes it so. */
+  isDevelopment(): boolean
+  /** True when the request holds a valid debug grant (a redeemed token or its cookie). */
+  hasDebugGrant(ctx: RequestContext): boolean
+  /** True when the request is annotated (development, or a grant). */
+  isAnnotated(ctx: RequestContext): boolean
+  /** Issues a grant token (`<expiry>.<hmac>`); `undefined` without an application key. */
+  issueToken(ttlSeconds?: number): { token: string; expires: number; ttl: number } | undefined
+  /** The expiry (Unix seconds) of a token that verifies now, else `undefined`. */
+  verifyToken(token: string): number | undefined
+  /** See {@link measure}. */
+  measure: typeof measure
+  /** See {@link recordService}. */
+  recordService: typeof recordService
+}
+
+declare module 'fw' {
+  interface PluginApis {
+    debug: DebugApi
+  }
+}
+
+const deciders = new WeakMap<Kernel, Decider>()
+const OFF: Decider = { development: false, secret: undefined, now: Date.now }
+
+/**
+ * True when the request holds a valid debug grant. Independent of development mode: a grant never
+ * makes `isDevelopment()` true, and development mode is not a grant.
+ */
+export function hasDebugGrant(ctx: RequestContext): boolean {
+  const d = deciders.get(ctx.kernel)
+  if (d === undefined) return false
+  return decide(ctx, d).grant !== undefined
+}
+
+/** True in development mode (spec-notes.md "Modes and switches"). */
+export function isDevelopment(kernel: Kernel): boolean {
+  return kernel.isDevelopment()
+}
+
+const BODY_TYPES = /json|x-www-form-urlencoded/i
+
+/** The request's body for the payload: only JSON and form bodies, parsed (or already parsed). */
+async function capturedBody(ctx: RequestContext): Promise<unknown> {
+  const type = ctx.headers['content-type']
+  if (type === undefined || !BODY_TYPES.test(type)) return undefined
+  if (ctx.method === 'GET' || ctx.method === 'HEAD') return undefined
+  try {
+    return await ctx.body()
+  } catch (error) {
+    return { error: error instanceof Error ? error.message : String(error) }
+  }
+}
+
+function plainJsonObject(value: unknown): Record<string, unknown> | undefined {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined
+  const toJSON = (value as { toJSON?: unknown }).toJSON
+  if (typeof toJSON === 'function') {
+    const plain: unknown = toJSON.call(value)
+    return plain !== null && typeof plain === 'object' && !Array.isArray(plain)
+      ? (plain as Record<string, unknown>)
+      : undefined
+  }
+  return value as Record<string, unknown>
+}
+
+/**
+ * The debug facility. With the `debug` feature, a request is annotated in development mode or when
+ * it holds a grant (`fw debug:token`); with `DevPanel`, `/devpanel` and `/devpanel/logs` answer.
+ *
+ * @example
+ * kernel.register(debug)                       // features: ['debug', 'DevPanel']
+ * kernel.register(debug, { nonce: (ctx) => ctx.state.cspNonce })
+ */
+const debug = definePlugin<DebugOptions | undefined, DebugApi>({
+  name: 'debug',
+  setup(kernel, options = {}) {
+    const secret = grantSecret(kernel.config)
+    const now = options.now ?? Date.now
+    const development = kernel.isDevelopment()
+    const toolbar = options.toolbar ?? kernel.hasFeature('debug')
+    const decider: Decider = toolbar ? { development, secret, now } : OFF
+    deciders.set(kernel, decider)
+    const nonceOf = options.nonce ?? ((ctx: RequestContext) => ctx.state.cspNonce)
+
+    const api: DebugApi = {
+      isDevelopment: () => kernel.isDevelopment(),
+      hasDebugGrant: (ctx) => decide(ctx, decider).grant !== undefined,
+      isAnnotated: (ctx) => decide(ctx, decider).annotate,
+      issueToken: (ttl) => (secret === undefined ? undefined : issueGrantToken(secret, ttl, now())),
+      verifyToken: (token) => verifyGrantToken(token, secret, now()),
+      measure,
+      recordService,
+    }
+
+    kernel.command(DebugTokenCommand)
+    if (options.devPanel ?? kernel.hasFeature('DevPanel'))
+      declareDevPanel(kernel, api.hasDebugGrant)
+    // Production without a key: nothing can ever be annotated, so nothing is tapped.
+    if (!toolbar || (!development && secret === undefined)) return api
+
+    // Measured service calls find their request through the scope; production leaves it to
+    // the plugins that need it anyway (logging, database).
+    if (development) kernel.useRequestScope()
+
+    const script = new TextEncoder().encode(TOOLBAR_STUB)
+    kernel.router.get(TOOLBAR_PATH.slice(1), () =>
+      send(script, 'text/javascript; charset=utf-8').header('cache-control', 'no-cache'),
+    )
+
+    const annotated = (ctx: RequestContext): DebugState | undefined => {
+      const s = decide(ctx, decider)
+      if (!s.annotate) return undefined
+      // Never an incoming X-Request-Id: a fresh id from the CSPRNG for every annotated request.
+      if (ctx.state.requestId === undefined || !issued.has(ctx)) {
+        ctx.state.requestId = newRequestId()
+        issued.add(ctx)
+      }
+      return s
+    }
+    const issued = new WeakSet<RequestContext>()
+
+    // Synchronous taps where nothing is awaited: tapable then adds no promise of its own.
+    kernel.hooks.request.tap({ name: 'debug', stage: -1000 }, (ctx) => {
+      annotated(ctx)
+      return undefined
+    })
+
+    const render = async (reply: Reply, ctx: RequestContext): Promise<Reply> => {
+      const body = reply.body
+      const isHtml = body.kind === 'html'
+      const object = body.kind === 'json' ? plainJsonObject(body.value) : undefined
+      if (!isHtml && (object === undefined || Object.hasOwn(object, '_debug'))) return reply
+      if (isHtml && body.value.length === 0) return reply
+      return ctx.log.phase('debugbar', async () => {
+        const payload = debugPayload({
+          ctx,
+          events: ctx.log.all(),
+          status: reply.status,
+          id: ctx.state.requestId,
+          time: ctx.log.now(),
+          memoryBytes: process.memoryUsage().heapUsed,
+          body: await capturedBody(ctx),
+        })
+        if (object !== undefined) {
+          reply.body = { kind: 'json', value: { ...object, _debug: payload } }
+        } else if (body.kind === 'html') {
+          reply.body = {
+            kind: 'html',
+            value: injectToolbar(body.value, () => toolbarMarkup(payload, nonceOf(ctx))),
+          }
+        }
+        return reply
+      })
+    }
+    // A callback tap: a request that is not annotated passes straight on, with no promise.
+    kernel.hooks.render.tapAsync({ name: 'debug', stage: 100 }, (reply, ctx, done) => {
+      if (annotated(ctx) === undefined) return done(null, reply)
+      render(reply, ctx).then(
+        (r) => done(null, r),
+        (error: unknown) => done(error as Error),
+      )
+    })
+
+    kernel.hooks.annotate.tap('debug', (reply: Reply, ctx) => {
+      const s = decide(ctx, decider)
+      if (s.setCookie !== undefined) reply.appendHeader('set-cookie', s.setCookie)
+      if (annotated(ctx) === undefined) return
+      const events = ctx.log.all()
+      const total = ctx.log.now()
+      const timing = serverTiming(events, kernel.bootPhases, total)
+      const existing = reply.getHeader('server-timing')
+      reply.header(
+        'server-timing',
+        existing === undefined ? timing : `${String(existing)}, ${timing}`,
+      )
+      reply.header(
+        'x-fw-debug',
+        summaryHeader(events, total, process.memoryUsage().heapUsed, ctx.state.requestId),
+      )
+      if (ctx.state.requestId !== undefined) reply.header('x-request-id', ctx.state.requestId)
+      const vary = reply.getHeader('vary')
+      if (vary === undefined || !/(^|,)\s*cookie\s*(,|$)/i.test(String(vary)))
+        reply.appendHeader('vary', 'Cookie')
+      if (s.grant !== undefined) reply.header('cache-control', 'no-store, private')
+    })
+
+    return api
+  },
+})
+
+export default debug

@@ -1,0 +1,49 @@
+import { performance } from 'node:perf_hooks'
+import type { Kernel } from 'fw'
+import type { DatabaseApi } from 'fw/plugins/database'
+import { messageOf } from '../registry.js'
+import { CheckOmitted, result, type HealthCheck } from '../types.js'
+
+/**
+ * `database`: runs `select version()` and reports the latency, the driver (`postgresql` or
+ * `pglite`) and the server's version; `down` with the error when the query fails (an unreachable
+ * server included). When the database never opened (`ready()` rejected: a bad URL, a missing
+ * driver, an unusable PGlite directory), that counts as the connection failing at boot: the check
+ * leaves the report and drops itself from the registry (spec.md: "omitted entirely").
+ */
+export function databaseCheck(kernel: Kernel): HealthCheck {
+  return {
+    name: 'database',
+    async run() {
+      const db = kernel.plugin<DatabaseApi>('database')
+      try {
+        await db.ready()
+      } catch (error) {
+        kernel.logger.warn('health: the database never opened; the database check is dropped', {
+          error,
+        })
+        throw new CheckOmitted(`the database did not open: ${messageOf(error)}`)
+      }
+      try {
+        // Connecting (PGlite's first start takes a second or more) is not the round trip.
+        if (!(await db.orm.isConnected())) await db.orm.connect()
+        const started = performance.now()
+        const rows = await db.orm.em
+          .getConnection()
+          .execute<{ version: string }[]>('select version() as version')
+        const latency = Math.round((performance.now() - started) * 100) / 100
+        const version = String(rows[0]?.version ?? 'unknown')
+        const short = /^(PostgreSQL [\d.]+)/.exec(version)?.[1] ?? version
+        return result('ok', 'database', `${short} (${db.target.kind}) answered in ${latency} ms`, {
+          latency_ms: latency,
+          driver: db.target.kind,
+          server_version: version,
+        })
+      } catch (error) {
+        return result('down', 'database', `database unreachable: ${messageOf(error)}`, {
+          driver: db.target.kind,
+        })
+      }
+    },
+  }
+}

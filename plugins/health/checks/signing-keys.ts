@@ -1,0 +1,116 @@
+import { createPrivateKey, createPublicKey, sign, verify, KeyObject } from 'node:crypto'
+import { readFile, stat } from 'node:fs/promises'
+import { isAbsolute, resolve } from 'node:path'
+import type { Kernel } from 'fw'
+import { messageOf } from '../registry.js'
+import { result, type HealthCheck, type HealthResult } from '../types.js'
+
+/** Options of {@link signingKeysCheck}. */
+export interface SigningKeysOptions {
+  /** The private key's path; relative paths are under the app root. Default config `oauth.private_key`. */
+  privateKey?: string
+  /** The public key's path; relative paths are under the app root. Default config `oauth.public_key`. */
+  publicKey?: string
+  /**
+   * Loads the library the authorization server signs with; a rejection means it is missing
+   * (`down`). Default: imports `jsonwebtoken`.
+   */
+  library?: () => Promise<unknown>
+}
+
+const NAME = 'signing_keys'
+const CONSTANT = Buffer.from('fw signing_keys health check')
+
+type Half = 'private' | 'public'
+
+/** Reads one key file; a result when it is missing, a directory or unreadable. */
+async function readKey(half: Half, path: string): Promise<Buffer | HealthResult> {
+  const details = { [`${half}_key`]: path }
+  try {
+    const s = await stat(path)
+    if (s.isDirectory())
+      return result('down', NAME, `${half} key path is a directory: ${path}`, details)
+    return await readFile(path)
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'ENOENT') return result('down', NAME, `${half} key file missing: ${path}`, details)
+    return result(
+      'down',
+      NAME,
+      `${half} key file unreadable: ${path} (${code ?? messageOf(error)})`,
+      details,
+    )
+  }
+}
+
+function parseKey(half: Half, pem: Buffer, path: string): KeyObject | HealthResult {
+  try {
+    return half === 'private' ? createPrivateKey(pem) : createPublicKey(pem)
+  } catch (error) {
+    return result('down', NAME, `${half} key file unparseable: ${path} (${messageOf(error)})`, {
+      [`${half}_key`]: path,
+    })
+  }
+}
+
+/**
+ * `signing_keys`: the authorization server's key pair (spec.md "signing_keys result by
+ * condition"). `down` when OpenSSL or the signing library is missing, a file is missing,
+ * unreadable, a directory or unparseable (the message names which half), or the two keys are not
+ * a pair (a constant signed with the private key does not verify with the public one); `degraded`
+ * for a pair below 2048 bits; `ok` with `bits` otherwise.
+ */
+export function signingKeysCheck(kernel: Kernel, options: SigningKeysOptions = {}): HealthCheck {
+  const under = (p: string): string => (isAbsolute(p) ? p : resolve(kernel.root, p))
+  const library = options.library ?? (() => import('jsonwebtoken'))
+  return {
+    name: NAME,
+    async run() {
+      const privatePath = under(options.privateKey ?? kernel.config.oauth.private_key)
+      const publicPath = under(options.publicKey ?? kernel.config.oauth.public_key)
+      const paths = { private_key: privatePath, public_key: publicPath }
+      if (!process.versions.openssl)
+        return result('down', NAME, 'this Node.js runs without OpenSSL', paths)
+      try {
+        await library()
+      } catch (error) {
+        return result('down', NAME, `the signing library is missing: ${messageOf(error)}`, paths)
+      }
+      const privatePem = await readKey('private', privatePath)
+      if (!Buffer.isBuffer(privatePem)) return privatePem
+      const publicPem = await readKey('public', publicPath)
+      if (!Buffer.isBuffer(publicPem)) return publicPem
+      const privateKey = parseKey('private', privatePem, privatePath)
+      if (!(privateKey instanceof KeyObject)) return privateKey
+      const publicKey = parseKey('public', publicPem, publicPath)
+      if (!(publicKey instanceof KeyObject)) return publicKey
+      const type = privateKey.asymmetricKeyType
+      const digest = type === 'ed25519' || type === 'ed448' ? null : 'sha256'
+      let matches: boolean
+      try {
+        matches = verify(digest, CONSTANT, publicKey, sign(digest, CONSTANT, privateKey))
+      } catch {
+        matches = false
+      }
+      if (!matches)
+        return result(
+          'down',
+          NAME,
+          'the private and public keys are not a pair (a signed constant did not verify)',
+          paths,
+        )
+      const bits = privateKey.asymmetricKeyDetails?.modulusLength
+      if (bits === undefined)
+        return result('ok', NAME, `matching ${type} key pair`, { ...paths, type })
+      const details = { ...paths, type, bits }
+      if (bits < 2048)
+        return result(
+          'degraded',
+          NAME,
+          `matching ${type} key pair of ${bits} bits: below 2048`,
+          details,
+        )
+      return result('ok', NAME, `matching ${type} key pair of ${bits} bits`, details)
+    },
+  }
+}

@@ -1,0 +1,81 @@
+// The report's other shapes: the reduced verdict (`/health/status`), the well-known component
+// map (`/.well-known/health`) and the IETF health-check draft (`Accept: application/health+json`).
+import type { HealthReport, HealthStatus } from './types.js'
+
+/** `/health/status` (spec-notes.md "Health"): no versions, drivers, paths or latencies. */
+export interface HealthVerdict {
+  status: 'healthy' | 'unhealthy'
+  timestamp: string
+  service: string
+  /** The names of the checks not `ok`; only when unhealthy. */
+  errors?: string[]
+}
+
+export function verdict(report: HealthReport, service: string, now = new Date()): HealthVerdict {
+  const timestamp = now.toISOString()
+  if (report.status === 'ok') return { status: 'healthy', timestamp, service }
+  const errors = Object.values(report.checks)
+    .filter((c) => c.status !== 'ok')
+    .map((c) => c.name)
+  return { status: 'unhealthy', timestamp, service, errors }
+}
+
+/** `/.well-known/health`: `error` for a `down` component; overall `error` when any is. */
+export interface WellKnownHealth {
+  status: 'ok' | 'error'
+  timestamp: string
+  components: Record<string, 'ok' | 'error'>
+}
+
+export function wellKnown(report: HealthReport, now = new Date()): WellKnownHealth {
+  const components: Record<string, 'ok' | 'error'> = {}
+  for (const c of Object.values(report.checks))
+    components[c.name] = c.status === 'down' ? 'error' : 'ok'
+  const status = Object.values(components).includes('error') ? 'error' : 'ok'
+  return { status, timestamp: now.toISOString(), components }
+}
+
+const IETF: Record<HealthStatus, 'pass' | 'warn' | 'fail'> = {
+  ok: 'pass',
+  degraded: 'warn',
+  down: 'fail',
+}
+
+/** One entry of the draft's `checks` map. */
+export interface IetfCheck {
+  componentId: string
+  status: 'pass' | 'warn' | 'fail'
+  output?: string
+  time?: string
+  observedValue?: number
+  observedUnit?: string
+}
+
+/** The report in draft-inadarei-api-health-check format (`application/health+json`). */
+export interface IetfHealth {
+  status: 'pass' | 'warn' | 'fail'
+  serviceId: string
+  description: string
+  checks: Record<string, IetfCheck[]>
+}
+
+export function ietf(report: HealthReport, service: string): IetfHealth {
+  const checks: Record<string, IetfCheck[]> = {}
+  for (const c of Object.values(report.checks)) {
+    const entry: IetfCheck = { componentId: c.name, status: IETF[c.status], output: c.message }
+    const at = c.details?.checked_at
+    if (typeof at === 'string') entry.time = at
+    const latency = c.details?.latency_ms
+    if (typeof latency === 'number') {
+      entry.observedValue = latency
+      entry.observedUnit = 'ms'
+    }
+    checks[c.name] = [entry]
+  }
+  return {
+    status: IETF[report.status],
+    serviceId: service,
+    description: `health of ${service}`,
+    checks,
+  }
+}

@@ -1,0 +1,78 @@
+import { Command, Option } from 'clipanion'
+import type { CommandContext } from 'fw'
+import { formatDetails } from './pages.js'
+import type { HealthApi } from './index.js'
+import type { HealthStatus } from './types.js'
+
+const EXIT: Record<HealthStatus, number> = { ok: 0, degraded: 1, down: 2 }
+
+/** `fw health:check [--json] [--only=a,b]`: runs the checks; exit 0 ok, 1 degraded, 2 down. */
+export class HealthCheckCommand extends Command<CommandContext> {
+  static override paths = [['health:check']]
+  static override usage = Command.Usage({
+    category: 'Health',
+    description: 'Run the health checks and print the report',
+    details: `
+      Runs every registered check (built-in, feature and application checks; the app is booted),
+      in parallel, each under its timeout. Prints the overall status and a table, or with
+      \`--json\` the report \`{status, checks}\`. Exit code 0 when all are ok, 1 when any is
+      degraded, 2 when any is down. \`--only\` runs the named checks; an unknown name is skipped
+      with a warning.
+    `,
+    examples: [
+      ['Run every check', '$0 health:check'],
+      [
+        'Only the database and the disk, as JSON',
+        '$0 health:check --only=database,disk_space --json',
+      ],
+    ],
+  })
+
+  json = Option.Boolean('--json', false, { description: 'Print the report as JSON' })
+  only = Option.String('--only', { description: 'Comma-separated check names to run' })
+
+  async execute(): Promise<number> {
+    const health = this.context.kernel.plugin<HealthApi>('health')
+    const { stdout, stderr } = this.context
+    let only: string[] | undefined
+    if (this.only !== undefined) {
+      const known = new Set(health.checks().map((c) => c.name))
+      only = []
+      for (const name of this.only
+        .split(',')
+        .map((n) => n.trim())
+        .filter((n) => n !== '')) {
+        if (known.has(name)) only.push(name)
+        else
+          stderr.write(
+            `Warning: unknown check '${name}' skipped (registered: ${[...known].join(', ') || 'none'}).\n`,
+          )
+      }
+    }
+    const report = await health.run(only === undefined ? { fresh: true } : { only })
+    if (this.json) {
+      stdout.write(`${JSON.stringify({ status: report.status, checks: report.checks }, null, 2)}\n`)
+    } else {
+      stdout.write(`Overall status: ${report.status.toUpperCase()}\n\n`)
+      const rows = Object.values(report.checks).map((c) => {
+        const { checked_at: _at, ...rest } = c.details ?? {}
+        return [c.name, c.status.toUpperCase(), c.message, formatDetails(rest)]
+      })
+      stdout.write(table(['Check', 'Status', 'Message', 'Details'], rows))
+    }
+    return EXIT[report.status]
+  }
+}
+
+function table(headers: readonly string[], rows: readonly (readonly string[])[]): string {
+  const width = (s: string): number => [...s].length
+  const widths = headers.map((h, i) => Math.max(width(h), ...rows.map((r) => width(r[i] ?? ''))))
+  const line = (cells: readonly string[]): string =>
+    cells
+      .map((c, i) => c + ' '.repeat(Math.max(0, widths[i]! - width(c))))
+      .join('  ')
+      .trimEnd()
+  return (
+    [line(headers), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n') + '\n'
+  )
+}

@@ -1,0 +1,208 @@
+import {
+  definePlugin,
+  empty,
+  html,
+  json,
+  redirect,
+  view,
+  type Kernel,
+  type Reply,
+  type RequestContext,
+} from 'fw'
+import { cacheCheck, type CacheCheckOptions } from './checks/cache.js'
+import { databaseCheck } from './checks/database.js'
+import { diskSpaceCheck, type DiskSpaceOptions } from './checks/disk-space.js'
+import { memoryLimitCheck, type MemoryLimitOptions } from './checks/memory-limit.js'
+import { signingKeysCheck, type SigningKeysOptions } from './checks/signing-keys.js'
+import { ietf, verdict, wellKnown } from './formats.js'
+import { HealthCheckCommand } from './health-command.js'
+import { dashboardRows, renderDashboard, renderRuntime, type DashboardData } from './pages.js'
+import { HealthRegistry } from './registry.js'
+import { runtimeInfo } from './runtime-info.js'
+import type { HealthCheck, HealthReport, RunOptions } from './types.js'
+
+/** Options of the health plugin. */
+export interface HealthOptions {
+  /** Per-check timeout in ms (a check's own `timeoutMs` wins). Default 2000. */
+  timeoutMs?: number
+  /** How long a full run's report is reused, in ms. Default 1000. */
+  reuseMs?: number
+  /** The service name in `/health/status` and the IETF format. Default config `app.name`. */
+  service?: string
+  /** `disk_space` settings, or `false` not to register it. */
+  diskSpace?: DiskSpaceOptions | false
+  /** `memory_limit` settings, or `false` not to register it. */
+  memoryLimit?: MemoryLimitOptions | false
+  /** `cache` settings (`redisUrl`), or `false` not to register it. */
+  cache?: CacheCheckOptions | false
+  /** `signing_keys` settings (registered only with the `authorization-server` feature). */
+  signingKeys?: SigningKeysOptions
+  /** Register `database` when the database plugin is registered. Default true. */
+  database?: boolean
+  /** Declare the HTTP routes. Default true. */
+  routes?: boolean
+  /** Lowest usertype that may read `/health/phpinfo`. Default 90. */
+  runtimeInfoUsertype?: number
+}
+
+/** What `kernel.plugin('health')` returns. */
+export interface HealthApi {
+  /** Adds a check, or replaces the one of that name. */
+  register(check: HealthCheck): void
+  /** Removes a check; true when there was one. */
+  unregister(name: string): boolean
+  /** Runs the checks (shared while in flight, reused for `reuseMs`; see {@link RunOptions}). */
+  run(options?: RunOptions): Promise<HealthReport>
+  /** The registered checks. */
+  checks(): HealthCheck[]
+  /** How many full runs probed (not shared or reused) since boot. */
+  readonly runs: number
+}
+
+declare module 'fw' {
+  interface PluginApis {
+    health: HealthApi
+  }
+}
+
+/** The views plugin's API, as far as this plugin uses it (it is optional). */
+interface ViewsLike {
+  resolve(template: string, ctx?: RequestContext): string | undefined
+}
+
+const JSON_HEADERS = {
+  'cache-control': 'no-store',
+  'access-control-allow-origin': '*',
+} as const
+
+function publicJson(value: unknown, status: number, contentType?: string): Reply {
+  const reply = json(value, status)
+  for (const [k, v] of Object.entries(JSON_HEADERS)) reply.header(k, v)
+  if (contentType) reply.header('content-type', contentType)
+  return reply
+}
+
+function preflight(): Reply {
+  return empty(204)
+    .header('cache-control', 'no-store')
+    .header('access-control-allow-origin', '*')
+    .header('access-control-allow-methods', 'GET, HEAD, OPTIONS')
+    .header('access-control-allow-headers', 'Accept, Content-Type')
+    .header('access-control-max-age', '600')
+}
+
+function wantsHealthJson(ctx: RequestContext): boolean {
+  return /application\/health\+json/i.test(ctx.header('accept') ?? '')
+}
+
+function declareRoutes(kernel: Kernel, api: HealthApi, options: HealthOptions): void {
+  const service = (): string => options.service ?? kernel.config.app.name
+  const code = (report: HealthReport): number => (report.status === 'ok' ? 200 : 503)
+  const r = kernel.router
+  r.get('health/check', async (ctx) => {
+    const report = await api.run()
+    if (wantsHealthJson(ctx))
+      return publicJson(ietf(report, service()), code(report), 'application/health+json')
+    return publicJson(report, code(report))
+  }).name('health.check')
+  r.options('health/check', preflight).name('health.check.options')
+  r.get('health/status', async () => {
+    const report = await api.run()
+    return publicJson(verdict(report, service()), code(report))
+  }).name('health.status')
+  r.options('health/status', preflight).name('health.status.options')
+  if (kernel.hasFeature('authorization-server')) {
+    r.get('.well-known/health', async () => {
+      const body = wellKnown(await api.run())
+      return publicJson(body, body.status === 'ok' ? 200 : 503)
+    }).name('health.well-known')
+    r.options('.well-known/health', preflight).name('health.well-known.options')
+  }
+  const views = (): ViewsLike | undefined =>
+    kernel.hasPlugin('views') ? kernel.plugin<ViewsLike>('views') : undefined
+  r.get('health', async (ctx) => {
+    const who = await ctx.identity()
+    if (who?.id === undefined) return redirect('/login?return=/health')
+    const report = await api.run()
+    const data: DashboardData = {
+      title: 'Health',
+      service: service(),
+      report,
+      rows: dashboardRows(report),
+      generated_at: new Date().toISOString(),
+      user: String(who.username ?? who.id),
+    }
+    const status = code(report) === 200 ? 200 : 503
+    const reply = views()?.resolve('health', ctx)
+      ? view('health', data, status)
+      : html(renderDashboard(data), status)
+    return reply.header('cache-control', 'no-store')
+  }).name('health.dashboard')
+  r.get('health/phpinfo', async (ctx) => {
+    const who = await ctx.identity()
+    if (who?.id === undefined) return redirect('/login?return=/health/phpinfo')
+    if ((who.usertype ?? 0) < (options.runtimeInfoUsertype ?? 90))
+      return html('<!doctype html><title>Forbidden</title><h1>Forbidden</h1>', 403)
+    const sections = runtimeInfo(kernel)
+    const title = `Node.js ${process.version} runtime`
+    const reply = views()?.resolve('health-phpinfo', ctx)
+      ? view('health-phpinfo', { title, sections })
+      : html(renderRuntime(title, sections))
+    return reply.header('cache-control', 'no-store')
+  }).name('health.phpinfo')
+}
+
+/**
+ * Health reporting (spec.md "Health"): a registry of named checks run in parallel under
+ * timeouts, shared between concurrent callers and reused for a second; the built-in checks
+ * `database`, `disk_space`, `memory_limit`, `cache` and (with `authorization-server`)
+ * `signing_keys`; `/health/check`, `/health/status`, `/health`, `/health/phpinfo`,
+ * `/.well-known/health`; and `fw health:check`.
+ */
+export const health = definePlugin({
+  name: 'health',
+  setup(kernel, options: HealthOptions = {}): HealthApi {
+    const registry = new HealthRegistry({ timeoutMs: options.timeoutMs, reuseMs: options.reuseMs })
+    if (options.database !== false && kernel.hasPlugin('database'))
+      registry.register(databaseCheck(kernel))
+    if (options.diskSpace !== false)
+      registry.register(diskSpaceCheck(kernel.root, options.diskSpace || {}))
+    if (options.memoryLimit !== false)
+      registry.register(memoryLimitCheck(options.memoryLimit || {}))
+    if (options.cache !== false) registry.register(cacheCheck(options.cache || {}))
+    if (kernel.hasFeature('authorization-server'))
+      registry.register(signingKeysCheck(kernel, options.signingKeys))
+    const api: HealthApi = {
+      register: (check) => registry.register(check),
+      unregister: (name) => registry.unregister(name),
+      run: (runOptions) => registry.run(runOptions),
+      checks: () => registry.checks(),
+      get runs() {
+        return registry.runs
+      },
+    }
+    if (options.routes !== false) declareRoutes(kernel, api, options)
+    kernel.command(HealthCheckCommand)
+    return api
+  },
+})
+
+export default health
+
+export { HealthRegistry } from './registry.js'
+export type { RegistryOptions } from './registry.js'
+export { CheckOmitted, result, worst } from './types.js'
+export type { HealthCheck, HealthReport, HealthResult, HealthStatus, RunOptions } from './types.js'
+export { cacheCheck, type CacheCheckOptions } from './checks/cache.js'
+export { databaseCheck } from './checks/database.js'
+export { diskSpaceCheck, type DiskSpaceOptions } from './checks/disk-space.js'
+export {
+  memoryLimitCheck,
+  sampleMemory,
+  type MemoryLimitOptions,
+  type MemorySample,
+} from './checks/memory-limit.js'
+export { redisCheck, pingRedis, type RedisCheckOptions } from './checks/redis.js'
+export { signingKeysCheck, type SigningKeysOptions } from './checks/signing-keys.js'
+export { ietf, verdict, wellKnown } from './formats.js'
+export type { HealthVerdict, IetfHealth, WellKnownHealth } from './formats.js'

@@ -1,0 +1,97 @@
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { playgroundApp, signIn, tokenOf, type PlaygroundApp } from './fixtures.js'
+
+// The unified middleware on `GET /api/v1/me` (spec.md "Unified middleware").
+const test = suite<{ app: PlaygroundApp }>('api unified middleware', {} as { app: PlaygroundApp })
+
+test.before(async (context) => {
+  context.app = await playgroundApp()
+})
+test.after(async ({ app }) => app.close())
+
+const UNAUTHENTICATED = {
+  status: 401,
+  statusmessage: 'Unauthenticated',
+  message: 'Authentication required.',
+  error: 'Unauthenticated',
+}
+
+test('1: a bearer token (Authorization or accessToken) is enough, no API key needed', async ({
+  app,
+}) => {
+  const token = await tokenOf(app.kernel, 'user')
+  for (const headers of [{ authorization: `Bearer ${token}` }, { accesstoken: token }]) {
+    const res = await app.kernel.inject({ url: '/api/v1/me', headers })
+    assert.is(res.status, 200, res.body)
+    assert.is(res.json<{ username: string }>().username, 'user')
+  }
+})
+
+test('2: the web session with its X-CSRF-Token', async ({ app }) => {
+  const { session, csrf } = await signIn(app.kernel, 'editor')
+  const res = await app.kernel.inject({
+    url: '/api/v1/me',
+    cookies: { fw_session: session },
+    headers: { 'x-csrf-token': csrf },
+  })
+  assert.is(res.status, 200, res.body)
+  assert.is(res.json<{ username: string }>().username, 'editor')
+})
+
+test('the bearer comes first: token of one user, session of another → the token user', async ({
+  app,
+}) => {
+  const token = await tokenOf(app.kernel, 'user')
+  const { session, csrf } = await signIn(app.kernel, 'editor')
+  const res = await app.kernel.inject({
+    url: '/api/v1/me',
+    cookies: { fw_session: session },
+    headers: { 'x-csrf-token': csrf, authorization: `Bearer ${token}` },
+  })
+  assert.is(res.status, 200)
+  assert.is(res.json<{ username: string }>().username, 'user')
+})
+
+test('3: nothing, the cookie alone, or a wrong CSRF token → 401 Unauthenticated', async ({
+  app,
+}) => {
+  const { session, csrf } = await signIn(app.kernel)
+  for (const req of [
+    {},
+    { cookies: { fw_session: session } },
+    { cookies: { fw_session: session }, headers: { 'x-csrf-token': `${csrf}x` } },
+    { headers: { apikey: 'demo-api-key' } },
+  ]) {
+    const res = await app.kernel.inject({ url: '/api/v1/me', ...req })
+    assert.is(res.status, 401, JSON.stringify(req))
+    assert.equal(res.json(), UNAUTHENTICATED)
+  }
+})
+
+test('an invalid bearer never falls back to a valid session', async ({ app }) => {
+  const { session, csrf } = await signIn(app.kernel)
+  const token = await tokenOf(app.kernel)
+  for (const headers of [
+    { authorization: 'Bearer not.a.jwt' },
+    { authorization: `Bearer ${token}x` },
+    { accesstoken: 'garbage' },
+  ]) {
+    const res = await app.kernel.inject({
+      url: '/api/v1/me',
+      cookies: { fw_session: session },
+      headers: { 'x-csrf-token': csrf, ...headers },
+    })
+    assert.is(res.status, 401, JSON.stringify(headers))
+    assert.equal(res.json(), UNAUTHENTICATED)
+  }
+})
+
+test('the 401 is negotiated like any API reply (XML when asked)', async ({ app }) => {
+  const res = await app.kernel.inject({ url: '/api/v1/me', headers: { accept: 'application/xml' } })
+  assert.is(res.status, 401)
+  assert.is(res.headers['content-type'], 'application/xml; charset=utf-8')
+  assert.match(res.body, '<error>Unauthenticated</error>')
+})
+
+test.run()

@@ -1,0 +1,122 @@
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import type { Kernel } from 'fw'
+import { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
+import { createMemoryLogger } from 'fw/testing'
+import createApp from '../../../playground/app.js'
+
+const KEY = 'playground-debug-test-key-0123456789abcdef'
+const test = suite<{ db: TestDatabase; dev: Kernel; prod: Kernel }>('debug: on the playground')
+
+test.before(async (context) => {
+  context.db = await createTestDatabase()
+  const env = { DATABASE_URL: context.db.url, FW_APP_KEY: KEY }
+  context.dev = createApp({ env, logger: createMemoryLogger() })
+  context.prod = createApp({
+    env: { ...env, NODE_ENV: 'production' },
+    logger: createMemoryLogger(),
+  })
+  await context.dev.boot()
+  await context.dev.plugin('database').prepare()
+  await context.prod.boot()
+})
+
+test.after(async ({ dev, prod, db }) => {
+  await dev.close()
+  await prod.close()
+  await db.drop()
+})
+
+test("a login's debug payload holds neither the password nor the issued token", async ({ dev }) => {
+  const res = await dev.inject({
+    method: 'POST',
+    url: '/account/login',
+    headers: { accept: 'application/json' },
+    body: { username: 'admin', password: 'admin-pass' },
+  })
+  assert.is(res.status, 200)
+  const body = res.json<{ access_token: string; _debug: Record<string, unknown> }>()
+  const token = body.access_token
+  assert.ok(token.length > 20)
+  const payload = JSON.stringify(body._debug)
+  assert.not.ok(payload.includes('admin-pass'), 'the password')
+  assert.not.ok(payload.includes(token), 'the token')
+  assert.not.ok(payload.includes(token.split('.')[2]!), 'the signature')
+  const auth = body._debug.auth as {
+    user: { username: string }
+    action: string
+    claims: Record<string, unknown>
+  }
+  assert.is(auth.user.username, 'admin')
+  assert.is(auth.action, 'login')
+  assert.equal((body._debug.request as { body: unknown }).body, {
+    username: 'admin',
+    password: '***',
+  })
+  for (const h of [String(res.headers['x-fw-debug']), String(res.headers['server-timing'])]) {
+    assert.not.ok(h.includes('admin-pass'))
+    assert.not.ok(h.includes(token))
+  }
+})
+
+test('150 queries: 100 statements kept, count 150', async ({ dev }) => {
+  const res = await dev.inject('/_demo/queries?n=150')
+  const q = res.json<{
+    _debug: {
+      queries: { count: number; statements: unknown[]; truncated?: boolean; total_ms: number }
+    }
+  }>()._debug.queries
+  assert.is(q.count, 150)
+  assert.is(q.statements.length, 100)
+  assert.is(q.truncated, true)
+  assert.is(JSON.parse(String(res.headers['x-fw-debug'])).queries, 150)
+  assert.match(String(res.headers['server-timing']), /db;dur=[\d.]+;desc="150 queries"/)
+  const one = await dev.inject('/_demo/queries?n=1')
+  assert.match(String(one.headers['server-timing']), /desc="1 query"/)
+  assert.is(
+    one.json<{ _debug: { queries: { truncated?: boolean } } }>()._debug.queries.truncated,
+    undefined,
+  )
+})
+
+test('the home page carries the island; JSON arrays and fragments only headers', async ({
+  dev,
+}) => {
+  const home = await dev.inject('/')
+  assert.ok(home.body.includes('<script type="application/json" id="fw-debug-data" hidden>'))
+  const arr = await dev.inject('/_demo/array')
+  assert.ok(arr.body.startsWith('['))
+  assert.ok(arr.headers['x-fw-debug'])
+  const measured = await dev.inject('/_demo/measure')
+  const services = measured.json<{ _debug: { services: { name: string }[] } }>()._debug.services
+  assert.equal(
+    services.map((s) => s.name),
+    ['PriceService', 'PriceService.quote'],
+  )
+})
+
+test('production without a grant: the playground answers as if there were no debug plugin', async ({
+  prod,
+}) => {
+  const ping = await prod.inject('/_demo/ping')
+  assert.is(ping.body, '{"hello":"world","n":1}')
+  for (const h of ['x-fw-debug', 'x-request-id', 'server-timing', 'vary'])
+    assert.is(ping.headers[h], undefined, h)
+  const err = await prod.inject('/_demo/error')
+  assert.not.ok(err.body.includes('fw-debug-data'))
+  assert.not.ok(err.body.includes('threw on purpose'))
+})
+
+test('production with a grant: annotated, error page still a production page', async ({ prod }) => {
+  const { token } = prod.plugin('debug').issueToken(600)!
+  const res = await prod.inject(`/_demo/queries?n=5&_debug=${token}`)
+  assert.is(res.json<{ _debug: { queries: { count: number } } }>()._debug.queries.count, 5)
+  assert.is(res.headers['cache-control'], 'no-store, private')
+  const err = await prod.inject({ url: '/_demo/error', headers: { cookie: `fw_debug=${token}` } })
+  assert.is(err.status, 500)
+  assert.ok(err.body.includes('id="fw-debug-data"'))
+  const page = err.body.slice(0, err.body.indexOf('<script type="application/json"'))
+  assert.not.ok(page.includes('threw on purpose'), 'the page itself shows no details')
+})
+
+test.run()

@@ -1,0 +1,47 @@
+// Shared by the health suites: a kernel with the health plugin and only the checks a test names,
+// and a fake sign-in (`x-test-user: <id>:<usertype>`) through an authenticate tap.
+import type { Identity, Kernel } from 'fw'
+import health, { type HealthCheck, type HealthOptions, type HealthStatus } from 'fw/plugins/health'
+import { createTestKernel } from 'fw/testing'
+
+/** Health with no built-in check but those asked for. */
+export const NO_BUILTINS: HealthOptions = {
+  diskSpace: false,
+  memoryLimit: false,
+  cache: false,
+  database: false,
+}
+
+export function healthKernel(
+  options: HealthOptions = {},
+  extra: { features?: string[]; config?: Record<string, unknown> } = {},
+): Kernel {
+  const kernel = createTestKernel({
+    plugins: [[health, { ...NO_BUILTINS, ...options }]],
+    config: { app: { name: 'svc' }, features: extra.features ?? [], ...extra.config },
+  })
+  kernel.hooks.authenticate.tapPromise('test-user', async (ctx): Promise<Identity | undefined> => {
+    const raw = ctx.header('x-test-user')
+    if (!raw) return undefined
+    const [id, usertype] = raw.split(':')
+    return { id: id!, username: `user${id}`, usertype: Number(usertype ?? 0), via: 'test' }
+  })
+  return kernel
+}
+
+/** A check answering `status`, counting its runs. */
+export function fixed(
+  name: string,
+  status: HealthStatus,
+  details?: Record<string, unknown>,
+): HealthCheck & { calls: number } {
+  const check = {
+    name,
+    calls: 0,
+    async run() {
+      check.calls++
+      return { status, name, message: `${name} is ${status}`, ...(details ? { details } : {}) }
+    },
+  }
+  return check
+}
