@@ -331,4 +331,30 @@ test('redaction: body, query, log context and SQL params are masked at capture',
   await kernel.close()
 })
 
+test('keeps a request body up to 8 KB, cuts and marks a longer one, masking secrets at every size', async () => {
+  const kernel = debugKernel()
+  kernel.router.post('submit', () => ({ ok: true }))
+  type Body = { _debug: { request: { body?: unknown } } }
+  const small = await kernel.inject({
+    method: 'POST',
+    url: '/submit',
+    body: { note: 'hi', password: 'hunter2' },
+  })
+  assert.equal(small.json<Body>()._debug.request.body, { note: 'hi', password: '***' })
+  const big = await kernel.inject({
+    method: 'POST',
+    url: '/submit',
+    body: { note: 'x'.repeat(10_000), password: 'hunter2' },
+  })
+  const cut = big.json<Body>()._debug.request.body as {
+    truncated: boolean
+    size: number
+    head: string
+  }
+  assert.is(cut.truncated, true)
+  assert.ok(cut.size > 10_000)
+  assert.is(cut.head.length, 8 * 1024)
+  assert.not.match(big.body, 'hunter2')
+})
+
 test.run()
