@@ -60,7 +60,8 @@ export interface KernelHooks {
    * request that does not ask.
    * **Arguments:** the request context.
    * **Returns:** the `Identity` the tap recognised, or `undefined` to let the next tap try.
-   * **Order:** credential taps in the order API key, bearer token, web session, debug grant.
+   * **Order:** credential taps in the order API key, bearer token, web session. A debug grant is
+   * not an identity: it opens the toolbar only, so the debug plugin does not tap this hook.
    * **Example:** `kernel.hooks.authenticate.tapPromise('apiKey', async (ctx) => lookUp(ctx.header('apikey')))`
    */
   readonly authenticate: AsyncSeriesBailHook<[RequestContext], Identity | undefined>
@@ -70,7 +71,8 @@ export interface KernelHooks {
    * redirects and 404s included.
    * **Arguments:** the reply so far, the request context.
    * **Returns:** the reply, changed or replaced (content negotiation, views, toolbar, `_debug`).
-   * **Order:** views at stage -10, negotiation at 0, debug injection at 100.
+   * **Order:** views at stage -10, the api plugin's CORS and JSON/XML negotiation at 0, auth's
+   * CSRF meta tag at 50, debug injection at 100.
    * **Example:** `kernel.hooks.render.tapPromise('xml', async (reply, ctx) => wantsXml(ctx) ? toXml(reply) : reply)`
    */
   readonly render: AsyncSeriesWaterfallHook<[Reply, RequestContext]>

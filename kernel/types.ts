@@ -40,11 +40,11 @@ export type Middleware = (ctx: RequestContext, next: Next) => Promise<Reply>
  * merging on this interface.
  */
 export interface Identity {
-  /** The user's id, or undefined for a non-user principal (an application, a debug grant). */
+  /** The user's id, or undefined for a non-user principal (an application). */
   id?: string | number
   username?: string
   usertype?: number
-  /** How the identity was established: `apiKey`, `accessToken`, `session`, `debugGrant`, … */
+  /** How the identity was established: `apiKey`, `accessToken`, `userAuth`, `session`, … */
   via: string
 }
 
