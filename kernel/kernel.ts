@@ -221,7 +221,11 @@ export class Kernel {
   }
 
   /** Serves a folder's files under a URL prefix (sirv, on the socket, before the pipeline). */
-  static(prefix: string, dir: string, options: { maxAge?: number } = {}): this {
+  static(
+    prefix: string,
+    dir: string,
+    options: { maxAge?: number; immutable?: boolean } = {},
+  ): this {
     this.#statics.push({ prefix: `/${prefix.replace(/^\/+|\/+$/g, '')}`, dir, ...options })
     return this
   }

@@ -10,6 +10,7 @@ import list from 'fw/plugins/list'
 import logging from 'fw/plugins/logging'
 import views from 'fw/plugins/views'
 import { declareMe } from './auth/me.js'
+import { DEMO_APPLICATION } from './demo-data.js'
 import { seedDemoUsers } from './auth/seed-users.js'
 import { entities } from './entities/index.js'
 import playground from './plugin.js'
@@ -67,7 +68,8 @@ export default function createApp({ env = process.env, logger }: PlaygroundOptio
   declareMe(kernel)
   return kernel
     .register(views)
-    .register(debug)
+    // The toolbar's API tab sends to v1 with the demo application's key (development only).
+    .register(debug, { browser: { apiPrefix: '/api/v1', apiKey: DEMO_APPLICATION.apiKey } })
     .register(database, {
       entities,
       // Imported when the database opens, not when the app loads (keeps `fw route:list` fast).

@@ -13,6 +13,8 @@ export interface StaticMount {
   readonly dir: string
   /** Cache-Control max-age in seconds (default 0: revalidate). */
   readonly maxAge?: number
+  /** Adds `immutable` to Cache-Control: for files whose names carry a content hash. */
+  readonly immutable?: boolean
 }
 
 /** What the HTTP server needs from the kernel. */
@@ -57,7 +59,15 @@ export async function startServer(
 ): Promise<RunningServer> {
   const app = polka()
   for (const mount of options.statics) {
-    app.use(mount.prefix, sirv(mount.dir, { dev: false, etag: true, maxAge: mount.maxAge ?? 0 }))
+    app.use(
+      mount.prefix,
+      sirv(mount.dir, {
+        dev: false,
+        etag: true,
+        maxAge: mount.maxAge ?? 0,
+        immutable: mount.immutable ?? false,
+      }),
+    )
   }
   let inFlight = 0
   let drained: (() => void) | undefined

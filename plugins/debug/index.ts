@@ -5,7 +5,8 @@ import { definePlugin, send, type Kernel, type Reply, type RequestContext } from
 import { declareDevPanel } from './devpanel.js'
 import './events.js'
 import { grantSecret, issueGrantToken, verifyGrantToken } from './grant.js'
-import { injectToolbar, TOOLBAR_PATH, TOOLBAR_STUB, toolbarMarkup } from './inject.js'
+import { TOOLBAR_MODULE_PATH, toolbarAssets } from './assets.js'
+import { injectToolbar, TOOLBAR_PATH, toolbarMarkup } from './inject.js'
 import { measure, recordService } from './measure.js'
 import { debugPayload, serverTiming, summaryHeader } from './projections.js'
 import { decide, newRequestId, type Decider, type DebugState } from './state.js'
@@ -13,6 +14,9 @@ import { DebugTokenCommand } from './token-command.js'
 
 export { measure, recordService } from './measure.js'
 export { islandJson, injectToolbar, toolbarMarkup, ISLAND_ID, TOOLBAR_PATH } from './inject.js'
+export type { ToolbarScript } from './inject.js'
+export { toolbarAssets, buildToolbar, inlineSafe, TOOLBAR_MODULE_PATH } from './assets.js'
+export type { ToolbarAssets } from './assets.js'
 export { redact, redactParams, isSecretKey, isSecretValue, MASK } from './redact.js'
 export {
   issueGrantToken,
@@ -51,6 +55,24 @@ export interface DebugOptions {
   devPanel?: boolean
   /** The clock, Unix milliseconds (grant expiry). Default `Date.now`. */
   now?: () => number
+  /** What the browser toolbar is told about the application (its API tab, the dev panel). */
+  browser?: ToolbarSettings
+}
+
+/** The browser toolbar's settings (sent in its script element's `data-config`). */
+export interface ToolbarSettings {
+  /** The API prefix the API tab sends to, e.g. `/api/v1`. Default `/api`. */
+  apiPrefix?: string
+  /** The OpenAPI document's same-origin URL. Default `/openapi.json`. */
+  openapi?: string
+  /** An application API key from configuration that the API tab sends. Development only. */
+  apiKey?: string
+  /** The header the API key goes in. Default `apikey`. */
+  apiKeyHeader?: string
+  /** The localStorage key holding a bearer token the API tab sends. */
+  tokenKey?: string
+  /** The dev panel's log endpoint. Default `/devpanel/logs`. */
+  devpanel?: string
 }
 
 /** What `kernel.plugin('debug')` returns. */
@@ -160,10 +182,39 @@ const debug = definePlugin<DebugOptions | undefined, DebugApi>({
     // the plugins that need it anyway (logging, database).
     if (development) kernel.useRequestScope()
 
-    const script = new TextEncoder().encode(TOOLBAR_STUB)
+    // The built toolbar: hashed files served by sirv for a year, plus two stable names that
+    // always revalidate (the classic script, and an ES module re-exporting the hashed one).
+    const assets = toolbarAssets()
+    kernel.static(TOOLBAR_PATH.slice(1, TOOLBAR_PATH.lastIndexOf('/')), assets.dir, {
+      maxAge: 31_536_000,
+      immutable: true,
+    })
+    const classic = new TextEncoder().encode(assets.inline)
     kernel.router.get(TOOLBAR_PATH.slice(1), () =>
-      send(script, 'text/javascript; charset=utf-8').header('cache-control', 'no-cache'),
+      send(classic, 'text/javascript; charset=utf-8').header('cache-control', 'no-cache'),
     )
+    const entry = new TextEncoder().encode(
+      `export { record, reportError } from './${assets.module}'\n`,
+    )
+    kernel.router.get(TOOLBAR_MODULE_PATH.slice(1), () =>
+      send(entry, 'text/javascript; charset=utf-8').header('cache-control', 'no-cache'),
+    )
+    const b = options.browser ?? {}
+    const script = {
+      code: assets.inline,
+      config: {
+        apiPrefix: b.apiPrefix ?? '/api',
+        openapi: b.openapi ?? '/openapi.json',
+        devpanel: b.devpanel ?? '/devpanel/logs',
+        ...(b.apiKeyHeader === undefined ? {} : { apiKeyHeader: b.apiKeyHeader }),
+        ...(b.tokenKey === undefined ? {} : { tokenKey: b.tokenKey }),
+      },
+    }
+    // The API key only ever reaches pages in development, never a grant holder in production.
+    const devScript =
+      b.apiKey === undefined
+        ? script
+        : { ...script, config: { ...script.config, apiKey: b.apiKey } }
 
     const annotated = (ctx: RequestContext): DebugState | undefined => {
       const s = decide(ctx, decider)
@@ -204,7 +255,9 @@ const debug = definePlugin<DebugOptions | undefined, DebugApi>({
         } else if (body.kind === 'html') {
           reply.body = {
             kind: 'html',
-            value: injectToolbar(body.value, () => toolbarMarkup(payload, nonceOf(ctx))),
+            value: injectToolbar(body.value, () =>
+              toolbarMarkup(payload, nonceOf(ctx), development ? devScript : script),
+            ),
           }
         }
         return reply

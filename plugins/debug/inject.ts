@@ -23,12 +23,27 @@ export function islandJson(value: unknown): string {
   return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => ESCAPES[c]!)
 }
 
-/** The markup injected: the island, then the toolbar's script element (with the nonce, if any). */
-export function toolbarMarkup(payload: unknown, nonce: string | undefined): string {
+/** What the toolbar's script element carries besides the island. */
+export interface ToolbarScript {
+  /** The inline classic script (already safe inside `<script>`). */
+  readonly code: string
+  /** The toolbar's settings, JSON in the element's `data-config`. */
+  readonly config: Readonly<Record<string, unknown>>
+}
+
+/**
+ * The markup injected: the island, then the toolbar's inline script element (with the nonce, if
+ * any, and its settings in `data-config`).
+ */
+export function toolbarMarkup(
+  payload: unknown,
+  nonce: string | undefined,
+  script: ToolbarScript,
+): string {
   const n = nonce === undefined || nonce === '' ? '' : ` nonce="${escapeHtml(nonce)}"`
   return (
     `<script type="application/json" id="${ISLAND_ID}" hidden>${islandJson(payload)}</script>` +
-    `<script src="${TOOLBAR_PATH}" defer${n}></script>`
+    `<script${n} data-config="${escapeHtml(JSON.stringify(script.config))}">${script.code}</script>`
   )
 }
 
@@ -57,26 +72,3 @@ export function injectToolbar(html: string, markup: () => string): string {
     return html
   }
 }
-
-/** The placeholder toolbar served at `/_fw/debugbar.js` until the real toolbar lands. */
-export const TOOLBAR_STUB = `// fw debug toolbar (placeholder): reads the fw-debug-data island and shows a one-line summary.
-(function () {
-  try {
-    var island = document.getElementById('fw-debug-data')
-    if (!island) return
-    var data = JSON.parse(island.textContent || '{}')
-    var nonce = (document.currentScript && document.currentScript.nonce) || ''
-    var style = document.createElement('style')
-    if (nonce) style.nonce = nonce
-    style.textContent = '#fw-debugbar{position:fixed;right:0;bottom:0;z-index:2147483647;font:12px/1.6 monospace;background:#222;color:#eee;padding:2px 8px;opacity:.85}'
-    document.head.appendChild(style)
-    var bar = document.createElement('div')
-    bar.id = 'fw-debugbar'
-    var q = data.queries && typeof data.queries.count === 'number' ? data.queries.count : 0
-    var id = data.request && data.request.id ? data.request.id : ''
-    bar.textContent = 'fw ' + (data.time || 0) + ' ms · ' + (data.memory || 0) + ' MB · ' + q + ' queries' + (id ? ' · ' + id : '')
-    document.body.appendChild(bar)
-    window.__fwDebugBar = { data: data }
-  } catch (e) {}
-})()
-`

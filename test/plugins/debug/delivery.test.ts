@@ -8,6 +8,7 @@ import {
   recordService,
   serverTiming,
   summaryHeader,
+  toolbarAssets,
 } from 'fw/plugins/debug'
 import { overrideProjection } from '../../../plugins/debug/projections.js'
 import { debugKernel, islandOf, PAGE } from './helpers.js'
@@ -104,7 +105,15 @@ test('an HTML page gets the island and the script once, before the last </body>,
   const res = await kernel.inject('/page')
   const at = res.body.lastIndexOf('</body>')
   const before = res.body.slice(0, at)
-  assert.ok(before.endsWith('<script src="/_fw/debugbar.js" defer></script>'))
+  const script = /<script data-config="([^"]*)">([^]*)<\/script>$/.exec(before)
+  assert.ok(script, 'the inline toolbar script ends the body')
+  assert.equal(JSON.parse(script![1]!.replaceAll('&quot;', '"')), {
+    apiPrefix: '/api',
+    openapi: '/openapi.json',
+    devpanel: '/devpanel/logs',
+  })
+  assert.is(script![2], toolbarAssets().inline)
+  assert.not.ok(/<\/script|<!--/i.test(script![2]!), 'the inline code cannot end its element')
   assert.is(res.body.split('id="fw-debug-data"').length, 2)
   const island = JSON.parse(islandOf(res.body)!) as { request: { id: string } }
   assert.is(island.request.id, res.headers['x-request-id'])
@@ -117,10 +126,14 @@ test('an HTML page gets the island and the script once, before the last </body>,
     injectToolbar(res.body, () => 'X'),
     res.body,
   )
-  // The stub toolbar is served.
+  // The classic script and the module's stable entry are served, revalidated on every use.
   const js = await kernel.inject('/_fw/debugbar.js')
   assert.is(js.status, 200)
   assert.match(String(js.headers['content-type']), /javascript/)
+  assert.is(js.body, toolbarAssets().inline)
+  assert.is(js.headers['cache-control'], 'no-cache')
+  const mjs = await kernel.inject('/_fw/debugbar.mjs')
+  assert.is(mjs.body, `export { record, reportError } from './${toolbarAssets().module}'\n`)
   await kernel.close()
 })
 
@@ -152,7 +165,7 @@ test('a CSP nonce goes on the script element, escaped', async () => {
   const kernel = debugKernel()
   const res = await kernel.inject('/nonce')
   assert.ok(
-    res.body.includes('<script src="/_fw/debugbar.js" defer nonce="n0nce&quot;x"></script>'),
+    res.body.includes('<script nonce="n0nce&quot;x" data-config="'),
   )
   const custom = debugKernel({ options: { nonce: () => 'abc' } })
   assert.ok((await custom.inject('/page')).body.includes('nonce="abc"'))

@@ -1,0 +1,184 @@
+// The requests tab: every request the page made, newest first, with the timeline above (oldest
+// first on one time axis). Clicking a row or a bar selects it; clicking it again releases it.
+// A row with a request id offers the server's log lines for it (the dev panel).
+import { unwrappedFetch } from './capture.js'
+import { h, ms, note, table, text } from './dom.js'
+import { failed, type Row } from './payload.js'
+import { rowName, type View } from './state.js'
+import type { Tab } from './tabs.js'
+
+interface LogLines {
+  state: 'loading' | 'done' | 'failed'
+  lines: { timestamp?: string; level?: string; message?: string }[]
+  message?: string
+}
+/** Server log lines per request id, fetched once each. */
+const logs = new Map<string, LogLines>()
+/** The dev panel's 404 is reported once; then the offer stops. */
+let panelGone: string | null = null
+
+function askLog(view: View, row: Row): void {
+  const id = row.id
+  if (id === null || logs.get(id)?.state === 'loading' || view.logOffer === 'off') return
+  logs.set(id, { state: 'loading', lines: [] })
+  view.refresh()
+  const base = view.config.devpanel ?? '/devpanel/logs'
+  // The unwrapped fetch: asking for the log must not add a row of its own.
+  unwrappedFetch(`${base}?request=${encodeURIComponent(id)}`, {
+    credentials: 'same-origin',
+    headers: { accept: 'application/json' },
+  })
+    .then(async (res) => {
+      if (res.status === 404) {
+        view.logOffer = 'off'
+        panelGone = `The dev panel answered 404 at ${base} (is the DevPanel feature on?); server logs are no longer offered.`
+        logs.delete(id)
+        return
+      }
+      const body = (await res.json().catch(() => ({}))) as {
+        lines?: LogLines['lines']
+        error?: string
+      }
+      if (!res.ok)
+        logs.set(id, { state: 'failed', lines: [], message: body.error ?? `HTTP ${res.status}` })
+      else logs.set(id, { state: 'done', lines: Array.isArray(body.lines) ? body.lines : [] })
+    })
+    .catch((error: unknown) => logs.set(id, { state: 'failed', lines: [], message: String(error) }))
+    .finally(() => view.refresh())
+}
+
+function timeline(view: View): HTMLElement {
+  const rows = view.rows.filter((r) => r.end !== null)
+  const t0 = Math.min(...rows.map((r) => r.start))
+  const t1 = Math.max(...rows.map((r) => r.end!))
+  const span = Math.max(t1 - t0, 1)
+  return h(
+    'div',
+    {
+      class: 'timeline',
+      'data-timeline': true,
+      'aria-label': `Timeline: ${rows.length} requests over ${ms(span)}`,
+    },
+    rows.map((r) => {
+      const bar = h('button', {
+        class: `tbar${failed(r) ? ' failed' : ''}`,
+        type: 'button',
+        'data-bar': r.n,
+        'data-key': `bar:${r.n}`,
+        'aria-pressed': view.selected === r ? 'true' : 'false',
+        title: `${rowName(r)} · ${r.status ?? 'failed'}${r.ms === null ? '' : ` · ${ms(r.ms)}`}`,
+        'aria-label': `${rowName(r)}, ${r.status ?? 'failed'}`,
+        'on:click': () => view.select(r),
+      })
+      // Geometry through the CSSOM: allowed under a CSP that forbids style attributes.
+      bar.style.left = `${((r.start - t0) / span) * 100}%`
+      bar.style.width = `${Math.max(((r.end! - r.start) / span) * 100, 0.4)}%`
+      return h('div', { class: 'lane' }, bar)
+    }),
+  )
+}
+
+/** A path as people read it: percent-escapes decoded where that is possible. */
+function readable(path: string): string {
+  try {
+    return decodeURI(path)
+  } catch {
+    return path
+  }
+}
+
+function status(r: Row): string {
+  if (r.status === null) return r.failure === undefined ? 'failed' : `failed (${r.failure})`
+  return String(r.status)
+}
+
+export const REQUESTS: Tab = {
+  id: 'requests',
+  label: 'Requests',
+  visible: (v) => v.rows.length > 0,
+  count: (v) => String(v.rows.length),
+  alert: (v) => v.rows.some(failed),
+  render(view) {
+    const newest = [...view.rows].reverse()
+    const list = table(
+      ['#', 'Method', 'Path', 'Status', 'Time', 'Queries', 'Request id'],
+      [],
+      'requests',
+    )
+    const tbody = list.querySelector('tbody')!
+    for (const r of newest) {
+      const queries = r.payload?.queries?.count ?? r.summary?.queries
+      const logButton =
+        r.id !== null && view.logOffer === 'on'
+          ? h(
+              'button',
+              {
+                class: 'small',
+                type: 'button',
+                'data-log': r.id,
+                'data-key': `log:${r.n}`,
+                'on:click': () => askLog(view, r),
+              },
+              'server log',
+            )
+          : null
+      const tr = h(
+        'tr',
+        {
+          class: failed(r) ? 'failed' : '',
+          'data-row': r.n,
+          'aria-selected': view.selected === r ? 'true' : 'false',
+        },
+        h('td', { class: 'num' }, String(r.n)),
+        h('td', null, r.method),
+        h(
+          'td',
+          null,
+          h(
+            'button',
+            {
+              class: 'pick mono',
+              type: 'button',
+              'data-key': `row:${r.n}`,
+              'aria-pressed': view.selected === r ? 'true' : 'false',
+              title: `${r.path}\n(click to select this request, again to release)`,
+              'on:click': () => view.select(r),
+            },
+            readable(r.path),
+          ),
+          r.own ? h('span', { class: 'count' }, 'this page') : null,
+        ),
+        h('td', null, status(r)),
+        h('td', { class: 'num' }, r.ms === null ? '' : ms(r.ms)),
+        h('td', { class: 'num' }, queries === undefined ? '' : String(queries)),
+        h('td', { class: 'mono' }, r.id ?? '', ' ', logButton),
+      )
+      tbody.appendChild(tr)
+    }
+    const shown = [...logs.entries()].filter(([id]) => view.rows.some((r) => r.id === id))
+    return h(
+      'div',
+      null,
+      view.rows.some((r) => r.end !== null) ? timeline(view) : null,
+      list,
+      panelGone === null ? null : note(panelGone),
+      shown.map(([id, l]) =>
+        h(
+          'section',
+          { 'data-serverlog': id },
+          h('h3', null, `Server log for ${id}`),
+          l.state === 'loading'
+            ? note('Loading…')
+            : l.state === 'failed'
+              ? note(`Could not read the log: ${l.message ?? ''}`)
+              : l.lines.length === 0
+                ? note('No log lines carry this request id.')
+                : table(
+                    ['Time', 'Level', 'Message'],
+                    l.lines.map((x) => [x.timestamp ?? '', x.level ?? '', text(x.message ?? '')]),
+                  ),
+        ),
+      ),
+    )
+  },
+}

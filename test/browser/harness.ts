@@ -1,0 +1,136 @@
+// The browser tests' harness: Debian's Chromium driven by playwright-core (never a downloaded
+// browser), the real playground listening on a loopback port with its own database, and a few
+// helpers to reach the toolbar inside its shadow root (Playwright's CSS locators pierce open
+// shadow roots). Screenshots land in test/browser/screenshots/ for a person to look at.
+import { mkdirSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import type { Kernel } from 'fw'
+import { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
+import { createMemoryLogger } from 'fw/testing'
+import createApp from '../../playground/app.js'
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+const here = dirname(fileURLToPath(import.meta.url))
+export const SCREENSHOTS = join(here, 'screenshots')
+
+/** Debian's Chromium, headless, with nothing reaching outside the machine. */
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  })
+}
+
+export interface Playground {
+  readonly url: string
+  readonly kernel: Kernel
+  close(): Promise<void>
+}
+
+/**
+ * The playground on 127.0.0.1 with a database of its own (PGlite in memory, or a fresh
+ * PostgreSQL database when `DATABASE_URL` is set), migrated and seeded, in development mode.
+ */
+export async function startPlayground(env: Record<string, string> = {}): Promise<Playground> {
+  const db: TestDatabase = await createTestDatabase()
+  const kernel = createApp({
+    env: {
+      DATABASE_URL: db.url,
+      FW_APP_KEY: 'browser-test-application-key-0123456789',
+      ...env,
+    },
+    logger: createMemoryLogger(),
+  })
+  await kernel.boot()
+  await kernel.plugin('database').prepare()
+  const { url } = await kernel.listen(0, '127.0.0.1')
+  return {
+    url,
+    kernel,
+    async close() {
+      await kernel.close()
+      await db.drop()
+    },
+  }
+}
+
+/** A fresh context (own storage and cookies) and page; page errors are collected, not thrown. */
+export async function newPage(
+  browser: Browser,
+  options: Parameters<Browser['newContext']>[0] = {},
+): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
+  const context = await browser.newContext(options)
+  const page = await context.newPage()
+  const problems: string[] = []
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(m.text())
+  })
+  return { context, page, problems }
+}
+
+/** The toolbar's tab button. */
+export const tab = (page: Page, id: string) => page.locator(`fw-debugbar [data-tab="${id}"]`)
+/** The open panel. */
+export const panel = (page: Page) => page.locator('fw-debugbar .panel')
+
+/** The ids of the visible tabs, in order. */
+export function tabIds(page: Page): Promise<string[]> {
+  return page.evaluate(() =>
+    Array.from(
+      document.querySelector('fw-debugbar')?.shadowRoot?.querySelectorAll('[data-tab]') ?? [],
+      (b) => (b as HTMLElement).dataset.tab!,
+    ),
+  )
+}
+
+/** Opens a tab (if it is not open already) and returns the panel. */
+export async function openTab(page: Page, id: string) {
+  const button = tab(page, id)
+  if ((await button.getAttribute('aria-selected')) !== 'true') await button.click()
+  await page.locator(`fw-debugbar .panel[data-panel="${id}"]`).waitFor()
+  return panel(page)
+}
+
+/** Waits until the requests tab counts at least `n` rows. */
+export async function waitForRows(page: Page, n: number): Promise<void> {
+  await page.waitForFunction((n) => {
+    const c = document
+      .querySelector('fw-debugbar')
+      ?.shadowRoot?.querySelector('[data-tab="requests"] .count')?.textContent
+    return Number(c ?? 0) >= n
+  }, n)
+}
+
+/** Saves a screenshot under test/browser/screenshots/. */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENSHOTS, { recursive: true })
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`) })
+}
+
+/** Signs in through the playground's /login form and lands on `returnTo`. */
+export async function signIn(
+  page: Page,
+  url: string,
+  returnTo = '/products',
+  user = 'admin',
+  password = 'admin-pass',
+): Promise<void> {
+  await page.goto(`${url}/login?return=${encodeURIComponent(returnTo)}`)
+  await page.fill('input[name="username"]', user)
+  await page.fill('input[name="password"]', password)
+  await Promise.all([
+    page.waitForURL((u) => u.pathname === returnTo),
+    page.click('form [type="submit"], form button'),
+  ])
+}
