@@ -5,7 +5,16 @@
 // plugin setup rebuilds them (esbuild is a dev dependency), so a developer never serves a stale
 // toolbar.
 import { createHash } from 'node:crypto'
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -111,7 +120,6 @@ export function buildToolbar(root = packageRoot()): Manifest {
   const esm = esbuild.buildSync({ ...common, entryPoints: [join(src, 'module.ts')], format: 'esm' })
     .outputFiles![0]!.text
   const out = join(root, 'dist', 'toolbar')
-  rmSync(out, { recursive: true, force: true })
   mkdirSync(out, { recursive: true })
   const named = (code: string, ext: string) =>
     `debugbar.${createHash('sha256').update(code).digest('hex').slice(0, 10)}.${ext}`
@@ -121,9 +129,17 @@ export function buildToolbar(root = packageRoot()): Manifest {
     script: named(script, 'js'),
     module: named(esm, 'mjs'),
   }
+  // Several processes may build at once (test runs): content-named files, a manifest replaced by
+  // rename, and only builds older than ten minutes pruned, so no reader ever sees half a build.
   writeFileSync(join(out, manifest.script), script)
   writeFileSync(join(out, manifest.module), esm)
-  writeFileSync(join(out, MANIFEST), JSON.stringify(manifest, null, 2))
+  const tmp = join(out, `${MANIFEST}.${process.pid}`)
+  writeFileSync(tmp, JSON.stringify(manifest, null, 2))
+  renameSync(tmp, join(out, MANIFEST))
+  const old = Date.now() - 10 * 60_000
+  for (const f of readdirSync(out))
+    if (/^debugbar\./.test(f) && f !== manifest.script && f !== manifest.module)
+      if (statSync(join(out, f)).mtimeMs < old) rmSync(join(out, f), { force: true })
   return manifest
 }
 
