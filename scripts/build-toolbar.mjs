@@ -10,5 +10,7 @@ const root = fileURLToPath(new URL('..', import.meta.url))
 const manifest = buildToolbar(root)
 for (const name of [manifest.script, manifest.module]) {
   const code = readFileSync(join(root, 'dist', 'toolbar', name))
-  console.log(`${name}: ${(code.length / 1024).toFixed(1)} KB minified, ${(gzipSync(code).length / 1024).toFixed(1)} KB gzipped`)
+  console.log(
+    `${name}: ${(code.length / 1024).toFixed(1)} KB minified, ${(gzipSync(code).length / 1024).toFixed(1)} KB gzipped`,
+  )
 }

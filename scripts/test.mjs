@@ -4,11 +4,16 @@
 // uvu's report as it comes, then one plain closing line `tests: N passed, N failed` that CI reads.
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
+import { basename, dirname } from 'node:path'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const args = process.argv.slice(2)
-const dir = args[0] ?? 'test'
-const pattern = args[1] ?? '\\.test\\.ts$'
+// A single file runs as its folder plus a pattern naming only it (uvu takes a folder).
+const single = args[0]?.endsWith('.ts') ? args[0] : undefined
+const dir = single ? dirname(single) : (args[0] ?? 'test')
+const pattern = single
+  ? `${basename(single).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`
+  : (args[1] ?? '\\.test\\.ts$')
 const child = spawn(
   process.execPath,
   ['--import', 'tsx', '-C', 'fw-source', 'node_modules/uvu/bin.js', dir, pattern],

@@ -63,6 +63,20 @@ export class Bar implements View {
       ['display', 'block'],
       ['margin', '0'],
       ['padding', '0'],
+      ['top', 'auto'],
+      ['width', 'auto'],
+      ['height', 'auto'],
+      ['max-width', 'none'],
+      ['max-height', 'none'],
+      ['min-width', '0'],
+      ['min-height', '0'],
+      ['border', '0'],
+      ['transform', 'none'],
+      ['opacity', '1'],
+      ['visibility', 'visible'],
+      ['filter', 'none'],
+      ['clip-path', 'none'],
+      ['overflow', 'visible'],
     ])
       s.setProperty(k!, v!, 'important')
     this.#root = this.host.attachShadow({ mode: 'open' })
@@ -197,7 +211,8 @@ export class Bar implements View {
   }
 
   refresh(): void {
-    this.#renderPanel()
+    // The head too: a tab's count may change with what the panel loaded (the API tab's operations).
+    this.#render()
   }
 
   setHidden(hidden: boolean): void {
@@ -356,7 +371,8 @@ export class Bar implements View {
     const cur = this.current
     const body = cur?.body ?? null
     this.#panel.replaceChildren(
-      body === null || tab.id === 'api' || tab.id === 'client'
+      // Above every tab (spec.md "Request body"), the API and Client tabs included.
+      body === null
         ? ''
         : h(
             'details',

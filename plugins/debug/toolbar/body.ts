@@ -97,6 +97,32 @@ function view(value: unknown, size: number, kind: BodyView['kind'], prefixCut = 
   return { text: text.slice(0, KEEP_LIMIT), size, cut, pretty, kind }
 }
 
+/**
+ * A form body over 2 KB, shown as sent: each pair kept byte for byte unless a segment of its key
+ * (`user[password]`) names a secret or its value looks like one; then only the value is masked.
+ */
+function asSentForm(text: string, size: number): BodyView {
+  const masked = text
+    .split('&')
+    .map((part) => {
+      const eq = part.indexOf('=')
+      if (eq < 0) return part
+      const segments = decode(part.slice(0, eq)).split(/[[\]]+/)
+      return segments.some((k) => k !== '' && isSecretKey(k)) ||
+        isSecretValue(decode(part.slice(eq + 1)))
+        ? `${part.slice(0, eq)}=${MASK}`
+        : part
+    })
+    .join('&')
+  return {
+    text: masked.slice(0, KEEP_LIMIT),
+    size,
+    cut: masked.length > KEEP_LIMIT,
+    pretty: false,
+    kind: 'form',
+  }
+}
+
 function fromText(text: string, type: string): BodyView {
   const size = text.length
   const t = text.trimStart()
@@ -111,7 +137,7 @@ function fromText(text: string, type: string): BodyView {
     /x-www-form-urlencoded/i.test(type) ||
     (!/\s/.test(t) && /^[^=&]+=[^&]*(&[^=&]+=[^&]*)*$/.test(t))
   )
-    return view(decodeForm(text), size, 'form')
+    return size <= PRETTY_LIMIT ? view(decodeForm(text), size, 'form') : asSentForm(text, size)
   const masked = maskText(text)
   return {
     text: masked.slice(0, KEEP_LIMIT),

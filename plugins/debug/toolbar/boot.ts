@@ -65,7 +65,7 @@ export function createBar(
         const end = performance.now()
         const took = typeof options?.ms === 'number' && options.ms >= 0 ? options.ms : null
         const payload = payloadOf(debugPayload)
-        bar.add({
+        const row = bar.add({
           method: String(method || 'GET').toUpperCase(),
           path: String(path),
           status: typeof status === 'number' && status > 0 ? status : null,
@@ -78,6 +78,8 @@ export function createBar(
           contentType: '',
           ...(typeof status === 'number' && status > 0 ? {} : { failure: 'no response' }),
         })
+        // No `ms`: the client time is unknown, absent rather than 0 (the render is a microtask away).
+        if (took === null) row.ms = null
       } catch {
         // recording must never throw into the caller
       }

@@ -27,10 +27,13 @@ export let unwrappedFetch: typeof fetch = (...args) => fetch(...args)
 
 const JSON_TYPE = /[/+]json\b/i
 
-/** A same-origin URL as a path; other origins stay absolute. */
+/**
+ * A same-origin URL as a path; other origins stay absolute. Relative URLs resolve as fetch and
+ * XHR resolve them: against the document's base URL (a `<base href>`), not the location.
+ */
 export function displayPath(url: string): string {
   try {
-    const u = new URL(url, location.href)
+    const u = new URL(url, document.baseURI)
     return u.origin === location.origin ? u.pathname + u.search : u.href
   } catch {
     return String(url)
@@ -164,39 +167,112 @@ export function wrapFetch(sink: Sink): void {
   window.fetch = wrapped as typeof fetch
 }
 
+// XMLHttpRequest's ready states, as numbers: a page may replace the XMLHttpRequest global.
+const OPENED = 1
+const DONE = 4
+
 interface XhrMeta {
   method: string
   url: string
   start: number
   body: unknown
   contentType: string
+  /** `send()` went through for this `open()`. */
+  sent: boolean
+  /** The row was reported (each request exactly once). */
+  done: boolean
+  /** The listeners of this send, removed once reported. */
+  listener?: () => void
 }
 
-/** Wraps `XMLHttpRequest.prototype.open`, `setRequestHeader` and `send`. */
+/**
+ * Wraps `XMLHttpRequest.prototype.open`, `setRequestHeader`, `send` and `abort`. Each `open()`
+ * and `send()` pair is reported once, from the state at DONE (the first `readystatechange` to 4,
+ * before `load` and `loadend`), or, when the page re-opens or aborts the object before our
+ * listener ran, right before that call resets the state. An object the page reuses therefore
+ * gets one row per request, each with its own status.
+ */
 export function wrapXhr(sink: Sink): void {
   if (typeof XMLHttpRequest === 'undefined') return
   const proto = XMLHttpRequest.prototype
-  const { open, send, setRequestHeader } = proto
+  const { open, send, setRequestHeader, abort } = proto
   const meta = new WeakMap<XMLHttpRequest, XhrMeta>()
-  proto.open = function (this: XMLHttpRequest, method: string, url: string | URL) {
+
+  /** Reports `m` once: from the object's state, or as failed for `failure` (cancelled). */
+  function finish(xhr: XMLHttpRequest, m: XhrMeta, failure?: string): void {
+    if (!m.sent || m.done) return
+    m.done = true
+    if (m.listener !== undefined) {
+      xhr.removeEventListener('readystatechange', m.listener)
+      xhr.removeEventListener('loadend', m.listener)
+      m.listener = undefined
+    }
+    const status = failure !== undefined || xhr.status === 0 ? null : xhr.status
+    const summary = status === null ? null : summaryOf(xhr.getResponseHeader('x-fw-debug'))
+    let payload: Payload | null = null
+    if (status !== null) {
+      if (xhr.responseType === 'json') {
+        const r = xhr.response as { _debug?: Payload } | null
+        payload = r !== null && typeof r === 'object' && r._debug !== undefined ? r._debug : null
+      } else if (xhr.responseType === '' || xhr.responseType === 'text') {
+        if (JSON_TYPE.test(xhr.getResponseHeader('content-type') ?? ''))
+          payload = payloadOf(xhr.responseText)
+      }
+    }
+    const id =
+      status === null ? null : (xhr.getResponseHeader('x-request-id') ?? summary?.id ?? null)
+    sink({
+      method: m.method,
+      path: displayPath(m.url),
+      status,
+      start: m.start,
+      end: performance.now(),
+      payload,
+      summary,
+      id,
+      body: m.body,
+      contentType: m.contentType,
+      ...(status === null ? { failure: failure ?? 'network error or aborted' } : {}),
+    })
+  }
+
+  /** Before the page resets a finished request (open, abort): report it while it is intact. */
+  function settle(xhr: XMLHttpRequest): XhrMeta | undefined {
     try {
+      const m = meta.get(xhr)
+      if (m !== undefined && m.sent && !m.done && xhr.readyState === DONE) finish(xhr, m)
+      return m
+    } catch {
+      return undefined
+    }
+  }
+
+  proto.open = function (this: XMLHttpRequest, method: string, url: string | URL) {
+    const previous = settle(this)
+    // eslint-disable-next-line prefer-rest-params -- open() takes 2 or 5 arguments
+    const result = open.apply(this, arguments as unknown as Parameters<typeof open>)
+    try {
+      // A request still in flight was cancelled by this open(): it ends as a failed row.
+      if (previous !== undefined && previous.sent && !previous.done)
+        finish(this, previous, 'cancelled by a new open()')
       meta.set(this, {
         method: String(method).toUpperCase(),
         url: String(url),
         start: 0,
         body: undefined,
         contentType: '',
+        sent: false,
+        done: false,
       })
     } catch {
       // unrecorded, not broken
     }
-    // eslint-disable-next-line prefer-rest-params -- open() takes 2 or 5 arguments
-    return open.apply(this, arguments as unknown as Parameters<typeof open>)
+    return result
   } as typeof open
   proto.setRequestHeader = function (this: XMLHttpRequest, name: string, value: string) {
     try {
       const m = meta.get(this)
-      if (m !== undefined && String(name).toLowerCase() === 'content-type')
+      if (m !== undefined && !m.sent && String(name).toLowerCase() === 'content-type')
         m.contentType = String(value)
     } catch {
       // unrecorded, not broken
@@ -204,52 +280,57 @@ export function wrapXhr(sink: Sink): void {
     return setRequestHeader.call(this, name, value)
   }
   proto.send = function (this: XMLHttpRequest, body?: Document | XMLHttpRequestBodyInit | null) {
+    let fresh: XhrMeta | undefined
     try {
       const m = meta.get(this)
-      if (m !== undefined) {
+      // Only a send() that can start a request (opened, not yet sent): a second send() throws
+      // below and must not touch the request in flight.
+      if (m !== undefined && !m.sent && this.readyState === OPENED) {
+        m.sent = true
         m.start = performance.now()
         m.body = body ?? undefined
-        // `this` inside the arrow below is this XHR
-        this.addEventListener('loadend', () => {
+        // `this` inside the arrow is this XHR; a synchronous request reports inside send().
+        const listener = () => {
           try {
-            const status = this.status === 0 ? null : this.status
-            const summary = status === null ? null : summaryOf(this.getResponseHeader('x-fw-debug'))
-            let payload: Payload | null = null
-            if (status !== null) {
-              if (this.responseType === 'json') {
-                const r = this.response as { _debug?: Payload } | null
-                payload =
-                  r !== null && typeof r === 'object' && r._debug !== undefined ? r._debug : null
-              } else if (this.responseType === '' || this.responseType === 'text') {
-                if (JSON_TYPE.test(this.getResponseHeader('content-type') ?? ''))
-                  payload = payloadOf(this.responseText)
-              }
-            }
-            const id =
-              status === null
-                ? null
-                : (this.getResponseHeader('x-request-id') ?? summary?.id ?? null)
-            sink({
-              method: m.method,
-              path: displayPath(m.url),
-              status,
-              start: m.start,
-              end: performance.now(),
-              payload,
-              summary,
-              id,
-              body: m.body,
-              contentType: m.contentType,
-              ...(status === null ? { failure: 'network error or aborted' } : {}),
-            })
+            if (this.readyState === DONE) finish(this, m)
           } catch {
             // unrecorded, not broken
           }
-        })
+        }
+        m.listener = listener
+        this.addEventListener('readystatechange', listener)
+        this.addEventListener('loadend', listener)
+        fresh = m
       }
     } catch {
       // unrecorded, not broken
     }
-    return send.call(this, body)
+    try {
+      return send.call(this, body)
+    } catch (error) {
+      try {
+        // A synchronous request that failed throws without firing events: report it; a send()
+        // refused before it started leaves nothing to report.
+        if (fresh !== undefined && !fresh.done) {
+          if (this.readyState === DONE)
+            finish(this, fresh, error instanceof Error ? error.message : String(error))
+          else {
+            fresh.sent = false
+            if (fresh.listener !== undefined) {
+              this.removeEventListener('readystatechange', fresh.listener)
+              this.removeEventListener('loadend', fresh.listener)
+              fresh.listener = undefined
+            }
+          }
+        }
+      } catch {
+        // nothing to undo
+      }
+      throw error
+    }
+  }
+  proto.abort = function (this: XMLHttpRequest) {
+    settle(this)
+    return abort.call(this)
   }
 }

@@ -64,7 +64,7 @@ export interface Summary {
 
 /** One request the page made (or the page's own). */
 export interface Row {
-  /** 1, 2, 3… in the order requests started. */
+  /** 1, 2, 3… in the order the bar recorded them (a request is recorded when it ends). */
   n: number
   method: string
   path: string

@@ -1,9 +1,13 @@
-// The toolbar's styles. They live in its shadow root, so nothing here reaches the page and
-// nothing of the page reaches the bar; `:host` resets what could inherit.
+// The toolbar's styles. They live in its shadow root, so nothing here reaches the page. The page
+// can still reach the host element (a page rule such as `* { all: unset; font-size: 30px
+// !important }` matches it and wins over `:host`), and what the host inherits flows into the shadow
+// tree: so the bar's two top-level boxes reset every property (`all: initial`) and declare their
+// own font, colours and variables instead of inheriting them from the host.
 export const STYLES = `
-:host{all:initial;position:fixed;left:0;right:0;bottom:0;z-index:2147483647;font:12px/1.45 ui-sans-serif,system-ui,sans-serif;color-scheme:light dark;
+:host{all:initial;position:fixed;left:0;right:0;bottom:0;z-index:2147483647}
+.bar,.handle{all:initial;display:block;box-sizing:border-box;direction:ltr;font:12px/1.45 ui-sans-serif,system-ui,sans-serif;color:var(--fg);color-scheme:light dark;
 --bg:#f8f8f7;--fg:#1c1c1c;--dim:#666;--line:#d6d6d3;--accent:#2563eb;--sel:#dbe7ff;--bad:#b91c1c;--badbg:#fde8e8;--bar:#8aa4d6;--code:#efefec}
-@media (prefers-color-scheme:dark){:host{--bg:#1d1f23;--fg:#e6e6e6;--dim:#9aa0a6;--line:#3a3d42;--accent:#7aa2ff;--sel:#2b3a57;--bad:#ff8080;--badbg:#3d2020;--bar:#5a7bbf;--code:#26292e}}
+@media (prefers-color-scheme:dark){.bar,.handle{--bg:#1d1f23;--fg:#e6e6e6;--dim:#9aa0a6;--line:#3a3d42;--accent:#7aa2ff;--sel:#2b3a57;--bad:#ff8080;--badbg:#3d2020;--bar:#5a7bbf;--code:#26292e}}
 :host([hidden-bar]){left:auto;right:8px;bottom:8px}
 *{box-sizing:border-box}
 button{font:inherit;color:inherit;background:none;border:0;padding:0;cursor:pointer}
@@ -23,7 +27,7 @@ button:focus-visible,summary:focus-visible,textarea:focus-visible,input:focus-vi
 .close{padding:4px 8px;font-size:14px;line-height:1}
 .panel{max-height:45vh;overflow:auto;padding:8px 10px;border-bottom:1px solid var(--line)}
 .panel[hidden],.handle[hidden],.bar[hidden]{display:none}
-.handle{background:var(--bg);color:var(--accent);font-weight:700;border:1px solid var(--line);border-radius:6px;padding:4px 8px;box-shadow:0 1px 4px rgba(0,0,0,.2)}
+.handle{cursor:pointer;background:var(--bg);color:var(--accent);font-weight:700;border:1px solid var(--line);border-radius:6px;padding:4px 8px;box-shadow:0 1px 4px rgba(0,0,0,.2)}
 h3{font-size:12px;margin:10px 0 4px;text-transform:uppercase;letter-spacing:.04em;color:var(--dim)}
 h3:first-child{margin-top:0}
 table.grid{border-collapse:collapse;width:100%}
@@ -33,14 +37,15 @@ table.grid{border-collapse:collapse;width:100%}
 .grid tr[aria-selected=true] td{background:var(--sel)}
 .grid td.num,.grid th.num{text-align:right;font-variant-numeric:tabular-nums}
 .pick{text-align:left;width:100%}
-.requests .pick{display:inline-block;max-width:55vw;overflow:hidden;text-overflow:ellipsis;white-space:nowrap;vertical-align:bottom}
+.requests .pick{display:inline-block;width:auto;max-width:55vw;overflow:hidden;text-overflow:ellipsis;white-space:nowrap;vertical-align:bottom}
+.requests .count{white-space:nowrap}
 code,pre,.mono{font:11px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
 pre{margin:4px 0;padding:6px;background:var(--code);border-radius:4px;white-space:pre-wrap;word-break:break-all;max-height:240px;overflow:auto}
 details>summary{cursor:pointer;color:var(--dim)}
 dl.kv{display:grid;grid-template-columns:max-content 1fr;gap:2px 12px;margin:0}
 dl.kv dt{color:var(--dim)}
 dl.kv dd{margin:0;word-break:break-all}
-.note{color:var(--dim);margin:4px 0}
+.note{color:var(--dim);margin:4px 0;overflow-wrap:anywhere}
 .bad{color:var(--bad);font-weight:600}
 .reqbody{margin-bottom:6px}
 .timeline{position:relative;border:1px solid var(--line);border-radius:4px;margin-bottom:8px;padding:2px 0}

@@ -48,7 +48,11 @@ function askLog(view: View, row: Row): void {
 }
 
 function timeline(view: View): HTMLElement {
-  const rows = view.rows.filter((r) => r.end !== null)
+  // Oldest first by start: rows are numbered as requests finish, so overlapping requests that
+  // finish out of order would otherwise be drawn out of order.
+  const rows = view.rows
+    .filter((r) => r.end !== null)
+    .sort((a, b) => a.start - b.start || a.n - b.n)
   const t0 = Math.min(...rows.map((r) => r.start))
   const t1 = Math.max(...rows.map((r) => r.end!))
   const span = Math.max(t1 - t0, 1)

@@ -74,9 +74,9 @@ function exceptionRows(v: View, all: boolean) {
 export const EXCEPTIONS: Tab = {
   id: 'exceptions',
   label: 'Exceptions',
-  visible: (v) =>
-    v.rows.some((r) => r.payload?.exceptions !== undefined || r.summary?.errors !== undefined) &&
-    exceptionRows(v, true).length > 0,
+  // Shown (and red) while any request raised something, also when the selected one raised
+  // nothing: its panel then says so.
+  visible: (v) => v.rows.some(raised),
   count: (v) => String(exceptionRows(v, v.selected === null).length),
   alert: (v) => v.rows.some(raised),
   render(v) {
