@@ -6,6 +6,7 @@ import { declareDevPanel } from './devpanel.js'
 import './events.js'
 import { grantSecret, issueGrantToken, verifyGrantToken } from './grant.js'
 import { TOOLBAR_MODULE_PATH, toolbarAssets } from './assets.js'
+import type { ToolbarConfig } from './toolbar/payload.js'
 import { injectToolbar, TOOLBAR_PATH, toolbarMarkup } from './inject.js'
 import { measure, recordService } from './measure.js'
 import { debugPayload, serverTiming, summaryHeader } from './projections.js'
@@ -59,21 +60,8 @@ export interface DebugOptions {
   browser?: ToolbarSettings
 }
 
-/** The browser toolbar's settings (sent in its script element's `data-config`). */
-export interface ToolbarSettings {
-  /** The API prefix the API tab sends to, e.g. `/api/v1`. Default `/api`. */
-  apiPrefix?: string
-  /** The OpenAPI document's same-origin URL. Default `/openapi.json`. */
-  openapi?: string
-  /** An application API key from configuration that the API tab sends. Development only. */
-  apiKey?: string
-  /** The header the API key goes in. Default `apikey`. */
-  apiKeyHeader?: string
-  /** The localStorage key holding a bearer token the API tab sends. */
-  tokenKey?: string
-  /** The dev panel's log endpoint. Default `/devpanel/logs`. */
-  devpanel?: string
-}
+/** The browser toolbar's settings (sent in its script element's `data-config`); see README. */
+export type ToolbarSettings = ToolbarConfig
 
 /** What `kernel.plugin('debug')` returns. */
 export interface DebugApi {

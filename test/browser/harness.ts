@@ -2,7 +2,8 @@
 // browser), the real playground listening on a loopback port with its own database, and a few
 // helpers to reach the toolbar inside its shadow root (Playwright's CSS locators pierce open
 // shadow roots). Screenshots land in test/browser/screenshots/ for a person to look at.
-import { mkdirSync } from 'node:fs'
+import { randomBytes } from 'node:crypto'
+import { mkdirSync, rmSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
@@ -35,32 +36,54 @@ export function launchBrowser(): Promise<Browser> {
 export interface Playground {
   readonly url: string
   readonly kernel: Kernel
+  /** The log file, when started with `{ logging: true }`. */
+  readonly logFile?: string
   close(): Promise<void>
+}
+
+export interface PlaygroundOptions {
+  /**
+   * Run the playground's logging plugin (as `npm run playground` does) instead of a memory logger,
+   * writing a log file of this start's own (removed by `close()`): the Logs tab and the dev panel
+   * need real `log.written` events and lines.
+   */
+  logging?: boolean
 }
 
 /**
  * The playground on 127.0.0.1 with a database of its own (PGlite in memory, or a fresh
  * PostgreSQL database when `DATABASE_URL` is set), migrated and seeded, in development mode.
+ * `env.FW_CONFIG` is merged with what the harness sets.
  */
-export async function startPlayground(env: Record<string, string> = {}): Promise<Playground> {
+export async function startPlayground(
+  env: Record<string, string> = {},
+  options: PlaygroundOptions = {},
+): Promise<Playground> {
   const db: TestDatabase = await createTestDatabase()
+  const config = JSON.parse(env.FW_CONFIG ?? '{}') as Record<string, unknown>
+  if (options.logging === true)
+    config.app = { name: `browser-${process.pid}-${randomBytes(4).toString('hex')}` }
   const kernel = createApp({
     env: {
       DATABASE_URL: db.url,
       FW_APP_KEY: 'browser-test-application-key-0123456789',
       ...env,
+      FW_CONFIG: JSON.stringify(config),
     },
-    logger: createMemoryLogger(),
+    ...(options.logging === true ? {} : { logger: createMemoryLogger() }),
   })
   await kernel.boot()
   await kernel.plugin('database').prepare()
+  const logFile = options.logging === true ? kernel.plugin('logging').file : undefined
   const { url } = await kernel.listen(0, '127.0.0.1')
   return {
     url,
     kernel,
+    ...(logFile === undefined ? {} : { logFile }),
     async close() {
       await kernel.close()
       await db.drop()
+      if (logFile !== undefined) rmSync(logFile, { force: true })
     },
   }
 }

@@ -1,18 +1,16 @@
 // The toolbar's panels in Chromium against the real playground: one test per row of spec.md
 // "Browser-side toolbar behaviour" for Logs/Exceptions, Auth, the request body, Time, the
 // Exceptions tab, Domain and API, plus the Route, Session, Views and Migrations tabs.
-import { rmSync } from 'node:fs'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { Browser, Locator, Page, Request } from 'playwright-core'
-import { createTestDatabase } from 'fw/plugins/database'
-import createApp from '../../playground/app.js'
 import {
   launchBrowser,
   newPage,
   openTab,
   screenshot,
   signIn,
+  startPlayground,
   tab,
   tabIds,
   waitForRows,
@@ -21,40 +19,18 @@ import {
 
 /** Access tokens live this long, so the Auth test can watch one expire. */
 const TOKEN_TTL = 3
-const APP_NAME = 'browser-panels-test'
 const API_KEY = 'demo-api-key'
 /** A JWT-shaped value under a harmless key: masked by its look. */
 const JWT_LIKE = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.c2lnbmF0dXJlLXZhbHVlLXgx'
 
 const test = suite<{ browser: Browser; pg: Playground }>('browser: toolbar panels')
 
-/**
- * The playground as `npm run playground` runs it, logging plugin included: the harness hands the
- * app a memory logger, which records no `log.written` events, so the Logs tab would stay empty.
- * Its log file (named after the app) is removed afterwards. Tokens expire after TOKEN_TTL.
- */
-async function startLoggingPlayground(): Promise<Playground> {
-  const db = await createTestDatabase()
-  const kernel = createApp({
-    env: {
-      DATABASE_URL: db.url,
-      FW_APP_KEY: 'browser-test-application-key-0123456789',
-      FW_CONFIG: JSON.stringify({ app: { name: APP_NAME }, auth: { token_ttl: TOKEN_TTL } }),
-    },
-  })
-  await kernel.boot()
-  await kernel.plugin('database').prepare()
-  const { url } = await kernel.listen(0, '127.0.0.1')
-  const file = kernel.plugin('logging').file
-  return {
-    url,
-    kernel,
-    async close() {
-      await kernel.close()
-      await db.drop()
-      if (file !== undefined) rmSync(file, { force: true })
-    },
-  }
+/** The playground with its logging plugin (the Logs tab needs real lines); tokens expire fast. */
+function startLoggingPlayground(): Promise<Playground> {
+  return startPlayground(
+    { FW_CONFIG: JSON.stringify({ auth: { token_ttl: TOKEN_TTL } }) },
+    { logging: true },
+  )
 }
 
 test.before(async (context) => {

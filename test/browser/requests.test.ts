@@ -2,15 +2,13 @@
 // requests list fed by the wrapped fetch and XMLHttpRequest (and the page's own results left
 // byte-identical), selection and release, failed rows, the timeline, the server-log button, and
 // screenshots of the open bar for a person to look at.
-import { existsSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { existsSync, readFileSync, statSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { Browser, Page } from 'playwright-core'
 import { json } from 'fw'
-import { createTestDatabase } from 'fw/plugins/database'
-import createApp from '../../playground/app.js'
 import {
   launchBrowser,
   newPage,
@@ -46,33 +44,12 @@ const test = suite<Context>('browser: the requests tab')
  * playground has no route that answers 200 after raising something.
  */
 async function startWithLogFile(): Promise<Playground & { logFile: string }> {
-  const db = await createTestDatabase()
-  const name = `browser-requests-${process.pid}`
-  const kernel = createApp({
-    env: {
-      DATABASE_URL: db.url,
-      FW_APP_KEY: 'browser-test-application-key-0123456789',
-      FW_CONFIG: JSON.stringify({ app: { name } }),
-    },
-  })
-  await kernel.boot()
-  await kernel.plugin('database').prepare()
+  const pg = await startPlayground({}, { logging: true })
   // `GET /_demo/error?recover=1`: the handler still throws, the app answers 200 anyway.
-  kernel.hooks.error.tapPromise('browser-test-recover', async (_error, ctx) =>
+  pg.kernel.hooks.error.tapPromise('browser-test-recover', async (_error, ctx) =>
     ctx.query.recover === '1' ? json({ recovered: true }) : undefined,
   )
-  const logFile = kernel.plugin('logging').file!
-  const { url } = await kernel.listen(0, '127.0.0.1')
-  return {
-    url,
-    kernel,
-    logFile,
-    async close() {
-      await kernel.close()
-      await db.drop()
-      rmSync(logFile, { force: true })
-    },
-  }
+  return { ...pg, logFile: pg.logFile!, close: () => pg.close() }
 }
 
 function closedPort(): Promise<number> {

@@ -95,13 +95,16 @@ export interface BodyView {
   kind: 'json' | 'form' | 'text' | 'binary'
 }
 
-/** What the page's configuration gives the toolbar (the script's `data-config`, or `configure()`). */
+/**
+ * The toolbar's settings: the inline script's `data-config` (the debug plugin's `browser` option),
+ * or `window.__FW__.debugbar` for the ES module.
+ */
 export interface ToolbarConfig {
-  /** The API prefix the API tab sends to, e.g. `/api/v1`. */
+  /** The API prefix the API tab sends to, e.g. `/api/v1`. Default `/api`. */
   apiPrefix?: string
-  /** The OpenAPI document's URL (same origin). */
+  /** The OpenAPI document's same-origin URL. Default `/openapi.json`. */
   openapi?: string
-  /** The application API key from configuration, sent by the API tab. */
+  /** An application API key from configuration that the API tab sends. Development only. */
   apiKey?: string
   /** The header the API key goes in. Default `apikey`. */
   apiKeyHeader?: string
