@@ -1,6 +1,6 @@
 import type { RequestContext } from './context.js'
 import { FwError, HttpError } from './errors.js'
-import { callTap } from './hooks.js'
+import { callTap, runBailHook, runWaterfallHook } from './hooks.js'
 import type { Kernel } from './kernel.js'
 import { httpErrorReply, terminalReply } from './pipeline.js'
 import { json, type Reply } from './reply.js'
@@ -22,7 +22,11 @@ export async function handle(kernel: Kernel, ctx: RequestContext): Promise<Reply
   const hooks = kernel.hooks
   if (hooks.render.isUsed()) {
     try {
-      reply = await hooks.render.promise(reply, ctx)
+      // tapable's own call only when someone intercepts the hook (interceptors see every call).
+      reply =
+        hooks.render.interceptors.length === 0
+          ? await runWaterfallHook(hooks.render.taps, reply, ctx)
+          : await hooks.render.promise(reply, ctx)
     } catch (error) {
       reply = await errorReply(kernel, ctx, error)
     }
@@ -58,7 +62,10 @@ async function answer(kernel: Kernel, ctx: RequestContext): Promise<Reply> {
   if (retryAfter !== undefined) return maintenanceReply(ctx, retryAfter)
   const hooks = kernel.hooks
   if (hooks.request.isUsed()) {
-    const early = await hooks.request.promise(ctx)
+    const early =
+      hooks.request.interceptors.length === 0
+        ? await runBailHook<RequestContext, Reply>(hooks.request.taps, ctx)
+        : await hooks.request.promise(ctx)
     if (early) return early
   }
   const log = ctx.log

@@ -27,19 +27,11 @@ export function hashApiKey(key: string): string {
  */
 export async function seed(em: EntityManager): Promise<boolean> {
   if ((await em.count(Application)) > 0) return false
-  const secretHash = await hashPassword(DEMO_APPLICATION.secret)
+  // scrypt (~50 ms, on libuv's thread pool) runs while the main thread writes the products.
+  const secretHash = hashPassword(DEMO_APPLICATION.secret)
+  secretHash.catch(() => undefined) // awaited below; a failure must not go unhandled meanwhile
   const products = demoProducts()
   await em.transactional(async (tx) => {
-    await tx.insert(Application, {
-      name: DEMO_APPLICATION.name,
-      api_key_hash: hashApiKey(DEMO_APPLICATION.apiKey),
-      secret_hash: secretHash,
-      status: 'active',
-      cors_enabled: false,
-      origin: null,
-      allowed_methods: null,
-      allowed_headers: null,
-    })
     await tx.insertMany(
       Category,
       DEMO_CATEGORIES.map((title, i) => ({ id: i + 1, title })),
@@ -47,6 +39,16 @@ export async function seed(em: EntityManager): Promise<boolean> {
     for (let i = 0; i < products.length; i += PRODUCT_BATCH) {
       await tx.insertMany(Product, products.slice(i, i + PRODUCT_BATCH))
     }
+    await tx.insert(Application, {
+      name: DEMO_APPLICATION.name,
+      api_key_hash: hashApiKey(DEMO_APPLICATION.apiKey),
+      secret_hash: await secretHash,
+      status: 'active',
+      cors_enabled: false,
+      origin: null,
+      allowed_methods: null,
+      allowed_headers: null,
+    })
     for (const table of ['categories', 'products']) {
       await tx.execute(
         `select setval(pg_get_serial_sequence('"${table}"', 'id'), (select max("id") from "${table}"))`,

@@ -4,7 +4,7 @@
 // time and resident memory over IPC, and kills every child it started when it exits, fails or is
 // interrupted.
 import { spawn, type ChildProcess } from 'node:child_process'
-import { existsSync, readdirSync, statSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { request } from 'node:http'
 import { join, relative } from 'node:path'
 import { performance } from 'node:perf_hooks'
@@ -27,6 +27,22 @@ export interface FwCommand {
 /** The folders `npm run build` compiles into dist/ (tsconfig.build.json). */
 const BUILT_FOLDERS = ['kernel', 'plugins', 'cli', 'playground']
 const SKIPPED = new Set(['node_modules', 'var', 'test', 'dist'])
+/** Folders the build leaves out by name (tsconfig.build.json `exclude` entries without wildcards). */
+const EXCLUDED: ReadonlySet<string> = (() => {
+  try {
+    const config = JSON.parse(readFileSync(join(root, 'tsconfig.build.json'), 'utf8')) as {
+      exclude?: unknown
+    }
+    const entries = Array.isArray(config.exclude) ? config.exclude : []
+    return new Set(
+      entries
+        .filter((e): e is string => typeof e === 'string' && !e.includes('*'))
+        .map((e) => join(e)),
+    )
+  } catch {
+    return new Set<string>()
+  }
+})()
 
 /** The first source under the built folders whose dist/ output is missing or older, if any. */
 function staleSource(dir = '', depth = 0): string | undefined {
@@ -37,7 +53,7 @@ function staleSource(dir = '', depth = 0): string | undefined {
     for (const entry of readdirSync(abs, { withFileTypes: true })) {
       const rel = join(folder, entry.name)
       if (entry.isDirectory()) {
-        if (SKIPPED.has(entry.name)) continue
+        if (SKIPPED.has(entry.name) || EXCLUDED.has(rel)) continue
         const stale = staleSource(rel, depth + 1)
         if (stale !== undefined) return stale
       } else if (

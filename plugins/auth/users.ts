@@ -7,7 +7,13 @@ import { query, type AuthRuntime, type Row } from './runtime.js'
 /** What {@link createUser} takes. */
 export interface NewUser {
   username: string
-  password: string
+  /** The password in clear, hashed here (scrypt, ~50 ms); or give `passwordHash`. */
+  password?: string
+  /**
+   * The password already hashed with `hashPassword()`: a seed creating several users hashes their
+   * passwords at once (scrypt runs on the thread pool) and still creates them in order.
+   */
+  passwordHash?: string
   email: string
   /** Default 1. */
   usertype?: number
@@ -109,7 +115,8 @@ export function totpSecretOf(rt: AuthRuntime, user: AuthUser): string | undefine
 
 /**
  * Creates a user: the password hashed with scrypt, the TOTP secret sealed under the application
- * key. Fails with `FW_ERR_AUTH_USER_INVALID` on an empty username or password. Without an
+ * key. Fails with `FW_ERR_AUTH_USER_INVALID` on an empty username or password (or a `passwordHash`
+ * that is not one of `hashPassword()`'s). Without an
  * application key a TOTP secret is not kept: the user is marked {@link TOTP_PENDING_SEAL} (a second
  * factor is required, and none succeeds) until `sealPendingTotp()` stores it under a key.
  */
@@ -119,10 +126,15 @@ export async function createUser(
   em?: EntityManager,
 ): Promise<Omit<AuthUser, 'password_hash' | 'totp_secret'>> {
   const username = input.username.trim()
-  if (username === '' || username.length > 100 || input.password === '') {
+  const hashed = input.passwordHash
+  if (
+    username === '' ||
+    username.length > 100 ||
+    (hashed === undefined ? !input.password : !hashed.startsWith('scrypt$'))
+  ) {
     throw new FwError(
       'FW_ERR_AUTH_USER_INVALID',
-      'createUser() needs a username of 1 to 100 characters and a non-empty password.',
+      'createUser() needs a username of 1 to 100 characters and a non-empty password (or a passwordHash from hashPassword()).',
     )
   }
   let sealed: string | null = null
@@ -141,7 +153,7 @@ export async function createUser(
     [
       username,
       input.email,
-      await hashPassword(input.password),
+      hashed ?? (await hashPassword(input.password!)),
       input.usertype ?? 1,
       sealed,
       new Date(rt.now()),

@@ -177,25 +177,32 @@ const HEAD_END = /<\/head>/i
  * API with `fetch(url, { headers: pfApiHeaders({ accept: 'application/json' }) })`.
  */
 function tapCsrfMeta(kernel: Kernel, rt: AuthRuntime): void {
-  kernel.hooks.render.tapPromise({ name: 'auth.csrf-meta', stage: 50 }, async (reply, ctx) => {
-    if (reply.body.kind !== 'html' || ctx.cookies[SESSION_COOKIE] === undefined) return reply
-    const identity = await ctx.identity()
-    if (identity?.via !== 'session' || identity.tokenId === undefined) return reply
-    const token = csrfTokenOf(rt, identity.tokenId)
-    const match = HEAD_END.exec(reply.body.value)
-    if (token === undefined || match === null) return reply
-    const at = match.index
-    const inject =
-      `<meta name="csrf" content="${token}">\n` +
-      `<script>function pfApiHeaders(extra){var m=document.querySelector('meta[name="csrf"]');` +
-      `var h={};if(m)h['X-CSRF-Token']=m.getAttribute('content');` +
-      `if(extra)for(var k in extra)h[k]=extra[k];return h}</script>\n`
-    reply.body = {
-      kind: 'html',
-      value: reply.body.value.slice(0, at) + inject + reply.body.value.slice(at),
-    }
-    return reply.header('cache-control', 'no-store, private')
-  })
+  // The test that skips most replies (no HTML, or no session cookie) runs before any promise.
+  kernel.hooks.render.tapPromise({ name: 'auth.csrf-meta', stage: 50 }, (reply, ctx) =>
+    reply.body.kind !== 'html' || ctx.cookies[SESSION_COOKIE] === undefined
+      ? Promise.resolve(reply)
+      : withCsrfMeta(rt, reply, ctx),
+  )
+}
+
+async function withCsrfMeta(rt: AuthRuntime, reply: Reply, ctx: RequestContext): Promise<Reply> {
+  const identity = await ctx.identity()
+  if (reply.body.kind !== 'html') return reply
+  if (identity?.via !== 'session' || identity.tokenId === undefined) return reply
+  const token = csrfTokenOf(rt, identity.tokenId)
+  const match = HEAD_END.exec(reply.body.value)
+  if (token === undefined || match === null) return reply
+  const at = match.index
+  const inject =
+    `<meta name="csrf" content="${token}">\n` +
+    `<script>function pfApiHeaders(extra){var m=document.querySelector('meta[name="csrf"]');` +
+    `var h={};if(m)h['X-CSRF-Token']=m.getAttribute('content');` +
+    `if(extra)for(var k in extra)h[k]=extra[k];return h}</script>\n`
+  reply.body = {
+    kind: 'html',
+    value: reply.body.value.slice(0, at) + inject + reply.body.value.slice(at),
+  }
+  return reply.header('cache-control', 'no-store, private')
 }
 
 /** Declares `GET /login`, `POST /login` and `POST /logout`, and the CSRF meta tag of signed-in pages. */

@@ -1,6 +1,7 @@
 import type { Knex, SqlEntityManager } from '@mikro-orm/knex'
 import { performance } from 'node:perf_hooks'
-import { currentContext } from 'fw'
+import { currentContext, type RequestContext } from 'fw'
+import type { ReadRows } from './read-pool.js'
 
 /** A statement with `?` placeholders and its values, bound in order. */
 export interface Statement {
@@ -87,6 +88,49 @@ async function runOnConnection(
     return result.rows
   } finally {
     await client.releaseConnection(connection)
+  }
+}
+
+/** A statement prepared once per connection under a name: `$n` placeholders and its values. */
+export interface PreparedRead {
+  /** Unique per text (node-pg keeps the prepared statement per connection under this name). */
+  readonly name: string
+  /** The statement with `?` placeholders, as events report it. */
+  readonly sql: string
+  /** The same statement with `$1`, `$2`… */
+  readonly text: string
+  readonly values: readonly unknown[]
+}
+
+/**
+ * Runs one of the database plugin's own hot reads (route binding) through `readPool` as a named
+ * prepared statement: parsed once per connection, then only bound and executed, the values always
+ * bound parameters. Inside a transaction, or without a read pool (PGlite), it is an ordinary
+ * {@link runStatement}. Records a `query.executed` event in `ctx`'s log either way.
+ */
+export async function runPreparedRead(
+  em: SqlEntityManager,
+  read: PreparedRead,
+  ctx: RequestContext | undefined,
+  readPool: ReadRows | undefined,
+): Promise<Record<string, unknown>[]> {
+  if (readPool === undefined || em.getTransactionContext() !== undefined)
+    return runStatement(em, { sql: read.sql, bindings: read.values })
+  const started = performance.now()
+  let rows: Record<string, unknown>[] | undefined
+  try {
+    rows = await readPool(read)
+    return rows
+  } catch (error) {
+    throw new StatementError(failureOf(error, read.text))
+  } finally {
+    ctx?.log.record('query.executed', {
+      sql: read.sql,
+      params: read.values,
+      duration: performance.now() - started,
+      rows: rows?.length,
+      failed: rows === undefined,
+    })
   }
 }
 

@@ -1,8 +1,9 @@
-import type { MigrationObject, MikroORM } from '@mikro-orm/core'
+import { createHash } from 'node:crypto'
+import type { EntityMetadata, MigrationObject, MikroORM } from '@mikro-orm/core'
 import type { SqlEntityManager as EntityManager } from '@mikro-orm/knex'
 import { performance } from 'node:perf_hooks'
 import { currentContext, definePlugin, FwError, type Kernel } from 'fw'
-import { runStatement } from './bound-query.js'
+import { runPreparedRead } from './bound-query.js'
 import { parseDatabaseUrl, type DatabaseTarget } from './connection-url.js'
 import './events.js'
 import { MigrateCommand } from './migrate-command.js'
@@ -69,53 +70,78 @@ declare module 'fw' {
 
 /** How a binding loads one entity by its key, worked out from the metadata on first use. */
 interface BindingPlan {
+  readonly meta: EntityMetadata
+  /** True when the key is numeric: a value that is not digits is no record (a 404). */
   readonly numeric: boolean
   /** `select * from "<table>" where "<key column>" = ? limit 1`, identifiers from the metadata. */
   readonly sql: string
+  /** The same with `$1`, and the name it is prepared under on each connection. */
+  readonly text: string
+  readonly name: string
 }
 
 function quoteIdentifier(name: string): string {
   return `"${name.replace(/"/g, '""')}"`
 }
 
+function planOf(orm: MikroORM, className: string): BindingPlan | null {
+  const meta = orm.getMetadata().find(className)
+  const pk = meta?.primaryKeys.length === 1 ? meta.properties[meta.primaryKeys[0]!] : undefined
+  const column = pk?.fieldNames?.[0]
+  if (meta === undefined || pk === undefined || column === undefined || meta.virtual) return null
+  const where = `select * from ${quoteIdentifier(meta.tableName)} where ${quoteIdentifier(column)} = `
+  return {
+    meta,
+    numeric: ['number', 'bigint'].includes(pk.runtimeType),
+    sql: `${where}? limit 1`,
+    text: `${where}$1 limit 1`,
+    name: `fw_bind_${createHash('sha256').update(where).digest('hex').slice(0, 16)}`,
+  }
+}
+
 /**
  * A binding loader per entity, under its class name. A key the column could not hold (a numeric
  * key that is not a number) is no record: a 404, not a database error. The lookup is the hot path
  * of every `/things/{thing}` route, so it skips the query builder: the identity map first, then
- * one prepared-once statement with the key as a bound parameter, hydrated with `em.map()`.
+ * one statement with the key as a bound parameter (on PostgreSQL a named prepared statement on a
+ * pool of the plugin's own, so each connection parses it once), hydrated as `em.findOne()`
+ * hydrates (the driver's mapping, then the entity factory, merged into the request's identity map).
  */
 function registerBindings(
   kernel: Kernel,
-  api: DatabaseApi,
+  opened: () => OpenedDatabase,
   entities: readonly AnyEntitySchema[],
 ): void {
   for (const schema of entities) {
     const className = schema.meta.className
     let plan: BindingPlan | null | undefined
-    kernel.binding(className, async (value) => {
-      if (plan === undefined) {
-        const meta = api.orm.getMetadata().find(className)
-        const pk =
-          meta?.primaryKeys.length === 1 ? meta.properties[meta.primaryKeys[0]!] : undefined
-        const column = pk?.fieldNames?.[0]
-        plan =
-          meta === undefined || pk === undefined || column === undefined || meta.virtual
-            ? null
-            : {
-                numeric: ['number', 'bigint'].includes(pk.runtimeType),
-                sql: `select * from ${quoteIdentifier(meta.tableName)} where ${quoteIdentifier(column)} = ? limit 1`,
-              }
-      }
-      const em = api.em()
-      if (plan === null) return (await em.findOne(className, value)) ?? undefined
-      if (plan.numeric && !/^\d{1,15}$/.test(value)) return undefined
+    kernel.binding(className, (value, ctx) => {
+      const db = opened()
+      plan ??= planOf(db.orm, className)
+      const em = db.forRequest(ctx) as EntityManager
+      if (plan === null) return em.findOne(className, value).then((found) => found ?? undefined)
+      if (plan.numeric && !/^\d{1,15}$/.test(value)) return Promise.resolve(undefined)
       const key = plan.numeric ? Number(value) : value
       const known = em.getUnitOfWork().getById<object>(className, key)
-      if (known !== undefined) return known
-      const rows = await runStatement(em, { sql: plan.sql, bindings: [key] })
-      if (rows[0] === undefined) return undefined
-      currentContext()?.log.record('model.loaded', { entity: className, id: key })
-      return em.map(className, rows[0])
+      if (known !== undefined) return Promise.resolve(known)
+      const meta = plan.meta
+      const rows = runPreparedRead(
+        em,
+        { name: plan.name, sql: plan.sql, text: plan.text, values: [key] },
+        ctx,
+        db.readPool(),
+      )
+      return rows.then((found) => {
+        const row = found[0]
+        if (row === undefined) return undefined
+        const data = em.getDriver().mapResult(row, meta)
+        if (data === null) return undefined
+        const entity = em
+          .getEntityFactory()
+          .create<object>(className, data, { merge: true, convertCustomTypes: true })
+        ctx.log.record('model.loaded', { entity: className, id: key })
+        return entity
+      })
     })
   }
 }
@@ -144,6 +170,15 @@ export default definePlugin<DatabaseOptions, DatabaseApi>({
     // that queries), never for commands that only boot the app: `fw route:list` stays fast.
     const open = (): Promise<void> =>
       (opening ??= (async () => {
+        // PGlite's start (WASM compiled on V8's background threads, the data directory read or
+        // created) overlaps with loading MikroORM and knex on the main thread: opening means a
+        // query is coming, so the embedded database is needed anyway.
+        const pglite =
+          target.kind === 'pglite'
+            ? import('./pglite-template.js').then((m) => m.createPglite(target.dataDir))
+            : undefined
+        // Without this, a failure would be unhandled until the first connection awaits it.
+        pglite?.catch(() => undefined)
         const [{ openDatabase }, serializer] = await Promise.all([
           import('./orm.js'),
           import('./serialize.js'),
@@ -153,7 +188,7 @@ export default definePlugin<DatabaseOptions, DatabaseApi>({
           await Promise.all(migrations.map((m) => (typeof m === 'function' ? m() : m)))
         ).flat()
         loaded.sort((x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : 0))
-        db = await openDatabase(target, entities, loaded)
+        db = await openDatabase(target, entities, loaded, pglite)
         serialize = serializer
       })())
     const opened = (): OpenedDatabase => {
@@ -198,9 +233,10 @@ export default definePlugin<DatabaseOptions, DatabaseApi>({
         seeds.push(more)
       },
       em: () => {
-        const orm = opened().orm
+        const database = opened()
+        const ctx = currentContext()
         return (
-          currentContext() === undefined ? orm.em.fork() : orm.em.getContext()
+          ctx === undefined ? database.orm.em.fork() : database.forRequest(ctx)
         ) as EntityManager
       },
       toData: (entity) => {
@@ -223,12 +259,13 @@ export default definePlugin<DatabaseOptions, DatabaseApi>({
     // Bindings are declared at boot (every plugin has added its entities by then); the database
     // itself opens on the first request, or earlier when serving or when a command asks.
     kernel.hooks.boot.tapPromise({ name: 'database', stage: -100 }, async () => {
-      registerBindings(kernel, api, entities)
+      registerBindings(kernel, opened, entities)
     })
-    kernel.hooks.request.tapPromise({ name: 'database', stage: -100 }, async () => {
-      if (db === undefined) await open()
-      return undefined
-    })
+    // Once open, the same settled promise every request: no promise of its own per request.
+    const isOpen: Promise<undefined> = Promise.resolve(undefined)
+    kernel.hooks.request.tapPromise({ name: 'database', stage: -100 }, () =>
+      db === undefined ? open().then(() => undefined) : isOpen,
+    )
     kernel.command(MigrateCommand)
     if (options.prepareOnListen !== false)
       kernel.hooks.listen.tapPromise('database', async () => void (await api.prepare()))

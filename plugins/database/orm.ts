@@ -7,12 +7,14 @@ import {
   type MigrationObject,
   type Options,
 } from '@mikro-orm/core'
+import type { SqlEntityManager } from '@mikro-orm/knex'
 import { Migrator } from '@mikro-orm/migrations'
 import { PostgreSqlDriver } from '@mikro-orm/postgresql'
-import { currentContext } from 'fw'
+import { currentContext, type RequestContext } from 'fw'
 import { PGliteDriver } from 'mikro-orm-pglite'
 import type { DatabaseTarget } from './connection-url.js'
 import { createPglite } from './pglite-template.js'
+import { createReadPool, type ReadPool, type ReadRows } from './read-pool.js'
 import { ModelRecorder, QueryRecorder } from './recorders.js'
 
 declare module 'fw' {
@@ -29,18 +31,25 @@ export type AnyEntitySchema = EntitySchema<any, any>
 /** What opening the database gives: the ORM and, for PGlite, the embedded instance it borrows. */
 export interface OpenedDatabase {
   readonly orm: MikroORM
+  /** The request's own EntityManager (see {@link requestEm}). */
+  forRequest(ctx: RequestContext): EntityManager
+  /** The route binding's read path on PostgreSQL (see `createReadPool`); undefined on PGlite. */
+  readPool(): ReadRows | undefined
   /** Closes the ORM, then the embedded database if there is one. */
   close(): Promise<void>
 }
 
 /**
  * Initialises MikroORM for a target without connecting: the first query connects (so CLI commands
- * that never touch the database never pay for it; PGlite's WASM start-up alone is ~0.3 s).
+ * that never touch the database never pay for it; PGlite's WASM start-up alone is ~0.3 s). For
+ * PGlite, `starting` is the instance already being created (the caller overlaps its start with
+ * loading this module); without it, the first connection creates one.
  */
 export async function openDatabase(
   target: DatabaseTarget,
   entities: readonly AnyEntitySchema[],
   migrations: readonly MigrationObject[],
+  starting?: Promise<PGlite>,
 ): Promise<OpenedDatabase> {
   let pglite: PGlite | undefined
   let orm: MikroORM | undefined
@@ -61,7 +70,7 @@ export async function openDatabase(
     context: () => {
       const ctx = currentContext()
       if (ctx === undefined || orm === undefined) return undefined
-      return (ctx.state.em ??= orm.em.fork({ disableContextResolution: true }))
+      return requestEm(orm, ctx)
     },
     allowGlobalContext: false,
     forceUtcTimezone: true,
@@ -85,7 +94,7 @@ export async function openDatabase(
       driverOptions: {
         connection: {
           pglite: async () => {
-            pglite ??= await createPglite(dataDir)
+            pglite ??= await (starting ?? createPglite(dataDir))
             return pglite
           },
         },
@@ -93,13 +102,34 @@ export async function openDatabase(
     })
   }
   const opened = orm
+  let reads: ReadPool | null | undefined
   return {
     orm: opened,
+    forRequest: (ctx) => requestEm(opened, ctx),
+    readPool() {
+      if (reads === undefined) {
+        const client = (opened.em as SqlEntityManager).getKnex().client
+        reads = createReadPool(client, opened.config.get('pool')?.max ?? 10) ?? null
+      }
+      return reads?.read
+    },
     async close() {
+      await reads?.end()
+      reads = null
       await opened.close(true)
+      // Started early (see `starting`) but never connected: still ours to close.
+      pglite ??= await starting?.catch(() => undefined)
       await pglite?.close()
     },
   }
+}
+
+/**
+ * The request's own EntityManager, forked on first use: only requests that touch the database pay
+ * for the fork. The fork resolves no context of its own, so its methods never consult the scope.
+ */
+export function requestEm(orm: MikroORM, ctx: RequestContext): EntityManager {
+  return (ctx.state.em ??= orm.em.fork({ disableContextResolution: true }))
 }
 
 /** The entity's class name as MikroORM knows it. */

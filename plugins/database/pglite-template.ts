@@ -1,56 +1,80 @@
 import { PGlite } from '@electric-sql/pglite'
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { cpSync, existsSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 
 /** PGlite's version: a template is only valid for the build that made it. */
 const PGLITE_VERSION = '0.3.16'
 
-function templateFile(): string | undefined {
-  // Project-local and per user (never a shared temp directory another user could plant a file in).
+function templateDir(): string | undefined {
+  // Project-local and per user (never a shared temp directory another user could plant files in).
   const modules = join(process.cwd(), 'node_modules')
   return existsSync(modules)
-    ? join(modules, '.cache', 'fw', `pglite-${PGLITE_VERSION}-template.tar`)
+    ? join(modules, '.cache', 'fw', `pglite-${PGLITE_VERSION}-template`)
     : undefined
 }
 
-/**
- * A freshly initialised PGlite cluster as a tarball, made once and kept in
- * `node_modules/.cache/fw/`: starting a new data directory from it skips PGlite's initdb, about
- * 1.2 s of a fresh start on this machine's class (0.4 s instead of 1.6 s). Undefined when it
- * cannot be made or read: the caller then initialises the directory the ordinary way.
- */
-async function template(): Promise<Blob | undefined> {
-  const file = templateFile()
-  if (file === undefined) return undefined
+/** Moves a finished directory into place; false when another process got there first. */
+function publish(partial: string, target: string): boolean {
   try {
-    return new Blob([readFileSync(file)])
+    // An empty directory at the target (made by someone expecting a data directory) gives way;
+    // rename() replaces only empty ones, and refuses a full one (then it is left as it is).
+    if (existsSync(target) && readdirSync(target).length === 0) rmdirSync(target)
+    renameSync(partial, target)
+    return true
   } catch {
-    // Not made yet: make it below.
+    rmSync(partial, { recursive: true, force: true })
+    return false
   }
+}
+
+/**
+ * A freshly initialised PGlite cluster, made once (PGlite's initdb, ~1.5 s) and kept as a
+ * directory in `node_modules/.cache/fw/`. Undefined when it cannot be made: the caller then
+ * initialises the data directory the ordinary way.
+ */
+async function template(): Promise<string | undefined> {
+  const dir = templateDir()
+  if (dir === undefined) return undefined
+  if (existsSync(join(dir, 'PG_VERSION'))) return dir
+  const partial = `${dir}.${process.pid}.tmp`
   try {
-    const blank = await PGlite.create()
-    const dump = Buffer.from(await (await blank.dumpDataDir('none')).arrayBuffer())
-    await blank.close()
-    mkdirSync(join(file, '..'), { recursive: true })
-    const partial = `${file}.${process.pid}.tmp`
-    writeFileSync(partial, dump)
-    renameSync(partial, file) // atomic: a concurrent reader sees the whole file or none
-    return new Blob([dump])
+    mkdirSync(dirname(dir), { recursive: true })
+    rmSync(partial, { recursive: true, force: true })
+    const blank = await PGlite.create(partial)
+    await blank.close() // a clean shutdown: copies start without recovery
+    // Atomic: a concurrent reader sees the whole template or none.
+    publish(partial, dir)
+    return existsSync(join(dir, 'PG_VERSION')) ? dir : undefined
   } catch {
+    rmSync(partial, { recursive: true, force: true })
     return undefined
   }
 }
 
 /**
- * Opens PGlite: in memory without a directory; an existing data directory as it is; a new one from
- * the cached template when there is one.
+ * Opens PGlite: in memory without a directory; an existing data directory as it is; a new one as
+ * a copy of the cached template. Copying the ~1,000 files natively and opening them as an existing
+ * cluster (~0.5 s here) beats both initdb (~1.5 s) and PGlite's `loadDataDir` from a tarball
+ * (~0.7–1.1 s: the files go through its JavaScript file system). The copy is made beside the data
+ * directory and renamed into place, so a start that dies half-way leaves no half-made cluster.
  */
 export async function createPglite(dataDir: string | undefined): Promise<PGlite> {
   if (dataDir === undefined) return PGlite.create()
-  mkdirSync(dataDir, { recursive: true })
   if (existsSync(join(dataDir, 'PG_VERSION'))) return PGlite.create(dataDir)
-  const loadDataDir = await template()
-  return loadDataDir === undefined
-    ? PGlite.create(dataDir)
-    : PGlite.create(dataDir, { loadDataDir })
+  const source = await template()
+  if (source !== undefined) {
+    const partial = `${dataDir}.${process.pid}.tmp`
+    try {
+      mkdirSync(dirname(dataDir), { recursive: true })
+      rmSync(partial, { recursive: true, force: true })
+      cpSync(source, partial, { recursive: true })
+      publish(partial, dataDir)
+    } catch {
+      rmSync(partial, { recursive: true, force: true })
+    }
+    // Ours or a concurrent start's copy; else (the copy failed) initdb below.
+    if (existsSync(join(dataDir, 'PG_VERSION'))) return PGlite.create(dataDir)
+  }
+  mkdirSync(dataDir, { recursive: true })
+  return PGlite.create(dataDir)
 }

@@ -85,11 +85,14 @@ const views = definePlugin({
     }
 
     // The reply object is kept: its status (a `view('x', {}, 404)`) and headers stay as they are.
-    kernel.hooks.render.tapPromise({ name: 'views', stage: -10 }, async (reply, ctx) => {
+    // Not `async`: most replies are no view, and pass through with no promise chain of their own.
+    kernel.hooks.render.tapPromise({ name: 'views', stage: -10 }, (reply, ctx) => {
       const body = reply.body
-      if (body.kind !== 'view') return reply
-      reply.body = { kind: 'html', value: await api.render(body.template, body.data, ctx) }
-      return reply
+      if (body.kind !== 'view') return Promise.resolve(reply)
+      return api.render(body.template, body.data, ctx).then((value) => {
+        reply.body = { kind: 'html', value }
+        return reply
+      })
     })
     return api
   },

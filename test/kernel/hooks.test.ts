@@ -277,4 +277,35 @@ test('fails listen() without starting a server when a listen tap rejects', async
   await kernel.close()
 })
 
+test('request and render taps run in stage order, bail and waterfall, and interceptors still see each call', async () => {
+  const kernel = createTestKernel()
+  kernel.router.get('x', () => json({ n: 0 }))
+  const seen: string[] = []
+  kernel.hooks.request.tap({ name: 'late', stage: 10 }, () => {
+    seen.push('late')
+    return undefined
+  })
+  kernel.hooks.request.tapPromise({ name: 'early', stage: -10 }, async (ctx) => {
+    seen.push('early')
+    return ctx.query.stop === '1' ? json({ stopped: true }) : undefined
+  })
+  kernel.hooks.render.tapPromise({ name: 'plus-one', stage: 0 }, async (reply) => {
+    const value = reply.body.kind === 'json' ? (reply.body.value as { n?: number }) : {}
+    if (value.n !== undefined) reply.body = { kind: 'json', value: { n: value.n + 1 } }
+    return reply
+  })
+  kernel.hooks.render.tap({ name: 'keep', stage: 10 }, (reply) => reply)
+  assert.equal((await kernel.inject('/x')).json(), { n: 1 })
+  assert.equal(seen, ['early', 'late'])
+  seen.length = 0
+  assert.equal((await kernel.inject('/x?stop=1')).json(), { stopped: true })
+  assert.equal(seen, ['early'], 'a result ends the request hook')
+  const calls: string[] = []
+  kernel.hooks.render.intercept({ call: () => void calls.push('render') })
+  kernel.hooks.request.intercept({ call: () => void calls.push('request') })
+  await kernel.inject('/x')
+  assert.equal(calls, ['request', 'render'])
+  await kernel.close()
+})
+
 test.run()

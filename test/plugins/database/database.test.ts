@@ -135,6 +135,28 @@ test('binds a route parameter to an entity and answers 404 for a missing or malf
   }
 })
 
+test("records a binding's one statement and model in the log of the request it loaded for", async ({
+  kernel,
+}) => {
+  const [one, two] = await Promise.all([kernel.inject('/gadgets/1'), kernel.inject('/gadgets/2')])
+  for (const [res, id] of [
+    [one, 1],
+    [two, 2],
+  ] as const) {
+    assert.is(res.status, 200)
+    const queries = eventsOf(res.events, 'query.executed')
+    assert.is(queries.length, 1)
+    // The key is a bound parameter, never part of the SQL text.
+    assert.match(queries[0]!.data.sql, /from "gadgets" where "id" = \? limit 1$/)
+    assert.equal(queries[0]!.data.params, [id])
+    assert.is(queries[0]!.data.rows, 1)
+    assert.equal(
+      eventsOf(res.events, 'model.loaded').map((e) => e.data),
+      [{ entity: 'Gadget', id }],
+    )
+  }
+})
+
 test('serialises every column, NULLs, booleans and decoded JSON included, and nothing internal', async ({
   kernel,
 }) => {
