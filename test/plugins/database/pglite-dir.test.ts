@@ -47,7 +47,7 @@ test('creates new data directories from the template and reopens existing ones w
     }
     const cached = readdirSync(join('node_modules', '.cache', 'fw'))
     assert.ok(
-      cached.some((f) => /^pglite-.+-template\.tar$/.test(f)),
+      cached.some((f) => /^pglite-.+-template$/.test(f)),
       cached.join(', '),
     )
   } finally {
