@@ -16,7 +16,7 @@ import {
   writeFileSync,
 } from 'node:fs'
 import { createRequire } from 'node:module'
-import { dirname, join } from 'node:path'
+import { dirname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { FwError } from 'fw'
 
@@ -72,7 +72,7 @@ function sourceHash(root: string): string | undefined {
     .sort()
     .map((f) => join(dir, f))
   for (const f of [...files, join(root, 'plugins', 'debug', 'redact.ts')])
-    hash.update(f.slice(root.length)).update(readFileSync(f))
+    hash.update(relative(root, f)).update(readFileSync(f))
   return hash.digest('hex').slice(0, 16)
 }
 

@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { AnyEvent } from 'fw'
@@ -9,6 +10,7 @@ import {
   serverTiming,
   summaryHeader,
   toolbarAssets,
+  buildToolbar,
 } from 'fw/plugins/debug'
 import { overrideProjection } from '../../../plugins/debug/projections.js'
 import { debugKernel, islandOf, PAGE } from './helpers.js'
@@ -164,9 +166,7 @@ test('the island cannot be closed by a hostile route path or session value', asy
 test('a CSP nonce goes on the script element, escaped', async () => {
   const kernel = debugKernel()
   const res = await kernel.inject('/nonce')
-  assert.ok(
-    res.body.includes('<script nonce="n0nce&quot;x" data-config="'),
-  )
+  assert.ok(res.body.includes('<script nonce="n0nce&quot;x" data-config="'))
   const custom = debugKernel({ options: { nonce: () => 'abc' } })
   assert.ok((await custom.inject('/page')).body.includes('nonce="abc"'))
   await kernel.close()
@@ -368,6 +368,14 @@ test('keeps a request body up to 8 KB, cuts and marks a longer one, masking secr
   assert.ok(cut.size > 10_000)
   assert.is(cut.head.length, 8 * 1024)
   assert.not.match(big.body, 'hunter2')
+})
+
+test('the built toolbar is reused: its source hash does not depend on how the root is spelled', () => {
+  const root = fileURLToPath(new URL('../../..', import.meta.url))
+  const a = buildToolbar(root.endsWith('/') ? root : `${root}/`)
+  const b = buildToolbar(root.replace(/\/+$/, ''))
+  assert.is(a.source, b.source)
+  assert.is(a.script, toolbarAssets().script)
 })
 
 test.run()
