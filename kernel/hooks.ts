@@ -38,7 +38,8 @@ export interface KernelHooks {
    * **Arguments:** the request context.
    * **Returns:** a `Reply` to answer at once (routing, middleware and the handler are skipped;
    * `render` and `annotate` still run), or `undefined` to go on.
-   * **Order:** no built-in taps. First non-undefined return wins.
+   * **Order:** no built-in taps. First non-undefined return wins. The kernel runs the taps itself
+   * (same order and bail rule, no tapable promise chain) unless an interceptor is registered.
    * **Example:** `kernel.hooks.request.tapPromise('cors', async (ctx) => ctx.method === 'OPTIONS' ? empty(204) : undefined)`
    */
   readonly request: AsyncSeriesBailHook<[RequestContext], Reply | undefined>
@@ -72,7 +73,7 @@ export interface KernelHooks {
    * **Arguments:** the reply so far, the request context.
    * **Returns:** the reply, changed or replaced (content negotiation, views, toolbar, `_debug`).
    * **Order:** views at stage -10, the api plugin's CORS and JSON/XML negotiation at 0, auth's
-   * CSRF meta tag at 50, debug injection at 100.
+   * CSRF meta tag at 50, debug injection at 100. Run by the kernel itself like `request`.
    * **Example:** `kernel.hooks.render.tapPromise('xml', async (reply, ctx) => wantsXml(ctx) ? toXml(reply) : reply)`
    */
   readonly render: AsyncSeriesWaterfallHook<[Reply, RequestContext]>

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { eventsOf, expectEvent } from 'fw/testing'
-import { AuthToken } from 'fw/plugins/auth'
+import { AuthToken, hashPassword } from 'fw/plugins/auth'
 import { createAuthApp, login, payloadOf, setCookieLine, type AuthApp } from './fixtures.js'
 
 const test = suite<{ app: AuthApp }>('auth login', {} as { app: AuthApp })
@@ -63,6 +63,27 @@ test('matches the username case-insensitively and trimmed', async ({ app }) => {
   const res = await login(app.kernel, '  ADMIN ', 'admin-pass')
   assert.is(res.status, 200)
   assert.is(res.json<{ user: { username: string } }>().user.username, 'admin')
+})
+
+test('createUser takes a password already hashed with hashPassword(), and refuses anything else', async ({
+  app,
+}) => {
+  const auth = app.kernel.plugin('auth')
+  const em = app.kernel.plugin('database').em()
+  const passwordHash = await hashPassword('prehashed-pass')
+  await auth.createUser({ username: 'prehashed', passwordHash, email: 'p@x.test' }, em)
+  assert.is((await login(app.kernel, 'prehashed', 'prehashed-pass')).status, 200)
+  assert.is((await login(app.kernel, 'prehashed', passwordHash)).status, 401)
+  for (const bad of [
+    { passwordHash: 'prehashed-pass' },
+    { passwordHash: '' },
+    { password: '' },
+    {},
+  ])
+    await auth.createUser({ username: 'refused', email: 'r@x.test', ...bad }, em).then(
+      () => assert.unreachable(`accepted ${JSON.stringify(bad)}`),
+      (error: { code?: string }) => assert.is(error.code, 'FW_ERR_AUTH_USER_INVALID'),
+    )
 })
 
 test('accepts a form-encoded body', async ({ app }) => {
