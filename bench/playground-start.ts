@@ -7,9 +7,12 @@
 // else the sources through tsx (it says which). Development mode, as `npm run playground`.
 // After the ping it also waits for `GET /api/v1/products/1000` (the seed is there, the database
 // answers) and prints that time too; it stops each child (SIGTERM) before the next start.
+// A sixth case, `postgresql down`, starts against a PostgreSQL URL whose port refuses connections:
+// the app must listen and answer the ping anyway (target < 2 s; the database is retried behind it).
 // Prints `playground-start: pglite restart median=…ms fresh=…ms (target < 3000 ms); postgresql …`.
 // Run: node --import tsx -C fw-source bench/playground-start.ts [--runs N]
 import { spawn } from 'node:child_process'
+import { createServer } from 'node:net'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -25,6 +28,7 @@ const runsAt = args.indexOf('--runs')
 const RUNS = runsAt === -1 ? 5 : Math.max(1, Number(args[runsAt + 1]) || 5)
 const TARGET_PGLITE_MS = 3000
 const TARGET_POSTGRESQL_MS = 1500
+const TARGET_DOWN_MS = 2000
 /** Bounds every wait: a start that hangs fails the benchmark instead of hanging it. */
 const START_WITHIN_MS = 30_000
 const PING = '{"hello":"world","n":1}'
@@ -41,7 +45,13 @@ interface Start {
 }
 
 type CaseName =
-  'node' | 'bare' | 'pglite restart' | 'pglite fresh' | 'postgresql restart' | 'postgresql fresh'
+  | 'node'
+  | 'bare'
+  | 'pglite restart'
+  | 'pglite fresh'
+  | 'postgresql restart'
+  | 'postgresql fresh'
+  | 'postgresql down'
 
 const command = fwCommand()
 const temp = mkdtempSync(join(tmpdir(), 'fw-bench-start-'))
@@ -114,6 +124,15 @@ async function postgresqlFresh(): Promise<Start> {
   }
 }
 
+/** A loopback port nothing listens on: connections to it are refused. */
+async function refusedPort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as { port: number }
+  await new Promise<void>((resolve) => server.close(() => resolve()))
+  return port
+}
+
 async function main(): Promise<void> {
   console.log(
     `playground-start: spawn → first 200 from GET /_demo/ping, median of ${RUNS}, development mode, node ${process.version}`,
@@ -137,6 +156,12 @@ async function main(): Promise<void> {
     'pglite fresh': pgliteFresh,
     'postgresql restart': () => serve('postgresql restart', { DATABASE_URL: postgres.url }, true),
     'postgresql fresh': postgresqlFresh,
+    'postgresql down': async () =>
+      serve(
+        'postgresql down',
+        { DATABASE_URL: `postgresql://postgres@127.0.0.1:${await refusedPort()}/down` },
+        false,
+      ),
   }
   const names = Object.keys(cases) as CaseName[]
   const starts = Object.fromEntries(names.map((n) => [n, [] as Start[]])) as Record<
@@ -168,6 +193,7 @@ async function main(): Promise<void> {
   console.log(
     `playground-start: pglite restart median=${figure('pglite restart')}ms fresh=${figure('pglite fresh')}ms (target < ${TARGET_PGLITE_MS} ms); ` +
       `postgresql restart=${figure('postgresql restart')}ms fresh=${figure('postgresql fresh')}ms (target < ${TARGET_POSTGRESQL_MS} ms); ` +
+      `postgresql down=${figure('postgresql down')}ms (target < ${TARGET_DOWN_MS} ms); ` +
       `node -e 0=${figure('node')}ms, bare fw serve=${figure('bare')}ms${command.built ? '' : ' (sources through tsx)'}`,
   )
 }

@@ -27,7 +27,13 @@ export interface FwConfig {
     /** Trust `X-Forwarded-Proto` and `X-Forwarded-For` from a proxy in front. */
     trust_proxy: boolean
   }
-  database: { url: string | undefined }
+  database: {
+    url: string | undefined
+    /** Seconds to wait for a database connection (opening one, or a free one); 0: no limit. */
+    acquire_timeout: number
+    /** Seconds a statement may run (enforced by the server and the client); 0: no limit. */
+    statement_timeout: number
+  }
   auth: { token_ttl: number | undefined }
   api: { cors_origins: string[]; cors_from_db: boolean }
   debug_token_secret: string | undefined
@@ -70,7 +76,7 @@ function defaults(root: string): FwConfig {
     development: false,
     features: [],
     http: { port: 3000, host: '127.0.0.1', body_limit: 1024 * 1024, trust_proxy: false },
-    database: { url: undefined },
+    database: { url: undefined, acquire_timeout: 5, statement_timeout: 5 },
     auth: { token_ttl: undefined },
     api: { cors_origins: ['*'], cors_from_db: false },
     debug_token_secret: undefined,
@@ -85,7 +91,7 @@ function defaults(root: string): FwConfig {
   }
 }
 
-type Kind = 'string' | 'integer' | 'boolean' | 'string[]' | 'port'
+type Kind = 'string' | 'integer' | 'boolean' | 'string[]' | 'port' | 'seconds'
 /** What each kernel key must hold; `?` = may also be unset. Plugins' keys are not checked here. */
 const SCHEMA: Record<string, `${Kind}${'' | '?'}`> = {
   'app.name': 'string',
@@ -99,6 +105,8 @@ const SCHEMA: Record<string, `${Kind}${'' | '?'}`> = {
   'http.body_limit': 'integer',
   'http.trust_proxy': 'boolean',
   'database.url': 'string?',
+  'database.acquire_timeout': 'seconds',
+  'database.statement_timeout': 'seconds',
   'auth.token_ttl': 'integer?',
   'api.cors_origins': 'string[]',
   'api.cors_from_db': 'boolean',
@@ -118,6 +126,7 @@ const EXPECTED: Record<Kind, string> = {
   boolean: 'true or false',
   'string[]': 'an array of strings',
   port: 'an integer from 0 to 65535',
+  seconds: 'a whole number of seconds, 0 or more',
 }
 
 function isKind(value: unknown, kind: Kind): boolean {
@@ -132,6 +141,8 @@ function isKind(value: unknown, kind: Kind): boolean {
       return Array.isArray(value) && value.every((v) => typeof v === 'string')
     case 'port':
       return Number.isInteger(value) && (value as number) >= 0 && (value as number) <= 65535
+    case 'seconds':
+      return Number.isInteger(value) && (value as number) >= 0
   }
 }
 

@@ -2,12 +2,21 @@ import { createHash } from 'node:crypto'
 import type { EntityMetadata, MigrationObject, MikroORM } from '@mikro-orm/core'
 import type { SqlEntityManager as EntityManager } from '@mikro-orm/knex'
 import { performance } from 'node:perf_hooks'
-import { currentContext, definePlugin, FwError, type Kernel } from 'fw'
+import {
+  currentContext,
+  definePlugin,
+  FwError,
+  HttpError,
+  httpErrorReply,
+  type Kernel,
+  type RequestContext,
+} from 'fw'
+import { isUnavailableError, retryUntilReady, type Availability } from './availability.js'
 import { runPreparedRead } from './bound-query.js'
 import { parseDatabaseUrl, type DatabaseTarget } from './connection-url.js'
 import './events.js'
 import { MigrateCommand } from './migrate-command.js'
-import type { AnyEntitySchema, OpenedDatabase } from './orm.js'
+import type { AnyEntitySchema, DatabaseTimeouts, OpenedDatabase } from './orm.js'
 import type { PrepareResult } from './prepare.js'
 import type * as SerializeModuleNs from './serialize.js'
 
@@ -35,7 +44,10 @@ export interface DatabaseOptions {
    * many processes start together. Returns whether it wrote anything.
    */
   seed?: (em: EntityManager) => Promise<boolean>
-  /** Migrate and seed when the kernel starts listening (default true). */
+  /**
+   * Migrate and seed when the kernel starts listening (default true). When the database cannot
+   * be reached then, the app listens anyway and retries in the background (see `availability()`).
+   */
   prepareOnListen?: boolean
 }
 
@@ -60,6 +72,11 @@ export interface DatabaseApi {
   addMigrations(migrations: Migrations): void
   /** Adds a seed, run after the options' seed under the same lock; only during setup. */
   addSeed(seed: (em: EntityManager) => Promise<boolean>): void
+  /**
+   * Whether the app could reach its database: `waiting` from a start that found it unreachable
+   * until the background retries have connected, migrated and seeded; `ready` otherwise.
+   */
+  availability(): Availability
 }
 
 declare module 'fw' {
@@ -156,6 +173,8 @@ export default definePlugin<DatabaseOptions, DatabaseApi>({
   name: 'database',
   setup(kernel, options) {
     kernel.useRequestScope()
+    const timeouts = timeoutsOf(kernel)
+    let availability: Availability = { state: 'ready', error: undefined, attempts: 0 }
     const target = parseDatabaseUrl(
       options.url ?? kernel.config.database.url ?? 'pglite://memory',
       process.cwd(),
@@ -188,10 +207,17 @@ export default definePlugin<DatabaseOptions, DatabaseApi>({
           await Promise.all(migrations.map((m) => (typeof m === 'function' ? m() : m)))
         ).flat()
         loaded.sort((x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : 0))
-        db = await openDatabase(target, entities, loaded, pglite)
+        db = await openDatabase(target, entities, loaded, {
+          starting: pglite,
+          timeouts,
+          warn: (message) => kernel.logger.warn(`database driver: ${message}`),
+        })
         serialize = serializer
       })())
     const opened = (): OpenedDatabase => {
+      // While a start that found no database waits for it, a request that reaches for it answers
+      // 503 (it may be back but not yet migrated); the background retries are no request.
+      if (availability.state === 'waiting' && currentContext() !== undefined) throw unavailable()
       if (db === undefined) {
         throw new FwError(
           'FW_ERR_DATABASE_NOT_READY',
@@ -201,11 +227,21 @@ export default definePlugin<DatabaseOptions, DatabaseApi>({
       return db
     }
     let connected = false
+    let driverStarted = false
     const connect = async (): Promise<void> => {
       await open()
       if (connected) return
       const started = performance.now()
-      await opened().orm.connect()
+      const orm = db!.orm
+      if (!driverStarted) {
+        // Once only: each `connect()` builds a new knex pool. A retry after a failure checks the
+        // connection of the pool built here, which reconnects by itself.
+        driverStarted = true
+        await orm.connect()
+      } else {
+        const check = await orm.checkConnection()
+        if (!check.ok) throw check.error ?? new Error(check.reason)
+      }
       connected = true
       kernel.recordBootPhase('db-connect', performance.now() - started)
     }
@@ -228,6 +264,7 @@ export default definePlugin<DatabaseOptions, DatabaseApi>({
         if (opening !== undefined) throw tooLate('addMigrations')
         migrations.push(more)
       },
+      availability: () => availability,
       addSeed(more) {
         if (opening !== undefined) throw tooLate('addSeed')
         seeds.push(more)
@@ -246,11 +283,16 @@ export default definePlugin<DatabaseOptions, DatabaseApi>({
       async prepare() {
         await connect()
         const { prepareDatabase } = await import('./prepare.js')
-        return prepareDatabase(opened().orm, target, seeds.length > 0 ? seed : undefined)
+        return prepareDatabase(
+          db!.orm,
+          target,
+          seeds.length > 0 ? seed : undefined,
+          timeouts.acquireMs,
+        )
       },
       async status() {
         await connect()
-        const migrator = opened().orm.getMigrator()
+        const migrator = db!.orm.getMigrator()
         const executed = (await migrator.getExecutedMigrations()).map((m) => m.name)
         const pending = (await migrator.getPendingMigrations()).map((m) => m.name)
         return { executed, pending }
@@ -267,12 +309,82 @@ export default definePlugin<DatabaseOptions, DatabaseApi>({
       db === undefined ? open().then(() => undefined) : isOpen,
     )
     kernel.command(MigrateCommand)
-    if (options.prepareOnListen !== false)
-      kernel.hooks.listen.tapPromise('database', async () => void (await api.prepare()))
-    kernel.hooks.shutdown.tapPromise({ name: 'database', stage: 100 }, async () => db?.close())
+    if (options.prepareOnListen !== false) {
+      // A database that cannot be reached does not stop the start: the app listens (health says
+      // why), routes that need the database answer 503, and the background retries connect,
+      // migrate and seed when it comes back. Any other failure (a broken migration, an unusable
+      // PGlite directory) still fails the start: waiting would not mend it.
+      kernel.hooks.listen.tapPromise('database', async () => {
+        try {
+          await api.prepare()
+        } catch (error) {
+          if (!isUnavailableError(error)) throw error
+          availability = { state: 'waiting', error: messageOf(error), attempts: 1 }
+          kernel.logger.warn('database unreachable at start: serving without it, retrying', {
+            error: messageOf(error),
+          })
+          void retryUntilReady(
+            async () => void (await api.prepare()),
+            (failure, attempts) => {
+              if (availability.state === 'closed') return
+              availability = { state: 'waiting', error: messageOf(failure), attempts: attempts + 1 }
+              if (!isUnavailableError(failure))
+                kernel.logger.error('database reachable but not ready', { error: failure })
+            },
+            () => availability.state === 'closed',
+          ).then((ok) => {
+            if (!ok) return
+            availability = { state: 'ready', error: undefined, attempts: availability.attempts }
+            kernel.logger.info('database reachable again: migrated and seeded')
+          })
+        }
+      })
+    }
+    // A statement that could not reach the database (refused, lost, timed out) answers 503 with
+    // `Retry-After`, JSON or the HTML error page as the client asks, instead of a 500.
+    kernel.hooks.error.tapPromise('database', async (error, ctx) =>
+      isUnavailableError(error) ? unavailableReply(kernel, ctx, error) : undefined,
+    )
+    kernel.hooks.shutdown.tapPromise({ name: 'database', stage: 100 }, async () => {
+      availability = { state: 'closed', error: undefined, attempts: availability.attempts }
+      await db?.close()
+    })
     return api
   },
 })
+
+/** Seconds a client is told to wait when the database is unavailable. */
+const RETRY_AFTER_S = 5
+
+function unavailable(): FwError {
+  return new FwError(
+    'FW_ERR_DATABASE_UNAVAILABLE',
+    'The database could not be reached when the app started; it is being retried.',
+    { status: 503 },
+  )
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}
+
+function unavailableReply(kernel: Kernel, ctx: RequestContext, error: unknown) {
+  kernel.logger.warn('database unavailable', { error: messageOf(error), path: ctx.path })
+  return httpErrorReply(
+    ctx,
+    new HttpError(
+      503,
+      { error: 'unavailable' },
+      { headers: { 'retry-after': String(RETRY_AFTER_S) }, code: 'FW_ERR_DATABASE_UNAVAILABLE' },
+    ),
+  )
+}
+
+/** The bounded waits of the config (`database.acquire_timeout`, `database.statement_timeout`). */
+function timeoutsOf(kernel: Kernel): DatabaseTimeouts {
+  const { acquire_timeout: acquire, statement_timeout: statement } = kernel.config.database
+  return { acquireMs: acquire * 1000, statementMs: statement * 1000 }
+}
 
 function tooLate(method: string): FwError {
   return new FwError(
@@ -282,6 +394,9 @@ function tooLate(method: string): FwError {
 }
 
 export { runStatement, StatementError } from './bound-query.js'
+export { isUnavailableError } from './availability.js'
+export type { Availability } from './availability.js'
+export type { DatabaseTimeouts } from './orm.js'
 export type { Statement, StatementFailure } from './bound-query.js'
 export { createTestDatabase } from './test-database.js'
 export type { TestDatabase } from './test-database.js'

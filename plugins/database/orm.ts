@@ -39,6 +39,23 @@ export interface OpenedDatabase {
   close(): Promise<void>
 }
 
+/** How long the app waits on its database (the database plugin's README, "Bounded waits"). */
+export interface DatabaseTimeouts {
+  /** For a connection: opening one, or a free one from the pool; 0 waits forever. */
+  readonly acquireMs: number
+  /** For one statement, on the server (`statement_timeout`) and on the client; 0: forever. */
+  readonly statementMs: number
+}
+
+/** How {@link openDatabase} opens: all optional. */
+export interface OpenOptions {
+  /** For PGlite, the instance already being created (see {@link openDatabase}). */
+  readonly starting?: Promise<PGlite> | undefined
+  readonly timeouts?: DatabaseTimeouts
+  /** Where the driver's warnings go (knex writes them to stderr otherwise). */
+  readonly warn?: (message: string) => void
+}
+
 /**
  * Initialises MikroORM for a target without connecting: the first query connects (so CLI commands
  * that never touch the database never pay for it; PGlite's WASM start-up alone is ~0.3 s). For
@@ -49,7 +66,7 @@ export async function openDatabase(
   target: DatabaseTarget,
   entities: readonly AnyEntitySchema[],
   migrations: readonly MigrationObject[],
-  starting?: Promise<PGlite>,
+  { starting, timeouts = { acquireMs: 5000, statementMs: 5000 }, warn }: OpenOptions = {},
 ): Promise<OpenedDatabase> {
   let pglite: PGlite | undefined
   let orm: MikroORM | undefined
@@ -84,6 +101,26 @@ export async function openDatabase(
       clientUrl: target.url,
       dbName: target.dbName,
       pool: { min: 0, max: 10 },
+      driverOptions: {
+        // Bounded waits: a refused, frozen or saturated server answers a request with an error
+        // within these times instead of holding it (knex's own acquire default is 60 s, node-pg
+        // waits forever). The read pool copies these connection settings.
+        ...(timeouts.acquireMs > 0 ? { acquireConnectionTimeout: timeouts.acquireMs } : {}),
+        // knex reports a lost connection ("Connection Error: …") on stderr; the app's log is the
+        // place for it (the failing statement answers 503 anyway).
+        ...(warn === undefined
+          ? {}
+          : { log: { warn, error: warn, deprecate: warn, debug: () => undefined } }),
+        connection: {
+          ...(timeouts.acquireMs > 0 ? { connectionTimeoutMillis: timeouts.acquireMs } : {}),
+          // Server side: a slow statement is cancelled (57014) and its connection stays usable.
+          // Client side: a server that stopped answering (a frozen host, a cut network) cannot
+          // cancel anything, so the client gives up on its own.
+          ...(timeouts.statementMs > 0
+            ? { statement_timeout: timeouts.statementMs, query_timeout: timeouts.statementMs }
+            : {}),
+        },
+      },
     })
   } else {
     const dataDir = target.dataDir

@@ -23,9 +23,17 @@ export interface PrepareResult {
 export async function withMigrationLock<T>(
   target: DatabaseTarget,
   fn: () => Promise<T>,
+  connectTimeoutMs = 5000,
 ): Promise<T> {
   if (target.kind !== 'postgresql') return fn()
-  const client = new pg.Client({ connectionString: target.url })
+  // Connecting is bounded (a frozen server must not hold the start); waiting for the lock is not:
+  // another process may be migrating.
+  const client = new pg.Client({
+    connectionString: target.url,
+    connectionTimeoutMillis: connectTimeoutMs,
+  })
+  // A connection lost while holding the lock must not end the process: the statement fails.
+  client.on('error', () => undefined)
   await client.connect()
   try {
     await client.query('select pg_advisory_lock($1)', [LOCK_KEY])
@@ -44,10 +52,15 @@ export async function prepareDatabase(
   orm: MikroORM,
   target: DatabaseTarget,
   seed: ((em: EntityManager) => Promise<boolean>) | undefined,
+  connectTimeoutMs?: number,
 ): Promise<PrepareResult> {
-  return withMigrationLock(target, async () => {
-    const ran = await orm.getMigrator().up()
-    const seeded = seed === undefined ? false : await seed(orm.em.fork() as EntityManager)
-    return { migrated: ran.map((m) => m.name), seeded }
-  })
+  return withMigrationLock(
+    target,
+    async () => {
+      const ran = await orm.getMigrator().up()
+      const seeded = seed === undefined ? false : await seed(orm.em.fork() as EntityManager)
+      return { migrated: ran.map((m) => m.name), seeded }
+    },
+    connectTimeoutMs,
+  )
 }

@@ -18,7 +18,7 @@ import {
   readSearch,
   type Paging,
 } from './read-params.js'
-import { runStatement, StatementError } from 'fw/plugins/database'
+import { isUnavailableError, runStatement, StatementError } from 'fw/plugins/database'
 import { dedupe, type CompiledSource, type ListSource, type ResolvedField } from './source.js'
 
 /**
@@ -125,6 +125,9 @@ export async function run(
   } catch (error) {
     if (!(error instanceof StatementError)) throw error
     const { message, sqlState, cause } = error.failure
+    // An unreachable or frozen database is no failure of this list: the database plugin answers
+    // it (503 with Retry-After), as for every other route.
+    if (isUnavailableError(cause)) throw cause
     throw new ListQueryError(message, sqlState, named, debug, cause)
   }
 }

@@ -7,7 +7,8 @@ import { CheckOmitted, result, type HealthCheck } from '../types.js'
 /**
  * `database`: runs `select version()` and reports the latency, the driver (`postgresql` or
  * `pglite`) and the server's version; `down` with the error when the query fails (an unreachable
- * server included). When the database never opened (`ready()` rejected: a bad URL, a missing
+ * server included), and `down` with "connection failed at boot" while an app that started without
+ * its database is still waiting for it. When the database never opened (`ready()` rejected: a bad URL, a missing
  * driver, an unusable PGlite directory), that counts as the connection failing at boot: the check
  * leaves the report and drops itself from the registry (spec.md: "omitted entirely").
  */
@@ -16,6 +17,17 @@ export function databaseCheck(kernel: Kernel): HealthCheck {
     name: 'database',
     async run() {
       const db = kernel.plugin<DatabaseApi>('database')
+      // Unreachable when the app started, and not yet back: down at once, without another try
+      // (the plugin retries in the background).
+      const availability = db.availability()
+      if (availability.state === 'waiting') {
+        return result(
+          'down',
+          'database',
+          `connection failed at boot: ${availability.error ?? 'unreachable'}`,
+          { driver: db.target.kind, attempts: availability.attempts },
+        )
+      }
       try {
         await db.ready()
       } catch (error) {
