@@ -1,4 +1,4 @@
-import { clearFailures, lockedFor, lockoutKey, recordFailure } from './lockout.js'
+import { clearFailures, lockoutKey, releaseAttempt, reserveAttempt } from './lockout.js'
 import { verifyDummyPassword, verifyPassword } from './passwords.js'
 import type { AuthRuntime } from './runtime.js'
 import { acceptTotpStep, consumeBackupCode, matchTotp, unusedBackupCodes } from './second-factor.js'
@@ -26,8 +26,11 @@ export function field(body: unknown, name: string): string {
 }
 
 /**
- * The password leg: empty fields (no attempt counted), lockout, then the password, verified
- * against a dummy hash for an unknown user so that both take the same time and answer the same.
+ * The password leg: empty fields (no attempt counted), the attempt's lockout slot (reserved, that
+ * is counted as a failure, before anything is checked: see `reserveAttempt`), then the password,
+ * verified against a dummy hash for an unknown user so that both take the same time and answer
+ * the same. A wrong password needs nothing more (it is counted already); a sign-in clears the
+ * count; a correct first leg of a two-factor user gives its slot back (neither clears nor adds).
  */
 export async function passwordLeg(
   rt: AuthRuntime,
@@ -36,18 +39,16 @@ export async function passwordLeg(
 ): Promise<LoginOutcome> {
   if (username.trim() === '' || password === '') return { kind: 'missing' }
   const key = lockoutKey(username)
-  const retryAfter = await lockedFor(rt, key)
-  if (retryAfter !== undefined) return { kind: 'locked', retryAfter }
+  const slot = await reserveAttempt(rt, key)
+  if (slot.kind === 'locked') return slot
   const user = await findUserByUsername(rt, username.trim())
   const ok = user
     ? await verifyPassword(password, user.password_hash)
     : await verifyDummyPassword(password)
-  if (!ok || user === undefined) {
-    await recordFailure(rt, key)
-    return { kind: 'invalid' }
-  }
+  if (!ok || user === undefined) return { kind: 'invalid' }
   if (user.totp_secret !== null) {
-    // A correct first leg of a two-factor user does not clear the count (spec-notes).
+    // A correct first leg of a two-factor user does not clear the count (spec-notes), nor add.
+    await releaseAttempt(rt, slot)
     const methods: SecondFactorMethod[] = ['totp']
     if ((await unusedBackupCodes(rt, user.id)) > 0) methods.push('backup_code')
     return { kind: 'second-factor', user, methods }
@@ -58,8 +59,9 @@ export async function passwordLeg(
 
 /**
  * The code leg of a pending login: empty code (no attempt spent), no pending login (invalid),
- * lockout, then a TOTP code (replays refused) or a backup code (single use). A wrong code counts
- * toward the lockout and leaves the pending login as it is.
+ * the attempt's lockout slot (reserved before the code is checked, as in `passwordLeg`), then a
+ * TOTP code (replays refused) or a backup code (single use). A wrong code stays counted toward the
+ * lockout and leaves the pending login as it is.
  */
 export async function codeLeg(
   rt: AuthRuntime,
@@ -72,8 +74,8 @@ export async function codeLeg(
   const user = await findUserById(rt, pendingUserId)
   if (user === undefined) return { kind: 'invalid' }
   const key = lockoutKey(user.username)
-  const retryAfter = await lockedFor(rt, key)
-  if (retryAfter !== undefined) return { kind: 'locked', retryAfter }
+  const slot = await reserveAttempt(rt, key)
+  if (slot.kind === 'locked') return slot
   let ok: boolean
   const secret = totpSecretOf(rt, user)
   if (/^\d{6}$/.test(code)) {
@@ -82,10 +84,7 @@ export async function codeLeg(
   } else {
     ok = await consumeBackupCode(rt, user.id, code)
   }
-  if (!ok) {
-    await recordFailure(rt, key)
-    return { kind: 'invalid' }
-  }
+  if (!ok) return { kind: 'invalid' } // counted by the reservation
   await clearFailures(rt, key)
   return { kind: 'signed-in', user }
 }
