@@ -15,7 +15,8 @@ export interface ClusterOptions {
  * The primary of `fw serve --workers N`: forks N workers, each of which runs the same command line
  * (so loads and boots the app itself) and listens on the shared port. Prints the URL once the
  * first worker listens; restarts a worker that dies after it listened; forwards SIGTERM/SIGINT to
- * every worker, waits for them to drain, and resolves with 0 when they all exited cleanly.
+ * every worker, waits for them to drain, and resolves with 0 when they all exited cleanly; a second
+ * signal meanwhile kills them and resolves with 1.
  *
  * A worker that dies before it ever listened (it could not boot) stops the whole cluster with 1,
  * rather than restarting it in a loop.
@@ -29,7 +30,14 @@ export function serveClustered(options: ClusterOptions): Promise<number> {
 
   return new Promise((resolve) => {
     const stop = (signal: NodeJS.Signals | undefined): void => {
-      if (stopping) return
+      if (stopping) {
+        // A second signal while the workers drain: stop now, as `fw serve` alone does. (The
+        // workers ignore a second signal themselves: Ctrl-C reaches them from the terminal too.)
+        if (signal === undefined) return
+        failed = true
+        for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGKILL')
+        return
+      }
       stopping = true
       if (signal)
         stdout.write(

@@ -26,6 +26,11 @@ export interface FwConfig {
     body_limit: number
     /** Trust `X-Forwarded-Proto` and `X-Forwarded-For` from a proxy in front. */
     trust_proxy: boolean
+    /**
+     * Seconds `kernel.close()` (SIGTERM under `fw serve`) lets requests already read finish before
+     * it closes every connection (default 30; 0 closes them at once).
+     */
+    drain_timeout: number
   }
   database: {
     url: string | undefined
@@ -75,7 +80,13 @@ function defaults(root: string): FwConfig {
     debug: false,
     development: false,
     features: [],
-    http: { port: 3000, host: '127.0.0.1', body_limit: 1024 * 1024, trust_proxy: false },
+    http: {
+      port: 3000,
+      host: '127.0.0.1',
+      body_limit: 1024 * 1024,
+      trust_proxy: false,
+      drain_timeout: 30,
+    },
     database: { url: undefined, acquire_timeout: 5, statement_timeout: 5 },
     auth: { token_ttl: undefined },
     api: { cors_origins: ['*'], cors_from_db: false },
@@ -104,6 +115,7 @@ const SCHEMA: Record<string, `${Kind}${'' | '?'}`> = {
   'http.host': 'string',
   'http.body_limit': 'integer',
   'http.trust_proxy': 'boolean',
+  'http.drain_timeout': 'seconds',
   'database.url': 'string?',
   'database.acquire_timeout': 'seconds',
   'database.statement_timeout': 'seconds',

@@ -372,10 +372,12 @@ export class Kernel {
   }
 
   /**
-   * Stops accepting connections, lets in-flight requests finish (up to `timeoutMs`), then runs the
-   * `shutdown` hook so plugins close their resources. Idempotent.
+   * Stops accepting connections and drains: requests already read (and any arriving on an open
+   * keep-alive socket meanwhile) are answered with `Connection: close`, idle sockets are closed
+   * after a short grace; after `timeoutMs` (default `http.drain_timeout`, 30 s) every socket is
+   * closed. Then runs the `shutdown` hook so plugins close their resources. Idempotent.
    */
-  async close(timeoutMs = 10_000): Promise<void> {
+  async close(timeoutMs: number = this.config.http.drain_timeout * 1000): Promise<void> {
     if (this.#state === 'closing' || this.#state === 'closed') return
     if (this.#booting) await this.#booting.catch(() => undefined)
     this.#state = 'closing'

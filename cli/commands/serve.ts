@@ -3,17 +3,23 @@ import { Command, Option, UsageError } from 'clipanion'
 import type { Kernel } from 'fw'
 import { serveClustered } from '../cluster.js'
 import type { FwContext } from '../context.js'
-import { parsePort, parseWorkers } from '../options.js'
+import { parsePort, parseWholeNumber, parseWorkers } from '../options.js'
 
-/** Resolves with the first of SIGTERM or SIGINT; a second one while draining forces exit 1. */
+/**
+ * Resolves with the first of SIGTERM or SIGINT; a second one while draining forces exit 1. A
+ * cluster worker ignores the second: Ctrl-C signals the whole process group, so it gets SIGINT from
+ * the terminal and SIGTERM from the primary for the same stop; forcing is the primary's call.
+ */
 function nextSignal(): Promise<NodeJS.Signals> {
   return new Promise((resolve) => {
     const on = (signal: NodeJS.Signals): void => {
       process.off('SIGTERM', on)
       process.off('SIGINT', on)
-      const force = (): never => process.exit(1)
-      process.once('SIGTERM', force)
-      process.once('SIGINT', force)
+      const force = (): void => {
+        if (cluster.isPrimary) process.exit(1)
+      }
+      process.on('SIGTERM', force)
+      process.on('SIGINT', force)
       resolve(signal)
     }
     process.on('SIGTERM', on)
@@ -31,7 +37,7 @@ export class ServeCommand extends Command<FwContext> {
     details: `
       Listens on the configured host and port (\`PORT\`, \`HOST\`, or the app's \`http\` config; \`--port\` and \`--host\` override them) and prints the URL.
 
-      On SIGTERM or SIGINT it stops accepting connections, lets in-flight requests finish, closes the app's resources and exits 0. A second signal while draining exits 1 at once.
+      On SIGTERM or SIGINT it stops accepting connections and drains: every request already read is answered, with \`Connection: close\`, as is one that arrives on an open keep-alive connection meanwhile; idle connections are closed after a 1 s grace. Then it closes the app's resources (the database last) and exits 0. After \`--drain-timeout\` seconds (the app's \`http.drain_timeout\`, default 30) it closes the connections still open. A second signal while draining exits 1 at once.
 
       \`--workers N\` (or \`auto\`) runs N worker processes with node:cluster, sharing the port; the primary restarts a worker that dies and forwards the stop signal to all of them.
     `,
@@ -39,6 +45,7 @@ export class ServeCommand extends Command<FwContext> {
       ['Serve on the configured port', '$0 serve'],
       ['Serve on a free port of every interface', '$0 serve --port 0 --host 0.0.0.0'],
       ['Serve with one worker per core', '$0 serve --workers auto'],
+      ['Give in-flight requests up to 60 s on SIGTERM', '$0 serve --drain-timeout 60'],
     ],
   })
 
@@ -46,6 +53,9 @@ export class ServeCommand extends Command<FwContext> {
   host = Option.String('--host', { description: 'Address to listen on, e.g. 0.0.0.0' })
   workers = Option.String('--workers', {
     description: 'Number of worker processes, or auto (default 1)',
+  })
+  drainTimeout = Option.String('--drain-timeout', {
+    description: 'Seconds to let requests finish on SIGTERM (default: http.drain_timeout, 30)',
   })
 
   override async execute(): Promise<number> {
@@ -55,6 +65,10 @@ export class ServeCommand extends Command<FwContext> {
       throw new UsageError('--host must not be empty (e.g. --host=0.0.0.0).')
     const host = this.host?.trim() ?? kernel.config.http.host
     const workers = this.workers === undefined ? 1 : parseWorkers(this.workers)
+    const drainSeconds =
+      this.drainTimeout === undefined
+        ? kernel.config.http.drain_timeout
+        : parseWholeNumber('--drain-timeout', this.drainTimeout, 0, 86_400, '30')
     if (workers > 1 && usesEmbeddedDatabase(kernel)) {
       throw new UsageError(
         '--workers needs a PostgreSQL database: an embedded pglite:// database belongs to one process. Set DATABASE_URL=postgresql://… or serve one process.',
@@ -71,8 +85,11 @@ export class ServeCommand extends Command<FwContext> {
     const { url } = await listen(kernel, port, host)
     if (cluster.isPrimary) stdout.write(`fw: ${kernel.config.app.name} listening on ${url}\n`)
     const signal = await nextSignal()
-    if (cluster.isPrimary) stdout.write(`fw: ${signal} received, draining in-flight requests…\n`)
-    await kernel.close()
+    if (cluster.isPrimary)
+      stdout.write(
+        `fw: ${signal} received, draining in-flight requests (at most ${drainSeconds} s)…\n`,
+      )
+    await kernel.close(drainSeconds * 1000)
     if (cluster.isPrimary) stdout.write('fw: stopped.\n')
     return 0
   }

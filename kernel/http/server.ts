@@ -5,6 +5,7 @@ import polka from 'polka'
 import sirv from 'sirv'
 import type { RequestInit } from '../context.js'
 import type { Reply } from '../reply.js'
+import { IDLE_GRACE_MS, trackConnections } from './drain.js'
 import { serialize } from './serialize.js'
 
 /** A folder served as static files under a URL prefix (by sirv, before the pipeline). */
@@ -17,6 +18,9 @@ export interface StaticMount {
   readonly immutable?: boolean
 }
 
+/** How long `close()` lets requests finish before it closes every socket: 30 s. */
+export const DEFAULT_DRAIN_TIMEOUT_MS = 30_000
+
 /** What the HTTP server needs from the kernel. */
 export interface ServerTarget {
   handle(init: RequestInit): Promise<Reply>
@@ -28,7 +32,12 @@ export interface ServerTarget {
 export interface RunningServer {
   readonly server: Server
   readonly address: AddressInfo
-  /** Stops accepting, waits for in-flight requests (at most `timeoutMs`), then closes sockets. */
+  /**
+   * Stops accepting and drains: every request already read, and every one arriving on an open
+   * socket meanwhile, is answered with `Connection: close`; an idle keep-alive socket is closed
+   * after a short grace. After `timeoutMs` (default 30 s) every socket is closed. Resolves when
+   * the last socket closed.
+   */
   close(timeoutMs?: number): Promise<void>
 }
 
@@ -55,7 +64,14 @@ function toInit(req: IncomingMessage, trustProxy: boolean): RequestInit {
  */
 export async function startServer(
   target: ServerTarget,
-  options: { port: number; host: string; trustProxy: boolean; statics: readonly StaticMount[] },
+  options: {
+    port: number
+    host: string
+    trustProxy: boolean
+    statics: readonly StaticMount[]
+    /** How long draining leaves an idle keep-alive socket open (default {@link IDLE_GRACE_MS}). */
+    idleGraceMs?: number
+  },
 ): Promise<RunningServer> {
   const app = polka()
   for (const mount of options.statics) {
@@ -69,12 +85,6 @@ export async function startServer(
       }),
     )
   }
-  let inFlight = 0
-  let drained: (() => void) | undefined
-  const done = (): void => {
-    inFlight--
-    if (inFlight === 0 && drained) drained()
-  }
   const failed = (res: ServerResponse, error: unknown): void => {
     // The pipeline turns every failure into a reply; reaching here is a kernel bug.
     target.onWriteError(error)
@@ -82,9 +92,6 @@ export async function startServer(
     res.end('{"error":"unavailable"}')
   }
   app.use((req: IncomingMessage, res: ServerResponse) => {
-    // In flight from here until the reply is handed to the socket (a streamed body may still be
-    // flowing then; server.close() waits for its connection anyway).
-    inFlight++
     target.handle(toInit(req, options.trustProxy)).then(
       (reply) => {
         try {
@@ -92,16 +99,17 @@ export async function startServer(
         } catch (error) {
           failed(res, error)
         }
-        done()
       },
-      (error: unknown) => {
-        failed(res, error)
-        done()
-      },
+      (error: unknown) => failed(res, error),
     )
   })
-  // polka runs its middleware loop only when no `next` is passed in.
-  const server = createServer((req, res) => void app.handler(req as never, res, undefined as never))
+  const server = createServer()
+  const tracker = trackConnections(server, options.idleGraceMs ?? IDLE_GRACE_MS)
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    tracker.request(req, res)
+    // polka runs its middleware loop only when no `next` is passed in.
+    void app.handler(req as never, res, undefined as never)
+  })
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
     server.listen(options.port, options.host, () => {
@@ -112,21 +120,7 @@ export async function startServer(
   return {
     server,
     address: server.address() as AddressInfo,
-    close(timeoutMs = 10_000) {
-      return new Promise<void>((resolve) => {
-        const finish = (): void => {
-          clearTimeout(timer)
-          server.closeAllConnections()
-          resolve()
-        }
-        const timer = setTimeout(finish, timeoutMs)
-        timer.unref()
-        server.close()
-        server.closeIdleConnections()
-        if (inFlight === 0) finish()
-        else drained = finish
-      })
-    },
+    close: (timeoutMs = DEFAULT_DRAIN_TIMEOUT_MS) => tracker.drain(timeoutMs),
   }
 }
 
