@@ -49,7 +49,18 @@ export {
 export type { RouteOptions, ControllerOptions } from './router/decorators.js'
 export { decomposeLegacy } from './router/legacy.js'
 export type { Logger } from './logger.js'
-export { consoleLogger, silentLogger } from './logger.js'
+export { consoleLogger, createConsoleLogger, silentLogger } from './logger.js'
+export {
+  MASK,
+  SECRET_KEYS,
+  createRedaction,
+  isSecretKey,
+  isSecretValue,
+  normalizeKey,
+  redact,
+  redactString,
+} from './redact.js'
+export type { Redaction, RedactOptions } from './redact.js'
 export { enterMaintenance, leaveMaintenance, maintenanceFile } from './maintenance.js'
 export { escapeHtml } from './http/error-page.js'
 export { handlerName, httpErrorReply } from './pipeline.js'

@@ -19,7 +19,8 @@ import {
 } from './http/inject.js'
 import { serialize } from './http/serialize.js'
 import type { RunningServer, StaticMount } from './http/server.js'
-import { consoleLogger, type Logger } from './logger.js'
+import { createConsoleLogger, type Logger } from './logger.js'
+import { createRedaction, type Redaction } from './redact.js'
 import { createMaintenanceProbe } from './maintenance.js'
 import { orderPlugins, type AnyPlugin, type Plugin, type Registration } from './plugin.js'
 import { CompiledRoutes } from './compiled-routes.js'
@@ -86,6 +87,8 @@ export class Kernel {
   readonly router: Router = new Router()
   readonly config: FwConfig
   readonly root: string
+  /** The one secret rule: logs, `_debug`, `/health/phpinfo`, errors (docs/redaction.md). */
+  readonly redaction: Redaction = createRedaction()
   #logger: Logger
   #scoped = false
   /** Boot-time phases (`bootstrap`, `providers`, `db-connect`, …), measured once. */
@@ -114,7 +117,7 @@ export class Kernel {
     this.config = resolveConfig(options.config ?? {}, { root: this.root, env: options.env })
     this.config.app.root = this.root
     this.#development = isDevelopment(this.config, options.env)
-    this.#logger = options.logger ?? consoleLogger
+    this.#logger = options.logger ?? createConsoleLogger(this.redaction)
     this.maintenance = createMaintenanceProbe(this.root)
     this.#routing = installBuiltinRouting(this.hooks, this.router)
     this.#compiled = new CompiledRoutes({

@@ -62,7 +62,7 @@ function packageRoot(): string {
   }
 }
 
-/** A hash of the toolbar's sources (the toolbar folder and the redaction it shares). */
+/** A hash of the toolbar's sources (the toolbar folder and the kernel's redaction it bundles). */
 function sourceHash(root: string): string | undefined {
   const dir = join(root, 'plugins', 'debug', 'toolbar')
   if (!existsSync(dir)) return undefined
@@ -71,7 +71,7 @@ function sourceHash(root: string): string | undefined {
     .filter((f) => f.endsWith('.ts'))
     .sort()
     .map((f) => join(dir, f))
-  for (const f of [...files, join(root, 'plugins', 'debug', 'redact.ts')])
+  for (const f of [...files, join(root, 'kernel', 'redact.ts')])
     hash.update(relative(root, f)).update(readFileSync(f))
   return hash.digest('hex').slice(0, 16)
 }

@@ -5,8 +5,16 @@
 import { createReadStream, existsSync } from 'node:fs'
 import { basename } from 'node:path'
 import { createInterface } from 'node:readline'
-import { escapeHtml, html, json, type Kernel, type Reply, type RequestContext } from 'fw'
-import { redact } from './redact.js'
+import {
+  escapeHtml,
+  html,
+  json,
+  redact,
+  type Kernel,
+  type Redaction,
+  type Reply,
+  type RequestContext,
+} from 'fw'
 
 /** Lines answered per request, at most. */
 export const MAX_PANEL_LINES = 500
@@ -25,7 +33,11 @@ export interface PanelLine {
 
 const OWN_KEYS = new Set(['level', 'time', 'msg', 'app', 'request'])
 
-function toPanelLine(entry: Record<string, unknown>, file: string): PanelLine {
+function toPanelLine(
+  entry: Record<string, unknown>,
+  file: string,
+  redaction: Redaction | undefined,
+): PanelLine {
   const context: Record<string, unknown> = {}
   for (const [k, v] of Object.entries(entry)) if (!OWN_KEYS.has(k)) context[k] = v
   return {
@@ -33,7 +45,10 @@ function toPanelLine(entry: Record<string, unknown>, file: string): PanelLine {
     level: typeof entry.level === 'string' ? entry.level : null,
     message: typeof entry.msg === 'string' ? entry.msg : null,
     file: basename(file),
-    context: redact(context) as Record<string, unknown>,
+    context: (redaction === undefined ? redact(context) : redaction.redact(context)) as Record<
+      string,
+      unknown
+    >,
   }
 }
 
@@ -65,13 +80,20 @@ async function scan(
   }
 }
 
-/** The log lines whose `request` field equals `id`: the last 500. */
-export async function linesOf(file: string, id: string): Promise<PanelLine[]> {
+/**
+ * The log lines whose `request` field equals `id`: the last 500, their context masked again by
+ * `redaction` (a kernel's; the built-in list without one).
+ */
+export async function linesOf(
+  file: string,
+  id: string,
+  redaction?: Redaction,
+): Promise<PanelLine[]> {
   const out: PanelLine[] = []
   await scan(
     file,
     (_request, entry) => {
-      out.push(toPanelLine(entry, file))
+      out.push(toPanelLine(entry, file, redaction))
       if (out.length > MAX_PANEL_LINES) out.shift()
     },
     id,
@@ -104,7 +126,7 @@ export function declareDevPanel(kernel: Kernel, hasGrant: (ctx: RequestContext) 
       }
       if (!(await allowed(ctx))) return noStore(json({ error: 'forbidden' }, 403))
       const file = logFile(kernel)
-      const lines = file === undefined ? [] : await linesOf(file, id)
+      const lines = file === undefined ? [] : await linesOf(file, id, kernel.redaction)
       return noStore(json({ request: id, count: lines.length, lines }))
     })
     .name('devpanel.logs')
@@ -130,7 +152,7 @@ export function declareDevPanel(kernel: Kernel, hasGrant: (ctx: RequestContext) 
             byRequest.delete(request)
             byRequest.set(request, lines)
           }
-          if (lines.length < MAX_PANEL_LINES) lines.push(toPanelLine(entry, file))
+          if (lines.length < MAX_PANEL_LINES) lines.push(toPanelLine(entry, file, kernel.redaction))
           if (byRequest.size > PANEL_REQUESTS * 4) {
             const oldest = byRequest.keys().next().value
             if (oldest !== undefined) byRequest.delete(oldest)

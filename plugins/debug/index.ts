@@ -18,7 +18,9 @@ export { islandJson, injectToolbar, toolbarMarkup, ISLAND_ID, TOOLBAR_PATH } fro
 export type { ToolbarScript } from './inject.js'
 export { toolbarAssets, buildToolbar, inlineSafe, TOOLBAR_MODULE_PATH } from './assets.js'
 export type { ToolbarAssets } from './assets.js'
-export { redact, redactParams, isSecretKey, isSecretValue, MASK } from './redact.js'
+export { redactParams } from './redact.js'
+// The kernel's secret rule, re-exported for code that imported it from here before it moved.
+export { redact, isSecretKey, isSecretValue, MASK } from 'fw'
 export {
   issueGrantToken,
   verifyGrantToken,

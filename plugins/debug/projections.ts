@@ -2,7 +2,7 @@
 // `X-Fw-Debug` summary. Each is a function of the log (plus the kernel's boot phases and the
 // request's own fields); nothing here keeps state of its own.
 import type { AnyEvent, BootTiming, FwEvent, RequestContext } from 'fw'
-import { redact, redactParams } from './redact.js'
+import { redactParams } from './redact.js'
 
 /** Statements kept in the payload; `count` stays the full count. */
 export const MAX_STATEMENTS = 100
@@ -136,7 +136,7 @@ function only<T extends AnyEvent['type']>(events: readonly AnyEvent[], type: T):
   return out
 }
 
-function cutBody(body: unknown): unknown {
+function cutBody(body: unknown, redact: (value: unknown) => unknown): unknown {
   if (body === undefined) return undefined
   const masked = redact(body)
   let text: string
@@ -148,6 +148,12 @@ function cutBody(body: unknown): unknown {
   if (text.length <= MAX_BODY) return masked
   return { truncated: true, size: text.length, head: text.slice(0, MAX_BODY) }
 }
+
+/** The request's kernel's redaction (docs/redaction.md): the built-in keys plus plugins' own. */
+const redactor =
+  (i: PayloadInput) =>
+  (value: unknown): unknown =>
+    i.ctx.kernel.redaction.redact(value)
 
 const CLAIMS = ['sub', 'iss', 'aud', 'iat', 'exp', 'nbf', 'jti', 'userid', 'username'] as const
 
@@ -164,8 +170,8 @@ const PROJECTIONS: Record<string, (input: PayloadInput) => unknown> = {
       time: round(i.time),
       memory: mb(i.memoryBytes),
     }
-    if (i.ctx.querystring !== '') out.query = redact(i.ctx.query)
-    const body = cutBody(i.body)
+    if (i.ctx.querystring !== '') out.query = redactor(i)(i.ctx.query)
+    const body = cutBody(i.body, redactor(i))
     if (body !== undefined) out.body = body
     return out
   },
@@ -180,7 +186,7 @@ const PROJECTIONS: Record<string, (input: PayloadInput) => unknown> = {
       total_ms: round(total),
       statements: all.slice(0, MAX_STATEMENTS).map((q) => ({
         sql: q.data.sql,
-        params: redactParams(q.data.sql, q.data.params),
+        params: redactParams(q.data.sql, q.data.params, i.ctx.kernel.redaction),
         ms: round(q.data.duration),
         rows: q.data.rows ?? null,
         ...(q.data.failed ? { failed: true } : {}),
@@ -198,7 +204,7 @@ const PROJECTIONS: Record<string, (input: PayloadInput) => unknown> = {
         path: d.path,
         name: d.name ?? null,
         handler: d.handler,
-        params: redact(d.params),
+        params: redactor(i)(d.params),
       }
     }
     const missed = only(i.events, 'route.missed').at(-1)
@@ -235,7 +241,7 @@ const PROJECTIONS: Record<string, (input: PayloadInput) => unknown> = {
     for (const name of Object.keys(i.ctx.cookies)) cookies[name] = '***'
     const data = (i.ctx.state as Record<string, unknown>).session
     const out: Record<string, unknown> = { cookies }
-    if (data !== undefined) out.data = redact(data)
+    if (data !== undefined) out.data = redactor(i)(data)
     return out
   },
   logs: (i) =>
@@ -245,7 +251,7 @@ const PROJECTIONS: Record<string, (input: PayloadInput) => unknown> = {
         at: round(e.at),
         level: e.data.level,
         message: e.data.message,
-        context: redact(e.data.context),
+        context: redactor(i)(e.data.context),
       })),
   views: (i) =>
     only(i.events, 'view.rendered').map((e) => ({
@@ -262,7 +268,11 @@ const PROJECTIONS: Record<string, (input: PayloadInput) => unknown> = {
         e.type === 'model.updated' ||
         e.type === 'model.deleted'
       )
-        out.push({ action: e.type.slice(6), entity: e.data.entity, id: redact(e.data.id) })
+        out.push({
+          action: e.type.slice(6),
+          entity: e.data.entity,
+          id: redactor(i)(e.data.id),
+        })
     }
     return out
   },
@@ -298,7 +308,7 @@ const PROJECTIONS: Record<string, (input: PayloadInput) => unknown> = {
   exceptions: (i) =>
     only(i.events, 'exception.raised').map((e) => ({
       name: e.data.name,
-      message: e.data.message,
+      message: redactor(i)(e.data.message),
       code: e.data.code ?? null,
       status: e.data.status,
     })),

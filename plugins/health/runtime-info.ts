@@ -1,8 +1,8 @@
 // What `/health/phpinfo` shows: the Node runtime (versions, platform, memory) and the app's
-// configuration with secrets masked.
+// configuration with secrets masked by the kernel's one rule (docs/redaction.md).
 import { arch, cpus, hostname, platform, release, totalmem, freemem, uptime } from 'node:os'
 import { getHeapStatistics } from 'node:v8'
-import type { Kernel } from 'fw'
+import { createRedaction, MASK, redactString, type Kernel, type Redaction } from 'fw'
 
 /** A titled section of name/value rows. */
 export interface InfoSection {
@@ -10,22 +10,37 @@ export interface InfoSection {
   rows: [string, string][]
 }
 
-const SECRET_NAME = /(^|_|\.)(key|secret|password|passwd|pass|token|credentials?)($|_)/i
+const builtIn = createRedaction()
 
-/** A value fit to show: secrets as `***`, credentials inside URLs masked. */
-export function maskValue(name: string, value: unknown): string {
+/**
+ * A value fit to show: `***` when its name is secret under `redaction` (the kernel's; the built-in
+ * list without one), credentials and passwords inside URLs masked, nested values redacted.
+ */
+export function maskValue(name: string, value: unknown, redaction: Redaction = builtIn): string {
   if (value === undefined) return '(unset)'
-  if (SECRET_NAME.test(name) && !/(^|_)(private|public)_key$/.test(name)) return '***'
-  const text = typeof value === 'string' ? value : JSON.stringify(value)
-  return text.replace(/(\w+:\/\/[^:/@\s]*:)[^@\s]*@/g, '$1***@')
+  if (redaction.isSecretKey(name)) return MASK
+  return typeof value === 'string' ? redactString(value) : JSON.stringify(redaction.redact(value))
 }
 
-function flatten(prefix: string, value: unknown, rows: [string, string][]): void {
-  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
-    for (const [k, v] of Object.entries(value)) flatten(prefix ? `${prefix}.${k}` : k, v, rows)
+/** One row per leaf; a secret-named object is one masked row, like `redact` masks it whole. */
+function flatten(
+  prefix: string,
+  value: unknown,
+  rows: [string, string][],
+  redaction: Redaction,
+): void {
+  const name = prefix.split('.').at(-1) ?? prefix
+  if (
+    value !== null &&
+    typeof value === 'object' &&
+    !Array.isArray(value) &&
+    !(prefix !== '' && redaction.isSecretKey(name))
+  ) {
+    for (const [k, v] of Object.entries(value))
+      flatten(prefix ? `${prefix}.${k}` : k, v, rows, redaction)
     return
   }
-  rows.push([prefix, maskValue(prefix.split('.').at(-1) ?? prefix, value)])
+  rows.push([prefix, maskValue(name, value, redaction)])
 }
 
 const mb = (n: number): string => `${(n / 2 ** 20).toFixed(1)} MB`
@@ -35,7 +50,7 @@ export function runtimeInfo(kernel: Kernel): InfoSection[] {
   const mem = process.memoryUsage()
   const heap = getHeapStatistics()
   const config: [string, string][] = []
-  flatten('', kernel.config, config)
+  flatten('', kernel.config, config, kernel.redaction)
   return [
     {
       title: 'Versions',

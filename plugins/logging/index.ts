@@ -5,6 +5,7 @@ import type pino from 'pino'
 import { createLineLogger } from './line-writer.js'
 import { defaultLogFile, givenStream, openLogFile } from './log-file.js'
 import { createPino } from './pino-logger.js'
+import { redactPaths } from './secrets.js'
 import './events.js'
 
 /** Options of the logging plugin. */
@@ -15,7 +16,11 @@ export interface LoggingOptions {
   level?: pino.LevelWithSilent
   /** Write lines here instead of a file (tests, stdout). The plugin never closes it. */
   destination?: pino.DestinationStream
-  /** pino `redact` paths to mask besides the built-in list (see the README). */
+  /**
+   * pino `redact` paths to mask besides those built from the kernel's key list (see the README and
+   * docs/redaction.md). To mask a key everywhere (logs, `_debug`, health), prefer
+   * `kernel.redaction.addKeys(...)`.
+   */
   redact?: string[]
   /**
    * Turn the kernel's request scope on, so that lines the kernel writes during a request (`request
@@ -69,10 +74,10 @@ const logging = definePlugin({
     const base = createPino({
       level: options.level ?? 'info',
       app: kernel.config.app.name,
-      redact: options.redact ?? [],
+      redact: [...redactPaths(kernel.redaction.addedKeys), ...(options.redact ?? [])],
       stream: sink.stream,
     })
-    const appLogger = createLineLogger(base, currentContext)
+    const appLogger = createLineLogger(base, currentContext, kernel.redaction)
 
     kernel.useLogger(appLogger)
     if (options.requestScope !== false) kernel.useRequestScope()
@@ -83,7 +88,8 @@ const logging = definePlugin({
     })
 
     return {
-      logger: (ctx) => (ctx === undefined ? appLogger : createLineLogger(base, () => ctx)),
+      logger: (ctx) =>
+        ctx === undefined ? appLogger : createLineLogger(base, () => ctx, kernel.redaction),
       file: sink.file,
     }
   },

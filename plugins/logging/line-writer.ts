@@ -1,4 +1,4 @@
-import type { Logger, RequestContext } from 'fw'
+import type { Logger, Redaction, RequestContext } from 'fw'
 import type pino from 'pino'
 import { toLogContext } from './log-context.js'
 
@@ -16,9 +16,10 @@ export function writeLine(
   message: string,
   context: Record<string, unknown> | undefined,
   ctx: RequestContext | undefined,
+  redaction: Redaction,
 ): void {
   if (!base.isLevelEnabled(level)) return
-  const clean = toLogContext(context)
+  const clean = toLogContext(context, redaction)
   const id = ctx?.state.requestId
   base[level](id === undefined ? clean : { ...clean, request: id }, message)
   ctx?.log.record('log.written', { level, message, context: clean })
@@ -27,14 +28,14 @@ export function writeLine(
 /**
  * A `Logger` whose lines belong to the request `requestOf()` answers when each line is written: a
  * fixed request for `logger(ctx)`, the current one (`currentContext()`) for the app's logger.
+ * Contexts are masked by `redaction` (the kernel's).
  */
 export function createLineLogger(
   base: pino.Logger,
   requestOf: () => RequestContext | undefined,
+  redaction: Redaction,
 ): Logger {
-  return {
-    error: (message, context) => writeLine(base, 'error', message, context, requestOf()),
-    warn: (message, context) => writeLine(base, 'warn', message, context, requestOf()),
-    info: (message, context) => writeLine(base, 'info', message, context, requestOf()),
-  }
+  const write = (level: LineLevel) => (message: string, context?: Record<string, unknown>) =>
+    writeLine(base, level, message, context, requestOf(), redaction)
+  return { error: write('error'), warn: write('warn'), info: write('info') }
 }

@@ -1,13 +1,13 @@
 import pino from 'pino'
 import { serializeError } from './log-context.js'
-import { CENSOR, REDACT_PATHS } from './secrets.js'
+import { CENSOR } from './secrets.js'
 
 /** What {@link createPino} needs. */
 export interface PinoSettings {
   readonly level: pino.LevelWithSilent
   /** The app's name, on every line as `app`. */
   readonly app: string
-  /** Extra redact paths, beside {@link REDACT_PATHS}. */
+  /** Every pino `redact` path (`redactPaths()` plus the app's own). */
   readonly redact: readonly string[]
   readonly stream: pino.DestinationStream
 }
@@ -26,7 +26,7 @@ export function createPino(settings: PinoSettings): pino.Logger {
       base: { app: settings.app },
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
-      redact: { paths: [...REDACT_PATHS, ...settings.redact], censor: CENSOR },
+      redact: { paths: [...settings.redact], censor: CENSOR },
       serializers: { err: errorValue, error: errorValue },
     },
     settings.stream,

@@ -1,60 +1,33 @@
-// What counts as a secret in a log line. Two layers, so that one mistake does not leak: every
-// context is copied with secret-looking keys masked at any depth (`maskSecrets` in
-// log-context.ts), and pino's `redact` masks the documented paths of what reaches it.
+// What counts as a secret in a log line: the kernel's one rule (docs/redaction.md). Two layers, so
+// that one mistake does not leak: every context is copied with secret-looking keys and values
+// masked at any depth (`toLogContext` in log-context.ts, live: keys a plugin adds later count),
+// and pino's `redact` masks the paths built here from the same key list when the logger is made.
+import { MASK, SECRET_KEYS } from 'fw'
 
-/** What a secret is replaced with. */
-export const CENSOR = '***'
+/** What a secret is replaced with (the kernel's `MASK`). */
+export const CENSOR = MASK
 
-/**
- * pino `redact` paths masked in every line (listed in the README). `*` is one level of nesting:
- * `*.password` masks `body.password`.
- */
-export const REDACT_PATHS: readonly string[] = [
-  'password',
-  '*.password',
-  'passwd',
-  '*.passwd',
-  'token',
-  '*.token',
-  'access_token',
-  '*.access_token',
-  'refresh_token',
-  '*.refresh_token',
-  'accessToken',
-  '*.accessToken',
-  'authorization',
-  '*.authorization',
-  'headers.authorization',
-  '*.headers.authorization',
-  'cookie',
-  '*.cookie',
-  'headers.cookie',
-  '*.headers.cookie',
-  'headers["set-cookie"]',
-  '*.headers["set-cookie"]',
-  'headers["x-api-key"]',
-  'apiKey',
-  '*.apiKey',
-  'apikey',
-  '*.apikey',
-  'api_key',
-  '*.api_key',
-  'secret',
-  '*.secret',
-  'client_secret',
-  '*.client_secret',
-]
+const IDENTIFIER = /^[A-Za-z_$][\w$]*$/
+const camel = (key: string): string =>
+  key.replace(/[-_.]+([a-z0-9])/g, (_, c: string) => c.toUpperCase())
 
 /**
- * Key endings that mark a secret, compared lower-cased with `-`, `_` and `.` removed: `password`,
- * `Authorization`, `set-cookie`, `x-api-key`, `client_secret`, `csrfToken`, `private_key` all match;
- * `token_type` and `tokenCount` do not.
+ * pino `redact` paths from the kernel's key list: its ending names (as written, and in camelCase:
+ * `api_key`, `apiKey`) and `extra` keys at the top and one level down (`*.password` masks
+ * `body.password`); its exact names (`code`, `key`) at the top only, so that a serialised error's
+ * own `code` stays readable.
+ *
+ * @example
+ * redactPaths(['ssn']) // [..., 'ssn', '*.ssn']
  */
-const SECRET_KEY =
-  /(?:password|passwd|passphrase|secret|token|apikey|authorization|cookie|privatekey|sessionid|credentials?)s?$/
-
-/** True when a context key names a secret, at any depth. */
-export function isSecretKey(key: string): boolean {
-  const k = key.toLowerCase().replace(/[-_.\s]/g, '')
-  return k === 'pwd' || SECRET_KEY.test(k)
+export function redactPaths(extra: readonly string[] = []): string[] {
+  const names = (keys: readonly string[]): Set<string> => {
+    const out = new Set<string>()
+    for (const key of keys)
+      for (const name of [key, camel(key)]) if (IDENTIFIER.test(name)) out.add(name)
+    return out
+  }
+  const paths: string[] = [...names(SECRET_KEYS.exact)]
+  for (const name of names([...SECRET_KEYS.endings, ...extra])) paths.push(name, `*.${name}`)
+  return paths
 }

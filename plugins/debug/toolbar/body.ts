@@ -1,7 +1,8 @@
 // Request bodies for display: decoded (JSON, or form-urlencoded into nested structure), secrets
 // masked at every size, pretty-printed only up to 2 KB, kept up to 8 KB and marked when cut.
 // A body is only ever read here, never sent anywhere.
-import { isSecretKey, isSecretValue, MASK, redact } from '../redact.js'
+// The kernel's secret rule by path: importing `fw` would bundle the whole kernel for the browser.
+import { isSecretKey, isSecretValue, MASK, redact } from '../../../kernel/redact.js'
 import type { BodyView } from './payload.js'
 
 /** Bodies longer than this are shown as sent, not pretty-printed (spec.md "Limits"). */

@@ -1,7 +1,8 @@
 // What happened in the browser: the Errors tab (window errors, unhandled rejections, reported
 // failures, identical ones collapsed with a count) and the Client tab (runtime configuration,
 // router state, storage), both masked by key name.
-import { isSecretKey, MASK, redact } from '../redact.js'
+// The kernel's secret rule by path: importing `fw` would bundle the whole kernel for the browser.
+import { isSecretKey, MASK, redact } from '../../../kernel/redact.js'
 import { maskedValue } from './body.js'
 import { dl, folded, h, note, table, text, type Child } from './dom.js'
 import { rowName, type View } from './state.js'
