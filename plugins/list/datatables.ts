@@ -5,7 +5,7 @@ import type { SqlEntityManager } from '@mikro-orm/knex'
 import { json, type Reply, type RequestContext } from 'fw'
 import { countStatement, dataStatement } from './compile.js'
 import { compiledFor, countOf, planList, present, run, type ListRow } from './engine.js'
-import { emOf, errorEnvelope, failureReply } from './envelope.js'
+import { emOf, errorEnvelope, failureReply, showsListDetails } from './envelope.js'
 import { ListQueryError } from './errors.js'
 import { readWindow } from './read-params.js'
 import type { ListSource } from './source.js'
@@ -116,7 +116,7 @@ export async function datatableReply(
       draw: draw(query.draw),
       recordsTotal: 0,
       recordsFiltered: 0,
-      ...errorEnvelope(error),
+      ...errorEnvelope(error, showsListDetails(ctx)),
     })
   }
 }

@@ -1,8 +1,9 @@
 import type { SqlEntityManager } from '@mikro-orm/knex'
 import { HttpError, json, type Reply, type RequestContext } from 'fw'
+import type {} from 'fw/plugins/debug'
 import type { ListDebug } from './compile.js'
 import { fetchList, type ListParams } from './engine.js'
-import { ListQueryError } from './errors.js'
+import { ListQueryError, QUERY_FAILED } from './errors.js'
 import type { ListSource } from './source.js'
 
 /** The error envelope of spec.md "List envelope". */
@@ -11,18 +12,35 @@ export interface ListErrorEnvelope {
   data: []
   pagination: null
   fields: string[]
-  debug: ListDebug
+  /** Only where details are shown (development, a debug grant). */
+  debug?: ListDebug
 }
 
-/** The error envelope for a failed list: `debug` holds SQL fragments with `?`, never a value. */
-export function errorEnvelope(error: ListQueryError): ListErrorEnvelope {
-  return {
-    error: error.message,
+/**
+ * True when a failed list may show the database's message and the SQL fragments: in development
+ * mode, or to a holder of a debug grant (asked of the debug plugin when it is registered; the list
+ * plugin does not depend on it).
+ */
+export function showsListDetails(ctx: RequestContext): boolean {
+  if (ctx.kernel.isDevelopment()) return true
+  return ctx.kernel.hasPlugin('debug') && ctx.kernel.plugin('debug').hasDebugGrant(ctx)
+}
+
+/**
+ * The error envelope for a failed list. With `details` (see {@link showsListDetails}): `error` is
+ * `Database query failed: <database message>` and `debug` holds the SQL fragments, with `?`
+ * placeholders and never a value. Without: `error` is `Database query failed` and there is no
+ * `debug`.
+ */
+export function errorEnvelope(error: ListQueryError, details = false): ListErrorEnvelope {
+  const envelope: ListErrorEnvelope = {
+    error: details ? error.message : QUERY_FAILED,
     data: [],
     pagination: null,
     fields: [...error.fields],
-    debug: { ...error.debug },
   }
+  if (details) envelope.debug = { ...error.debug }
+  return envelope
 }
 
 /** A browser (it asks for HTML and not for JSON) gets the error page instead of the envelope. */
@@ -32,19 +50,21 @@ function isBrowser(ctx: RequestContext): boolean {
 
 /**
  * The answer to a failed list: the JSON body `envelope` (400 for a value the database refused,
- * 500 otherwise) for every client but a browser, which gets the kernel's HTML error page. A 500 is
- * logged; either way the request's log gets an `exception.raised` event.
+ * 500 otherwise) for every client but a browser, which gets the kernel's HTML error page; the
+ * database's message only where {@link showsListDetails} allows. A 500 is logged; either way the
+ * request's log gets an `exception.raised` event.
  */
 export function failureReply(
   ctx: RequestContext,
   error: ListQueryError,
-  envelope: Record<string, unknown> = { ...errorEnvelope(error) },
+  envelope: Record<string, unknown> = { ...errorEnvelope(error, showsListDetails(ctx)) },
 ): Reply {
   if (error.status >= 500)
     ctx.kernel.logger.error('list query failed', { error: error.cause, path: ctx.path })
   if (isBrowser(ctx)) {
     // Rendered by the kernel (HttpError → error page), which records `exception.raised` itself.
-    throw new HttpError(error.status, { error: error.message }, { code: error.code, cause: error })
+    const message = showsListDetails(ctx) ? error.message : QUERY_FAILED
+    throw new HttpError(error.status, { error: message }, { code: error.code, cause: error })
   }
   ctx.log.record('exception.raised', {
     name: error.name,

@@ -6,6 +6,9 @@ export const LIST_ERROR_CODES = {
   FW_ERR_LIST_QUERY_FAILED: 'The database refused or failed a list statement.',
 } as const
 
+/** The `error` of a failed list in production: the database's own text only in development. */
+export const QUERY_FAILED = 'Database query failed'
+
 /** SQLSTATE class 22 ("data exception"): the database could not use a value the caller sent. */
 function isDataException(sqlState: string | undefined): boolean {
   return sqlState !== undefined && sqlState.startsWith('22')
@@ -32,7 +35,7 @@ export class ListQueryError extends Error {
     debug: ListDebug,
     cause: unknown,
   ) {
-    super(`Database query failed: ${databaseMessage}`, { cause })
+    super(`${QUERY_FAILED}: ${databaseMessage}`, { cause })
     this.name = 'ListQueryError'
     this.sqlState = sqlState
     this.status = isDataException(sqlState) ? 400 : 500

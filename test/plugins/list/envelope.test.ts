@@ -14,10 +14,17 @@ import {
   type Shop,
 } from './fixtures.js'
 
-const test = suite<Shop>('list envelope')
+/** A development shop (the suite's own) and a production one with the debug plugin. */
+const test = suite<Shop & { prod: Shop }>('list envelope')
 
-test.before(async (context) => void Object.assign(context, await openShop()))
-test.after((context) => closeShop(context))
+test.before(async (context) => {
+  Object.assign(context, await openShop())
+  context.prod = await openShop({ development: false, debug: true })
+})
+test.after(async (context) => {
+  await closeShop(context)
+  await closeShop(context.prod)
+})
 
 const badPrice = queryString({ filter: [{ field: 'price', op: '>', value: 'abc' }] })
 
@@ -193,6 +200,83 @@ test('fails a source whose whitelist names a column the table lacks with the sam
     [4, 0, 0, [], null],
   )
   assert.match(String(body.error), /^Database query failed: /)
+})
+
+const DRIVER_TEXT = /invalid input syntax|numeric|does not exist|"products"|selectFields/
+
+test('in production answers the envelope with a generic error and no SQL, status unchanged', async ({
+  prod,
+}) => {
+  const refused = await prod.kernel.inject({
+    url: `/products?fields=name,sku&${badPrice}`,
+    headers: { accept: 'application/json' },
+  })
+  assert.is(refused.status, 400)
+  const body = refused.json<Envelope>()
+  assert.equal(body, {
+    error: 'Database query failed',
+    data: [],
+    pagination: null,
+    fields: ['name', 'sku'],
+  })
+  assert.not.match(refused.body, DRIVER_TEXT)
+  const broken = await prod.kernel.inject({
+    url: '/broken',
+    headers: { accept: 'application/json' },
+  })
+  assert.is(broken.status, 500)
+  assert.equal(broken.json<Envelope>(), {
+    error: 'Database query failed',
+    data: [],
+    pagination: null,
+    fields: ['ghost'],
+  })
+  assert.not.match(broken.body, DRIVER_TEXT)
+  // The log keeps the database's message for the operator.
+  assert.ok(prod.kernel.logger.entries.some((e) => e.message === 'list query failed'))
+})
+
+test('in production the datatables envelope and the browser page carry no database text either', async ({
+  prod,
+}) => {
+  const table = await prod.kernel.inject({
+    url: '/broken/datatable?draw=4',
+    headers: { accept: 'application/json' },
+  })
+  assert.is(table.status, 500)
+  const body = table.json<Record<string, unknown>>()
+  assert.is(body.error, 'Database query failed')
+  assert.ok(!('debug' in body))
+  assert.not.match(table.body, DRIVER_TEXT)
+  const page = await prod.kernel.inject({
+    url: `/products?${badPrice}`,
+    headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' },
+  })
+  assert.is(page.status, 400)
+  assert.match(page.body, /Database query failed/)
+  assert.not.match(page.body, DRIVER_TEXT)
+})
+
+test('in production a debug-grant holder gets the database message and the SQL fragments', async ({
+  prod,
+}) => {
+  const { token } = prod.kernel.plugin('debug').issueToken(600)!
+  const res = await prod.kernel.inject({
+    url: `/products?fields=name,sku&${badPrice}`,
+    headers: { accept: 'application/json', cookie: `fw_debug=${token}` },
+  })
+  assert.is(res.status, 400)
+  const body = res.json<Envelope>()
+  assert.is(body.error, 'Database query failed: invalid input syntax for type numeric: "abc"')
+  assert.is(body.debug!.filter, '"products"."price" > ?')
+  const forged = await prod.kernel.inject({
+    url: `/products?${badPrice}`,
+    headers: {
+      accept: 'application/json',
+      cookie: `fw_debug=${token.slice(0, -1)}${token.endsWith('0') ? '1' : '0'}`,
+    },
+  })
+  assert.is(forged.json<Envelope>().error, 'Database query failed', 'a forged grant is no grant')
 })
 
 test.run()

@@ -4,6 +4,7 @@ import { DecimalType, EntitySchema } from '@mikro-orm/core'
 import { Migration } from '@mikro-orm/migrations'
 import { definePlugin, type Kernel } from 'fw'
 import database, { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
+import debug from 'fw/plugins/debug'
 import list, { datatableReply, defineListSource, listReply } from 'fw/plugins/list'
 import { createTestKernel, type MemoryLogger } from 'fw/testing'
 
@@ -204,10 +205,25 @@ export interface Shop {
   kernel: Kernel & { logger: MemoryLogger }
 }
 
+/** How {@link openShop} builds the kernel. */
+export interface ShopOptions {
+  /** Development mode: failed lists show the database's message and SQL. Default `true`. */
+  development?: boolean
+  /** Register the debug plugin (feature `debug`, application key {@link SHOP_KEY}). */
+  debug?: boolean
+}
+
+/** The shop's application key, which signs debug grants when the debug plugin is registered. */
+export const SHOP_KEY = 'list-shop-app-key-0123456789abcdef0123'
+
 /** Boots the shop on the suite's own database (PGlite, or PostgreSQL under `DATABASE_URL`). */
-export async function openShop(): Promise<Shop> {
+export async function openShop(options: ShopOptions = {}): Promise<Shop> {
   const db = await createTestDatabase()
   const kernel = createTestKernel({
+    config: {
+      development: options.development ?? true,
+      ...(options.debug ? { app: { key: SHOP_KEY }, features: ['debug'] } : {}),
+    },
     plugins: [
       [
         database,
@@ -219,6 +235,7 @@ export async function openShop(): Promise<Shop> {
       ],
       [list],
       [routes],
+      ...(options.debug ? [[debug] as const] : []),
     ],
   })
   await kernel.boot()
