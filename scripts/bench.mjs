@@ -2,14 +2,20 @@
 // Runs every benchmark (bench/*.ts, not bench/lib/) one after the other, each in its own process
 // through tsx with the `fw-source` condition, so `fw` resolves to the TypeScript sources. Stops at
 // the first one that fails, with its exit code. Benchmarks print figures and ratios; none asserts
-// on timing. `npm run bench -- http event-log` runs only the named ones.
+// on timing. `npm run bench -- http event-log` runs only the named ones; options (`--duration 10`)
+// are passed on to each.
 import { spawnSync } from 'node:child_process'
 import { readdirSync } from 'node:fs'
 import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
-const only = process.argv.slice(2).map((name) => name.replace(/^bench\//, '').replace(/\.ts$/, ''))
+const args = process.argv.slice(2)
+const optionAt = args.findIndex((arg) => arg.startsWith('-'))
+const options = optionAt < 0 ? [] : args.slice(optionAt)
+const only = (optionAt < 0 ? args : args.slice(0, optionAt)).map((name) =>
+  name.replace(/^bench\//, '').replace(/\.ts$/, ''),
+)
 const all = readdirSync(new URL('../bench/', import.meta.url))
   .filter((file) => file.endsWith('.ts'))
   .sort()
@@ -25,7 +31,7 @@ for (const file of files) {
   const t = performance.now()
   const { status, signal } = spawnSync(
     process.execPath,
-    ['--import', 'tsx', '-C', 'fw-source', `bench/${file}`],
+    ['--import', 'tsx', '-C', 'fw-source', `bench/${file}`, ...options],
     {
       cwd: root,
       stdio: 'inherit',
