@@ -37,6 +37,8 @@ export class ServeCommand extends Command<FwContext> {
     details: `
       Listens on the configured host and port (\`PORT\`, \`HOST\`, or the app's \`http\` config; \`--port\` and \`--host\` override them) and prints the URL.
 
+      When the database cannot be reached, the app serves anyway (routes that need it answer 503, its health check says why) and connects, migrates and seeds when it comes back; \`--require-database\` exits 1 instead.
+
       On SIGTERM or SIGINT it stops accepting connections and drains: every request already read is answered, with \`Connection: close\`, as is one that arrives on an open keep-alive connection meanwhile; idle connections are closed after a 1 s grace. Then it closes the app's resources (the database last) and exits 0. After \`--drain-timeout\` seconds (the app's \`http.drain_timeout\`, default 30) it closes the connections still open. A second signal while draining exits 1 at once.
 
       \`--workers N\` (or \`auto\`) runs N worker processes with node:cluster, sharing the port; the primary restarts a worker that dies and forwards the stop signal to all of them.
@@ -56,6 +58,10 @@ export class ServeCommand extends Command<FwContext> {
   })
   drainTimeout = Option.String('--drain-timeout', {
     description: 'Seconds to let requests finish on SIGTERM (default: http.drain_timeout, 30)',
+  })
+  requireDatabase = Option.Boolean('--require-database', false, {
+    description:
+      'Exit 1 when the database cannot be migrated and seeded, instead of serving without it',
   })
 
   override async execute(): Promise<number> {
@@ -82,6 +88,7 @@ export class ServeCommand extends Command<FwContext> {
         stderr: this.context.stderr,
       })
     }
+    if (this.requireDatabase && !(await prepareDatabase(kernel, this.context.stderr))) return 1
     const { url } = await listen(kernel, port, host)
     if (cluster.isPrimary) stdout.write(`fw: ${kernel.config.app.name} listening on ${url}\n`)
     const signal = await nextSignal()
@@ -92,6 +99,29 @@ export class ServeCommand extends Command<FwContext> {
     await kernel.close(drainSeconds * 1000)
     if (cluster.isPrimary) stdout.write('fw: stopped.\n')
     return 0
+  }
+}
+
+/**
+ * `--require-database`: migrates and seeds before listening, as the database plugin would at
+ * listen, but a failure ends the start (exit 1 with one line) instead of a background retry.
+ */
+async function prepareDatabase(kernel: Kernel, stderr: NodeJS.WritableStream): Promise<boolean> {
+  await kernel.boot()
+  if (!kernel.hasPlugin('database')) {
+    throw new UsageError(
+      '--require-database needs the database plugin, which this app does not register.',
+    )
+  }
+  try {
+    await kernel.plugin<{ prepare(): Promise<unknown> }>('database').prepare()
+    return true
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error)
+    stderr.write(
+      `fw: the database is not available (${message}); not serving (--require-database).\n`,
+    )
+    return false
   }
 }
 

@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
@@ -67,6 +69,24 @@ async function until(app: ServedApp, path: string, status: number, limitMs = 20_
 }
 
 if (onPostgres) {
+  test('fw serve --require-database exits 1 with one line when the database is unreachable', async (context) => {
+    const url = await proxied(context, 'refuse')
+    const bin = fileURLToPath(new URL('../../cli/bin.ts', import.meta.url))
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', '-C', 'fw-source', bin, 'serve', '--port', '0', '--require-database'],
+      { env: { ...process.env, DATABASE_URL: url, NODE_ENV: 'production', NO_COLOR: '1' } },
+    )
+    let out = ''
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()))
+    child.stderr.on('data', (c: Buffer) => (out += c.toString()))
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve))
+    assert.is(code, 1, out)
+    assert.not.match(out, /listening on/)
+    assert.match(out, /the database is not available \(.*ECONNREFUSED.*\); not serving/)
+    assert.not.match(out, /\n\s+at /, 'no stack')
+  })
+
   test('starts without its database, answers 503 where it is needed, and recovers when it comes back', async (context) => {
     const url = await proxied(context, 'refuse')
     const app = (context.app = await servePlayground({ DATABASE_URL: url, NODE_ENV: 'production' }))
