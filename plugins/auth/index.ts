@@ -8,6 +8,7 @@ import { tapAuthenticate } from './authenticate.js'
 import { authEntities } from './entities.js'
 import './events.js'
 import { setupAuthorizationServer } from './oauth-server.js'
+import { followRevocations } from './revocations.js'
 import type { AuthRuntime } from './runtime.js'
 import { generateBackupCodes } from './second-factor.js'
 import { csrfTokenOf } from './sessions.js'
@@ -37,8 +38,9 @@ export interface AuthOptions {
   issuer?: string
   /**
    * How long a verified token or session stays trusted without reading its row again, in ms
-   * (default 1000). A revocation on another instance takes effect within this time; 0: one
-   * indexed query per authenticated request.
+   * (default 1000); 0: one indexed query per authenticated request. On PostgreSQL a served app
+   * hears other instances' revocations at once (`LISTEN`); without that (PGlite, or while the
+   * listening connection is down) a revocation elsewhere takes effect within this time.
    */
   tokenCacheMs?: number
   /** Web-session lifetime in seconds (default 43200, 12 h). */
@@ -140,6 +142,7 @@ export default definePlugin<AuthOptions | undefined, AuthApi>({
     const seed = options.seed
     if (seed !== undefined) db.addSeed((em) => seed(api, em))
     tapAuthenticate(kernel, rt)
+    kernel.hooks.listen.tapPromise('auth', async () => followRevocations(rt))
     declareAccountRoutes(kernel, rt)
     setupAuthorizationServer(kernel, rt)
     if (options.webLogin ?? kernel.hasPlugin('views'))

@@ -2,6 +2,7 @@ import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypt
 import { serialize } from 'cookie'
 import type { Identity, RequestContext } from 'fw'
 import { nowSeconds, query, type AuthRuntime } from './runtime.js'
+import { announceRevocation } from './revocations.js'
 import { hashToken, type TokenSubject } from './tokens.js'
 
 /** The web session cookie. */
@@ -59,6 +60,9 @@ export async function readWebSession(
   const key = `session:${value}`
   const cached = rt.cache.get(key, rt.now())
   if (cached !== undefined) return { ok: true, identity: cached.identity }
+  // Read before the row: a revocation evicting meanwhile keeps this result out of the cache.
+  const epoch = rt.cache.epoch()
+  const readAt = rt.now()
   const rows = await query(
     rt,
     `select t."id" as "token_id", t."expires", t."revoked", u."id", u."username", u."usertype", u."email"
@@ -80,7 +84,7 @@ export async function readWebSession(
     tokenId: String(row.token_id),
     expires,
   }
-  rt.cache.set(key, { identity, claims: undefined, expires, checkedAt: rt.now() })
+  rt.cache.set(key, { identity, claims: undefined, expires, checkedAt: readAt }, epoch)
   return { ok: true, identity }
 }
 
@@ -92,11 +96,12 @@ export async function closeWebSession(
 ): Promise<string> {
   if (value !== undefined) {
     rt.cache.delete(`session:${value}`)
-    await query(
+    const rows = await query(
       rt,
-      `update "auth_tokens" set "revoked" = true where "token_hash" = ? and "kind" = 'web_session' returning "id"`,
+      `update "auth_tokens" set "revoked" = true where "token_hash" = ? and "kind" = 'web_session' and "revoked" = false returning "id"`,
       [hashToken(value)],
     )
+    for (const row of rows) await announceRevocation(rt, String(row.id))
   }
   return serialize(SESSION_COOKIE, '', {
     httpOnly: true,

@@ -2,6 +2,7 @@ import { createHash, randomUUID, timingSafeEqual, type KeyObject } from 'node:cr
 import jwt from 'jsonwebtoken'
 import type { Identity } from 'fw'
 import type { ReportedClaims } from './events.js'
+import { announceRevocation } from './revocations.js'
 import { nowSeconds, query, type AuthRuntime } from './runtime.js'
 
 /** `nbf` is backdated by 12 hours so that clients with slow clocks are not refused. */
@@ -177,6 +178,9 @@ export async function verifyAccessToken(rt: AuthRuntime, token: string): Promise
   const signed = readSignedToken(rt, token)
   if (!signed.ok) return signed
   const { payload } = signed
+  // Read before the row: a revocation evicting meanwhile keeps this result out of the cache.
+  const epoch = rt.cache.epoch()
+  const readAt = rt.now()
   const rows = await query(
     rt,
     `select t."token_hash", t."kind", t."expires", t."revoked", u."id", u."username", u."usertype", u."email"
@@ -201,14 +205,14 @@ export async function verifyAccessToken(rt: AuthRuntime, token: string): Promise
     expires,
   }
   const claims = reportedClaims(payload)
-  rt.cache.set(token, { identity, claims, expires, checkedAt: rt.now() })
+  rt.cache.set(token, { identity, claims, expires, checkedAt: readAt }, epoch)
   return { ok: true, identity, claims, expires }
 }
 
 /**
- * Revokes the row of a token whose signature verifies (expired or not). Answers whether a row was
- * revoked. A token that does not verify revokes nothing: nobody revokes someone else's token by
- * guessing a `jti`.
+ * Revokes the row of a token whose signature verifies (expired or not), then announces it to the
+ * other instances (`revocations.ts`). Answers whether a row was revoked. A token that does not
+ * verify revokes nothing: nobody revokes someone else's token by guessing a `jti`.
  */
 export async function revokeAccessToken(rt: AuthRuntime, token: string): Promise<boolean> {
   rt.cache.delete(token)
@@ -219,5 +223,7 @@ export async function revokeAccessToken(rt: AuthRuntime, token: string): Promise
     'update "auth_tokens" set "revoked" = true where "id" = ? and "token_hash" = ? and "revoked" = false returning "id"',
     [signed.payload.jti, hashToken(token)],
   )
-  return rows.length === 1
+  if (rows.length !== 1) return false
+  await announceRevocation(rt, String(rows[0]!.id))
+  return true
 }

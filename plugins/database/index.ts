@@ -16,6 +16,12 @@ import { runPreparedRead } from './bound-query.js'
 import { parseDatabaseUrl, type DatabaseTarget } from './connection-url.js'
 import './events.js'
 import { MigrateCommand } from './migrate-command.js'
+import {
+  PgNotifications,
+  type ListeningHandler,
+  type NotificationHandler,
+  type NotifyOptions,
+} from './notifications.js'
 import type { AnyEntitySchema, DatabaseTimeouts, OpenedDatabase } from './orm.js'
 import type { PrepareResult } from './prepare.js'
 import type * as SerializeModuleNs from './serialize.js'
@@ -77,6 +83,25 @@ export interface DatabaseApi {
    * until the background retries have connected, migrated and seeded; `ready` otherwise.
    */
   availability(): Availability
+  /**
+   * Hands `handler` the payload of every `NOTIFY` on `channel` (PostgreSQL `LISTEN` on a dedicated
+   * connection, opened on the first call, re-established with a capped backoff); `onListening`
+   * hears when it is and is not listening. Answers whether notifications can arrive at all: false
+   * on PGlite (one process owns the database, so there is no other instance to hear from).
+   *
+   * @example
+   * db.subscribe('app_cache', (key) => cache.delete(key))
+   */
+  subscribe(channel: string, handler: NotificationHandler, onListening?: ListeningHandler): boolean
+  /**
+   * Sends `NOTIFY channel, payload` (`select pg_notify(…)`, both bound). With `confirmMs`, waits
+   * until every listening connection of the database ran its handlers for it, and answers whether
+   * all did in time; without, answers true. A no-op on PGlite (answers true: no one else listens).
+   *
+   * @example
+   * await db.notify('app_cache', key, { confirmMs: 500 })
+   */
+  notify(channel: string, payload: string, options?: NotifyOptions): Promise<boolean>
 }
 
 declare module 'fw' {
@@ -250,6 +275,14 @@ export default definePlugin<DatabaseOptions, DatabaseApi>({
       for (const run of seeds) wrote = (await run(em)) || wrote
       return wrote
     }
+    const notifications =
+      target.kind === 'postgresql'
+        ? new PgNotifications({
+            url: target.url,
+            send: (sql, params) => api.em().execute(sql, params, 'all'),
+            warn: (message) => kernel.logger.warn(`database: ${message}`),
+          })
+        : undefined
     const api: DatabaseApi = {
       get orm() {
         return opened().orm
@@ -297,6 +330,12 @@ export default definePlugin<DatabaseOptions, DatabaseApi>({
         const pending = (await migrator.getPendingMigrations()).map((m) => m.name)
         return { executed, pending }
       },
+      subscribe(channel, handler, onListening) {
+        notifications?.subscribe(channel, handler, onListening)
+        return notifications !== undefined
+      },
+      notify: async (channel, payload, options) =>
+        notifications === undefined ? true : notifications.notify(channel, payload, options),
     }
     // Bindings are declared at boot (every plugin has added its entities by then); the database
     // itself opens on the first request, or earlier when serving or when a command asks.
@@ -347,6 +386,7 @@ export default definePlugin<DatabaseOptions, DatabaseApi>({
     )
     kernel.hooks.shutdown.tapPromise({ name: 'database', stage: 100 }, async () => {
       availability = { state: 'closed', error: undefined, attempts: availability.attempts }
+      await notifications?.close()
       await db?.close()
     })
     return api
@@ -404,3 +444,4 @@ export { parseDatabaseUrl } from './connection-url.js'
 export type { DatabaseTarget } from './connection-url.js'
 export type { AnyEntitySchema } from './orm.js'
 export type { PrepareResult } from './prepare.js'
+export type { ListeningHandler, NotificationHandler, NotifyOptions } from './notifications.js'

@@ -1,54 +1,153 @@
+import pg from 'pg'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
 import { servePlayground, type ServedApp } from './serve-process.js'
 
 // A token logged out on one playground process is refused by another process on the same
-// PostgreSQL database. PGlite belongs to one process, so this suite exists only on the PostgreSQL
-// pass (DATABASE_URL=postgresql://…; CI runs it).
-const test = suite<{ db?: TestDatabase; apps: ServedApp[] }>('revocation', { apps: [] })
+// PostgreSQL database at once, though that process has it in its 1 s verification cache: the
+// revoking process sends `NOTIFY fw_auth_revoked, <token id>` and every process `LISTEN`s and
+// evicts it. PGlite belongs to one process, so this suite exists only on the PostgreSQL pass
+// (DATABASE_URL=postgresql://…; CI runs it).
+interface Context {
+  db?: TestDatabase
+  sql?: pg.Client
+  apps: ServedApp[]
+  first?: ServedApp
+  second?: ServedApp
+}
+const test = suite<Context>('revocation', { apps: [] })
 const onPostgres = /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '')
 
+test.before(async (context) => {
+  if (!onPostgres) return
+  const db = (context.db = await createTestDatabase())
+  const env = {
+    DATABASE_URL: db.url,
+    NODE_ENV: 'production',
+    FW_APP_KEY: 'base64:e2e-revocation-key',
+  }
+  context.first = await servePlayground(env)
+  context.apps.push(context.first)
+  context.second = await servePlayground(env)
+  context.apps.push(context.second)
+  context.sql = new pg.Client({ connectionString: db.url })
+  await context.sql.connect()
+  await bothListening(context.sql)
+})
+
 test.after(async (context) => {
+  await context.sql?.end()
   await Promise.all(context.apps.map((app) => app.stop()))
   await context.db?.drop()
 })
 
-async function me(app: ServedApp, token: string): Promise<number> {
-  return (await fetch(`${app.url}/api/v1/me`, { headers: { authorization: `Bearer ${token}` } }))
-    .status
+/** Waits until both processes' notification connections have run their `LISTEN`. */
+async function bothListening(sql: pg.Client): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    const { rows } = await sql.query<{ n: string }>(
+      `select count(*) as n from pg_stat_activity
+       where datname = current_database() and application_name = 'fw-notifications'
+         and query like 'listen %'`,
+    )
+    if (Number(rows[0]!.n) === 2) return
+    await new Promise((r) => setTimeout(r, 50))
+  }
+  throw new Error('the two processes did not LISTEN in 5 s')
+}
+
+async function login(app: ServedApp, username: string, password: string): Promise<string> {
+  const res = await fetch(`${app.url}/account/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username, password }),
+  })
+  assert.is(res.status, 200, app.output())
+  return ((await res.json()) as { access_token: string }).access_token
+}
+
+async function me(app: ServedApp, token: string): Promise<{ status: number; username?: string }> {
+  const res = await fetch(`${app.url}/api/v1/me`, { headers: { authorization: `Bearer ${token}` } })
+  const body = (await res.json()) as { username?: string }
+  return { status: res.status, username: body.username }
+}
+
+async function logout(app: ServedApp, token: string): Promise<void> {
+  const out = await fetch(`${app.url}/account/logout`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}` },
+  })
+  assert.is(out.status, 200)
 }
 
 if (onPostgres) {
-  test('refuses on a second process a token logged out on the first', async (context) => {
-    const db = (context.db = await createTestDatabase())
-    const env = {
-      DATABASE_URL: db.url,
-      NODE_ENV: 'production',
-      FW_APP_KEY: 'base64:e2e-revocation-key',
+  test('trusts a token it verified a moment ago without reading its row (the cache is on)', async ({
+    first,
+    second,
+    sql,
+  }) => {
+    const token = await login(first!, 'editor', 'editor-pass')
+    assert.equal(await me(second!, token), { status: 200, username: 'editor' })
+    // The row changes behind the process's back: within the cache window it still answers from
+    // what it verified. So the next test's refusals come from the notification, not a re-read.
+    await sql!.query(`update "users" set "username" = 'editor-renamed' where "username" = 'editor'`)
+    try {
+      assert.equal(await me(second!, token), { status: 200, username: 'editor' })
+    } finally {
+      await sql!.query(
+        `update "users" set "username" = 'editor' where "username" = 'editor-renamed'`,
+      )
     }
-    const first = await servePlayground(env)
-    context.apps.push(first)
-    const second = await servePlayground(env)
-    context.apps.push(second)
-    const login = await fetch(`${first.url}/account/login`, {
+  })
+
+  test('refuses at once on the other process a token logged out on one, though it was cached', async ({
+    first,
+    second,
+  }) => {
+    // Ten rounds, each way: the other process used the token just before (so it is cached).
+    for (let round = 0; round < 10; round++) {
+      const [here, there] = round % 2 === 0 ? [first!, second!] : [second!, first!]
+      const token = await login(here, 'admin', 'admin-pass')
+      assert.is((await me(there, token)).status, 200)
+      assert.is((await me(here, token)).status, 200)
+      await logout(here, token)
+      assert.is((await me(there, token)).status, 401, `round ${round}: still trusted elsewhere`)
+      assert.is((await me(here, token)).status, 401)
+    }
+  })
+
+  test('refuses a web session signed out on one process at once on the other', async ({
+    first,
+    second,
+  }) => {
+    const form = await fetch(`${first!.url}/login`)
+    const formCookie = /fw_login_csrf=([^;]+)/.exec(form.headers.get('set-cookie') ?? '')?.[1]
+    const formCsrf = /name="_csrf" value="([^"]+)"/.exec(await form.text())?.[1]
+    assert.ok(formCookie !== undefined && formCsrf !== undefined, 'the form has a CSRF token')
+    const signIn = await fetch(`${first!.url}/login`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ username: 'admin', password: 'admin-pass' }),
+      redirect: 'manual',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        cookie: `fw_login_csrf=${formCookie}`,
+      },
+      body: new URLSearchParams({ username: 'user', password: 'user-pass', _csrf: formCsrf! }),
     })
-    assert.is(login.status, 200, first.output())
-    const { access_token: token } = (await login.json()) as { access_token: string }
-    assert.is(await me(second, token), 200)
-    const out = await fetch(`${first.url}/account/logout`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}` },
+    assert.is(signIn.status, 303)
+    const session = /fw_session=([^;]+)/.exec(signIn.headers.get('set-cookie') ?? '')?.[1]
+    assert.ok(session !== undefined, 'a session cookie is set')
+    const page = await fetch(`${first!.url}/login`, {
+      headers: { cookie: `fw_session=${session}` },
     })
-    assert.is(out.status, 200)
-    assert.is(await me(first, token), 401)
-    // The second process trusts a verified token for at most tokenCacheMs (1 s) before it asks
-    // the database again.
-    await new Promise((r) => setTimeout(r, 1200))
-    assert.is(await me(second, token), 401)
+    const csrf = /<meta name="csrf" content="([^"]+)">/.exec(await page.text())?.[1]
+    assert.ok(csrf !== undefined, 'a signed-in page carries the CSRF meta tag')
+    const headers = { cookie: `fw_session=${session}`, 'x-csrf-token': csrf! }
+    const whoami = async (app: ServedApp) =>
+      (await fetch(`${app.url}/api/v1/me`, { headers })).status
+    assert.is(await whoami(second!), 200)
+    const out = await fetch(`${first!.url}/logout`, { method: 'POST', redirect: 'manual', headers })
+    assert.is(out.status, 303)
+    assert.is(await whoami(second!), 401)
   })
 }
 
