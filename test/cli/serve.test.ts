@@ -117,6 +117,28 @@ test('exits 1 naming --port or --workers when they are not numbers', async () =>
   assert.match(workers.stderr, '--workers')
 })
 
+test('exits 1 naming --drain-timeout when it is not a whole number of seconds', async () => {
+  for (const value of ['soon', '-1', '1.5']) {
+    const { code, stderr } = await runCli(['serve', '--port', '0', `--drain-timeout=${value}`])
+    assert.is(code, 1, value)
+    assert.match(stderr, '--drain-timeout must be a whole number')
+    assert.not.match(stderr, '    at ')
+  }
+})
+
+test('exits 1 on --require-database for an app without the database plugin', async () => {
+  const app = createTempApp({})
+  try {
+    const { code, stderr } = await runCli(['serve', '--port', '0', '--require-database'], {
+      env: app.env,
+    })
+    assert.is(code, 1)
+    assert.match(stderr, '--require-database needs the database plugin')
+  } finally {
+    app.remove()
+  }
+})
+
 test('refuses --workers on an embedded PGlite database, naming DATABASE_URL', async () => {
   const app = createTempApp({
     preamble: `import database from ${JSON.stringify(import.meta.resolve('fw/plugins/database'))}`,
