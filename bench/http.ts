@@ -8,8 +8,8 @@
 // or other processes took the cores (on a 2-core machine they often do: then req/s is loose).
 // Run: node --import tsx -C fw-source bench/http.ts
 //      FW_BENCH_HTTP_SECONDS=<s> FW_BENCH_HTTP_ROUNDS=<n> change the measured time and the rounds.
-import autocannon from 'autocannon'
 import { startServer, type ServerChild } from './lib/child-server.js'
+import { checkPing, loadPing, PING_PATH as PATH, type LoadRun } from './lib/ping-load.js'
 import { formatInt, formatRatio, median } from './lib/stats.js'
 
 const TARGET = 0.85
@@ -19,31 +19,11 @@ const SECONDS = Number(process.env.FW_BENCH_HTTP_SECONDS ?? 5)
 const ROUNDS = Number(process.env.FW_BENCH_HTTP_ROUNDS ?? 3)
 const WARMUP_SECONDS = 2
 const CONNECTIONS = 50
-const PATH = '/_demo/ping'
-const EXPECTED = '{"hello":"world","n":1}'
 
-interface Run {
-  readonly rps: number
-  /** Server CPU time per request, in microseconds. */
-  readonly cpuPerRequest: number
-  /** The server's CPU use over the run, as a share of one core (~1: it was the bottleneck). */
-  readonly serverCpu: number
-  /** This process's (the load generator's) CPU use over the run, as a share of one core. */
-  readonly loadgenCpu: number
-}
+type Run = LoadRun
 
 async function check(server: ServerChild): Promise<void> {
-  const res = await fetch(server.url + PATH)
-  const body = await res.text()
-  if (
-    res.status !== 200 ||
-    body !== EXPECTED ||
-    !res.headers.get('content-type')?.startsWith('application/json')
-  ) {
-    throw new Error(
-      `${server.name} answered ${res.status} ${res.headers.get('content-type')} ${body}; expected 200 JSON ${EXPECTED}`,
-    )
-  }
+  const res = await checkPing(server)
   // The fw app's annotate tap counts the phases in the log: routing, action (and middleware).
   const phases = server.name === 'fw' ? '2' : server.name === 'fw+mw' ? '3' : null
   if (phases !== null && res.headers.get('x-fw-phases') !== phases) {
@@ -53,34 +33,8 @@ async function check(server: ServerChild): Promise<void> {
   }
 }
 
-async function load(server: ServerChild, seconds: number): Promise<Run> {
-  const cpuBefore = await server.cpu()
-  const ownBefore = process.cpuUsage()
-  const wallBefore = performance.now()
-  // duration bounds the run: autocannon stops by itself.
-  const result = await autocannon({
-    url: server.url + PATH,
-    connections: CONNECTIONS,
-    pipelining: 1,
-    duration: seconds,
-  })
-  const wall = performance.now() - wallBefore
-  const own = process.cpuUsage(ownBefore)
-  const cpuAfter = await server.cpu()
-  if (result.errors > 0 || result.timeouts > 0 || result.non2xx > 0) {
-    throw new Error(
-      `${server.name}: ${result.errors} errors, ${result.timeouts} timeouts, ${result.non2xx} non-2xx responses`,
-    )
-  }
-  const total = result.requests.total
-  const serverCpu = cpuAfter.user + cpuAfter.system - cpuBefore.user - cpuBefore.system
-  return {
-    rps: total / result.duration,
-    cpuPerRequest: serverCpu / total,
-    serverCpu: serverCpu / 1000 / wall,
-    loadgenCpu: (own.user + own.system) / 1000 / wall,
-  }
-}
+const load = (server: ServerChild, seconds: number): Promise<Run> =>
+  loadPing(server, { seconds, connections: CONNECTIONS })
 
 function describe(name: string, run: Run): string {
   const pct = (share: number): string => `${Math.round(share * 100)}%`.padStart(4)

@@ -23,9 +23,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
-import autocannon from 'autocannon'
 import { startBaseline } from './lib/baseline-server.js'
 import type { CpuTime } from './lib/child-server.js'
+import { checkPing, loadPing, PING_PATH as PATH, type LoadRun } from './lib/ping-load.js'
 import { fwCommand, startFw, type FwCommand } from './lib/playground-child.js'
 import { formatInt, formatRatio, median } from './lib/stats.js'
 
@@ -36,8 +36,6 @@ const TARGET_PLUGIN_US = 0.5
 /** Below this share of a core, a server was not what limited the request rate. */
 const SATURATED = 0.85
 const CONNECTIONS = 50
-const PATH = '/_demo/ping'
-const EXPECTED = '{"hello":"world","n":1}'
 const VARIANTS_APP = fileURLToPath(new URL('./lib/playground-variants.mjs', import.meta.url))
 
 const { values: options } = parseArgs({
@@ -73,17 +71,7 @@ interface Server {
   stop(): Promise<void>
 }
 
-interface Run {
-  readonly rps: number
-  /** Server CPU time per request, in microseconds. */
-  readonly cpuPerRequest: number
-  /** The server's CPU use over the run, as a share of one core (~1: it was the bottleneck). */
-  readonly serverCpu: number
-  /** This process's (the load generator's) CPU use over the run, as a share of one core. */
-  readonly loadgenCpu: number
-  /** The other (idle) servers' CPU use over the run, together, as a share of one core. */
-  readonly othersCpu: number
-}
+type Run = LoadRun
 
 /** A playground variant of the ablation: what FW_BENCH_SKIP leaves out, and why. */
 interface Variant {
@@ -132,55 +120,10 @@ const FASTIFY_VARIANTS: ReadonlyArray<{ name: string; skip: string }> = [
   { name: 'fastify − request-context', skip: 'request-context' },
 ]
 
-async function check(server: Server): Promise<void> {
-  const res = await fetch(server.url + PATH)
-  const body = await res.text()
-  if (
-    res.status !== 200 ||
-    body !== EXPECTED ||
-    !res.headers.get('content-type')?.startsWith('application/json')
-  ) {
-    throw new Error(
-      `${server.name} answered ${res.status} ${res.headers.get('content-type')} ${body}; expected 200 JSON ${EXPECTED}`,
-    )
-  }
-}
+const check = (server: Server): Promise<unknown> => checkPing(server)
 
-async function totalCpu(servers: readonly Server[]): Promise<number> {
-  const times = await Promise.all(servers.map((s) => s.cpu()))
-  return times.reduce((sum, t) => sum + t.user + t.system, 0)
-}
-
-async function load(server: Server, seconds: number, all: readonly Server[]): Promise<Run> {
-  const others = all.filter((s) => s !== server)
-  const [cpuBefore, othersBefore] = await Promise.all([server.cpu(), totalCpu(others)])
-  const ownBefore = process.cpuUsage()
-  const wallBefore = performance.now()
-  // duration bounds the run: autocannon stops by itself.
-  const result = await autocannon({
-    url: server.url + PATH,
-    connections: CONNECTIONS,
-    pipelining: 1,
-    duration: seconds,
-  })
-  const wall = performance.now() - wallBefore
-  const own = process.cpuUsage(ownBefore)
-  const [cpuAfter, othersAfter] = await Promise.all([server.cpu(), totalCpu(others)])
-  if (result.errors > 0 || result.timeouts > 0 || result.non2xx > 0) {
-    throw new Error(
-      `${server.name}: ${result.errors} errors, ${result.timeouts} timeouts, ${result.non2xx} non-2xx responses`,
-    )
-  }
-  const total = result.requests.total
-  const serverCpu = cpuAfter.user + cpuAfter.system - cpuBefore.user - cpuBefore.system
-  return {
-    rps: total / result.duration,
-    cpuPerRequest: serverCpu / total,
-    serverCpu: serverCpu / 1000 / wall,
-    loadgenCpu: (own.user + own.system) / 1000 / wall,
-    othersCpu: (othersAfter - othersBefore) / 1000 / wall,
-  }
-}
+const load = (server: Server, seconds: number, all: readonly Server[]): Promise<Run> =>
+  loadPing(server, { seconds, connections: CONNECTIONS, others: all.filter((s) => s !== server) })
 
 const pct = (share: number): string => `${Math.round(share * 100)}%`.padStart(4)
 
