@@ -1,18 +1,47 @@
-import { compileRoute, handlerName, type Pipeline, type PipelineDeps } from './pipeline.js'
+import { FwError } from './errors.js'
+import { compileRoute, handlerName, type CompiledRoute } from './pipeline.js'
 import type { Route } from './router/route.js'
+import type { BindingLoader, ControllerClass, Middleware } from './types.js'
 
 /**
- * Each route's compiled pipeline and handler name, built once (at boot, or on first use for a
- * route declared later). Compiling checks what a route refers to: an unknown middleware,
- * controller or binding fails here rather than on a request.
+ * What routes refer to by name (middleware, controllers, model loaders), and each route's
+ * compiled pipeline and handler name, built once (at boot, or on first use for a route declared
+ * later). Compiling checks what a route refers to: an unknown middleware, controller or binding
+ * fails here rather than on a request.
  */
 export class CompiledRoutes {
-  readonly #pipelines = new WeakMap<Route, Pipeline>()
+  readonly #compiled = new WeakMap<Route, CompiledRoute>()
   readonly #names = new WeakMap<Route, string>()
-  readonly #deps: PipelineDeps
+  readonly #middleware = new Map<string, Middleware>()
+  readonly #controllers = new Map<string, ControllerClass>()
+  readonly #bindings = new Map<string, BindingLoader>()
+  readonly #deps = {
+    middleware: (name: string) => this.#middleware.get(name),
+    controller: (name: string) => this.#controllers.get(name),
+    binding: (model: string) => this.#bindings.get(model),
+  }
 
-  constructor(deps: PipelineDeps) {
-    this.#deps = deps
+  /** Registers named middleware; a name can be registered once. */
+  addMiddleware(name: string, fn: Middleware): void {
+    if (this.#middleware.has(name)) {
+      throw new FwError(
+        'FW_ERR_MIDDLEWARE_DUPLICATE',
+        `Middleware '${name}' is already registered. Pick another name.`,
+      )
+    }
+    this.#middleware.set(name, fn)
+  }
+
+  addController(name: string, cls: ControllerClass): void {
+    this.#controllers.set(name, cls)
+  }
+
+  addBinding(model: string, loader: BindingLoader): void {
+    this.#bindings.set(model, loader)
+  }
+
+  bindingFor(model: string): BindingLoader | undefined {
+    return this.#bindings.get(model)
   }
 
   /** The route's handler as `route.matched` and `fw route:list` show it. */
@@ -22,13 +51,13 @@ export class CompiledRoutes {
     return name
   }
 
-  /** The route's pipeline: its middleware composed around its handler. */
-  pipelineOf(route: Route): Pipeline {
-    let pipeline = this.#pipelines.get(route)
-    if (pipeline === undefined) {
-      pipeline = compileRoute(route, this.#deps)
-      this.#pipelines.set(route, pipeline)
+  /** The route compiled: its middleware composed around its handler. */
+  compiled(route: Route): CompiledRoute {
+    let compiled = this.#compiled.get(route)
+    if (compiled === undefined) {
+      compiled = compileRoute(route, this.#deps)
+      this.#compiled.set(route, compiled)
     }
-    return pipeline
+    return compiled
   }
 }

@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http'
 import { parse as parseCookies } from 'cookie'
 import qs from 'qs'
 import type { EventLog } from './events.js'
+import { runBail } from './hook-runner.js'
 import { readBody, type BodySource } from './http/body.js'
 import type { Kernel } from './kernel.js'
 import type { RouteMatch } from './router/route.js'
@@ -149,7 +150,9 @@ export class RequestContext {
    * Who made the request: runs the `authenticate` hook once, on first call, and remembers the answer.
    */
   identity(): Promise<Identity | undefined> {
-    this.#identity ??= this.kernel.hooks.authenticate.promise(this)
+    this.#identity ??= new Promise((resolve) =>
+      resolve(runBail(this.kernel.hooks.authenticate, this)),
+    )
     return this.#identity
   }
 

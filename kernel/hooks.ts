@@ -5,6 +5,18 @@ import type { Reply } from './reply.js'
 import type { RouteMatch } from './router/route.js'
 import type { Identity } from './types.js'
 
+/** Where a tap goes: its name, or its name with a `stage` or `before` (tapable's tap options). */
+export type TapOptions = string | { name: string; stage?: number; before?: string }
+
+/**
+ * tapable's `tap`, widened for the hooks that run per request: a synchronous tap may return a
+ * promise when it has to wait (the kernel awaits it, `kernel/hook-runner.ts`), and answers at once
+ * otherwise, so a request it has nothing to do for costs no promise.
+ */
+export interface WaitingTap<Args extends unknown[], R> {
+  tap(options: TapOptions, fn: (...args: Args) => R | Promise<R>): void
+}
+
 /**
  * The kernel's hooks, grouped by lifecycle: boot → (per request) request → route → authenticate →
  * handler → render → annotate → (on failure) error → shutdown. Every tap needs a name: the name is
@@ -38,11 +50,12 @@ export interface KernelHooks {
    * **Arguments:** the request context.
    * **Returns:** a `Reply` to answer at once (routing, middleware and the handler are skipped;
    * `render` and `annotate` still run), or `undefined` to go on.
-   * **Order:** no built-in taps. First non-undefined return wins. The kernel runs the taps itself
-   * (same order and bail rule, no tapable promise chain) unless an interceptor is registered.
+   * **Order:** no built-in taps. First non-undefined return wins. A synchronous `tap` that answers
+   * synchronously keeps the request free of promises (see `kernel/hook-runner.ts`).
    * **Example:** `kernel.hooks.request.tapPromise('cors', async (ctx) => ctx.method === 'OPTIONS' ? empty(204) : undefined)`
    */
-  readonly request: AsyncSeriesBailHook<[RequestContext], Reply | undefined>
+  readonly request: AsyncSeriesBailHook<[RequestContext], Reply | undefined> &
+    WaitingTap<[RequestContext], Reply | undefined>
 
   /**
    * **When:** per request, after `request`, to find what answers it.
@@ -54,7 +67,8 @@ export interface KernelHooks {
    * `ctx.routingPath` (the admin area strips its prefix) runs below -5 and returns `undefined`.
    * **Example:** `kernel.hooks.route.tapPromise({ name: 'admin', stage: -10 }, async (ctx) => …)`
    */
-  readonly route: AsyncSeriesBailHook<[RequestContext], RouteMatch | undefined>
+  readonly route: AsyncSeriesBailHook<[RequestContext], RouteMatch | undefined> &
+    WaitingTap<[RequestContext], RouteMatch | undefined>
 
   /**
    * **When:** per request, lazily: the first time something calls `ctx.identity()`. Never for a
@@ -65,7 +79,8 @@ export interface KernelHooks {
    * not an identity: it opens the toolbar only, so the debug plugin does not tap this hook.
    * **Example:** `kernel.hooks.authenticate.tapPromise('apiKey', async (ctx) => lookUp(ctx.header('apikey')))`
    */
-  readonly authenticate: AsyncSeriesBailHook<[RequestContext], Identity | undefined>
+  readonly authenticate: AsyncSeriesBailHook<[RequestContext], Identity | undefined> &
+    WaitingTap<[RequestContext], Identity | undefined>
 
   /**
    * **When:** per response, after the handler (or the error reply) produced a reply, errors,
@@ -73,10 +88,11 @@ export interface KernelHooks {
    * **Arguments:** the reply so far, the request context.
    * **Returns:** the reply, changed or replaced (content negotiation, views, toolbar, `_debug`).
    * **Order:** views at stage -10, the api plugin's CORS and JSON/XML negotiation at 0, auth's
-   * CSRF meta tag at 50, debug injection at 100. Run by the kernel itself like `request`.
+   * CSRF meta tag at 50, debug injection at 100.
    * **Example:** `kernel.hooks.render.tapPromise('xml', async (reply, ctx) => wantsXml(ctx) ? toXml(reply) : reply)`
    */
-  readonly render: AsyncSeriesWaterfallHook<[Reply, RequestContext]>
+  readonly render: AsyncSeriesWaterfallHook<[Reply, RequestContext]> &
+    WaitingTap<[Reply, RequestContext], Reply>
 
   /**
    * **When:** per response, always, last, after `render` (also for errors, redirects, 204s and
@@ -99,7 +115,8 @@ export interface KernelHooks {
    * **Order:** first non-undefined return wins.
    * **Example:** `kernel.hooks.error.tapPromise('list', async (err, ctx) => err instanceof ListError ? json(err.envelope, 400) : undefined)`
    */
-  readonly error: AsyncSeriesBailHook<[unknown, RequestContext], Reply | undefined>
+  readonly error: AsyncSeriesBailHook<[unknown, RequestContext], Reply | undefined> &
+    WaitingTap<[unknown, RequestContext], Reply | undefined>
 
   /**
    * **When:** once, inside `kernel.close()`, after the server stopped accepting and in-flight
@@ -111,78 +128,6 @@ export interface KernelHooks {
    * **Example:** `kernel.hooks.shutdown.tapPromise('database', () => orm.close())`
    */
   readonly shutdown: AsyncSeriesHook<[Kernel]>
-}
-
-/** A tap as tapable stores it: its kind decides how it is called. */
-export interface StoredTap {
-  readonly type: 'sync' | 'async' | 'promise'
-  // tapable types it as `Function`; its arity depends on the hook.
-  // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
-  readonly fn: Function
-}
-
-/**
- * Calls one tap of any kind (`tap`, `tapAsync`, `tapPromise`) and waits for it. The kernel uses it
- * where taps must run in isolation from each other (`annotate`, `shutdown`), which tapable's
- * compiled series cannot do.
- */
-export function callTap(tap: StoredTap, args: readonly unknown[]): Promise<unknown> {
-  if (tap.type === 'async') {
-    return new Promise((resolve, reject) => {
-      ;(tap.fn as (...a: unknown[]) => void)(...args, (error: unknown, result: unknown) =>
-        error ? reject(error) : resolve(result),
-      )
-    })
-  }
-  try {
-    return Promise.resolve((tap.fn as (...a: unknown[]) => unknown)(...args))
-  } catch (error) {
-    return Promise.reject(error)
-  }
-}
-
-/**
- * Runs a bail hook's taps in order for one argument, as tapable's `promise()` does (the first
- * result other than `undefined` ends it; a promise a sync tap returns is the result, adopted), but
- * without tapable's generated promise chain: a sync tap costs a call, a promise tap one await. For
- * the hooks that run on every request (`request`), where a promise each tap adds up.
- */
-export async function runBailHook<A, R>(
-  taps: readonly StoredTap[],
-  arg: A,
-): Promise<R | undefined> {
-  for (const tap of taps) {
-    const result =
-      tap.type === 'sync'
-        ? (tap.fn as (a: A) => unknown)(arg)
-        : tap.type === 'promise'
-          ? await (tap.fn as (a: A) => unknown)(arg)
-          : await callTap(tap, [arg])
-    if (result !== undefined) return result as R
-  }
-  return undefined
-}
-
-/**
- * Runs a waterfall hook's taps in order, as tapable's `promise()` does (each tap gets the value the
- * previous one returned, `undefined` keeping it), with the same economy as {@link runBailHook}.
- */
-export async function runWaterfallHook<V, C>(
-  taps: readonly StoredTap[],
-  value: V,
-  ctx: C,
-): Promise<V> {
-  let current = value
-  for (const tap of taps) {
-    const result =
-      tap.type === 'sync'
-        ? (tap.fn as (v: V, c: C) => unknown)(current, ctx)
-        : tap.type === 'promise'
-          ? await (tap.fn as (v: V, c: C) => unknown)(current, ctx)
-          : await callTap(tap, [current, ctx])
-    if (result !== undefined) current = result as V
-  }
-  return current
 }
 
 /** Creates the frozen hook object a kernel owns. */

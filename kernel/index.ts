@@ -1,9 +1,9 @@
 // The public API of fw. Everything a plugin or an application imports comes from here (or from
 // `fw/testing`); internal modules import each other by path.
 export { createKernel, Kernel } from './kernel.js'
-export type { KernelOptions, KernelState, BootTiming, PluginApis } from './kernel.js'
+export type { KernelOptions, KernelState, BootTiming } from './kernel.js'
 export { definePlugin } from './plugin.js'
-export type { Plugin, AnyPlugin, PluginOptions, PluginApi } from './plugin.js'
+export type { Plugin, AnyPlugin, PluginOptions, PluginApi, PluginApis } from './plugin.js'
 export type { KernelHooks } from './hooks.js'
 export { RequestContext } from './context.js'
 export { currentContext, runInContext } from './scope.js'
@@ -63,5 +63,6 @@ export {
 export type { Redaction, RedactOptions } from './redact.js'
 export { enterMaintenance, leaveMaintenance, maintenanceFile } from './maintenance.js'
 export { escapeHtml } from './http/error-page.js'
-export { handlerName, httpErrorReply } from './pipeline.js'
+export { handlerName } from './pipeline.js'
+export { httpErrorReply } from './error-replies.js'
 export type { InjectRequest, InjectResponse } from './http/inject.js'

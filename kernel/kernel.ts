@@ -1,4 +1,6 @@
 import { performance } from 'node:perf_hooks'
+import { installBuiltinRouting } from './builtin-routing.js'
+import { CompiledRoutes } from './compiled-routes.js'
 import {
   hasFeature,
   isDevelopment,
@@ -9,41 +11,24 @@ import {
 import { RequestContext, type RequestInit } from './context.js'
 import { FwError } from './errors.js'
 import { EventLog, type PhaseName } from './events.js'
-import { callTap, createHooks, type KernelHooks } from './hooks.js'
+import { runIsolated, runSeries, type MaybePromise } from './hook-runner.js'
+import { createHooks, type KernelHooks } from './hooks.js'
 import {
-  prepareInject,
-  readPayload,
-  toInjectResponse,
+  injectInit,
+  injectResponse,
   type InjectRequest,
   type InjectResponse,
 } from './http/inject.js'
-import { serialize } from './http/serialize.js'
 import type { RunningServer, StaticMount } from './http/server.js'
 import { createConsoleLogger, type Logger } from './logger.js'
-import { createRedaction, type Redaction } from './redact.js'
 import { createMaintenanceProbe } from './maintenance.js'
-import { orderPlugins, type AnyPlugin, type Plugin, type Registration } from './plugin.js'
-import { CompiledRoutes } from './compiled-routes.js'
-import type { Pipeline } from './pipeline.js'
-import { installBuiltinRouting, type BuiltinRouting } from './builtin-routing.js'
-import { handle } from './request-cycle.js'
-import { runInContext } from './scope.js'
+import { PluginSet, type AnyPlugin, type Plugin, type PluginApis } from './plugin.js'
+import { createRedaction, type Redaction } from './redact.js'
 import type { Reply } from './reply.js'
-import type { Route, RouteMatch } from './router/route.js'
+import { RequestCycle } from './request-cycle.js'
 import { Router } from './router/router.js'
+import { runSynchronously } from './scope.js'
 import type { BindingLoader, CommandClass, ControllerClass, Middleware } from './types.js'
-
-/**
- * The APIs plugins return from `setup`, by plugin name. A plugin declares its entry by declaration
- * merging so `kernel.plugin('health')` is typed:
- *
- * @example
- * declare module 'fw' {
- *   interface PluginApis { health: HealthApi }
- * }
- */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- extended by declaration merging
-export interface PluginApis {}
 
 /** Options of {@link createKernel}. */
 export interface KernelOptions {
@@ -95,20 +80,16 @@ export class Kernel {
   readonly bootPhases: BootTiming[] = []
   /** Each plugin's setup time, in boot order (like avvio's boot timeline). */
   readonly bootTimeline: BootTiming[] = []
-
-  readonly #development: boolean
-  readonly #registrations: Registration[] = []
-  readonly #apis = new Map<string, unknown>()
-  readonly #middleware = new Map<string, Middleware>()
-  readonly #controllers = new Map<string, ControllerClass>()
-  readonly #bindings = new Map<string, BindingLoader>()
-  readonly #compiled: CompiledRoutes
-  readonly #statics: StaticMount[] = []
-  readonly #commands: CommandClass[] = []
   /** The maintenance probe: retry-after seconds while `var/MAINTENANCE` exists, else undefined. */
   readonly maintenance: (now?: number) => number | undefined
+
+  readonly #development: boolean
+  readonly #plugins = new PluginSet()
+  readonly #routes = new CompiledRoutes()
+  readonly #cycle: RequestCycle
+  readonly #statics: StaticMount[] = []
+  readonly #commands: CommandClass[] = []
   #state: KernelState = 'created'
-  readonly #routing: BuiltinRouting
   #booting: Promise<void> | undefined
   #server: RunningServer | undefined
 
@@ -119,11 +100,15 @@ export class Kernel {
     this.#development = isDevelopment(this.config, options.env)
     this.#logger = options.logger ?? createConsoleLogger(this.redaction)
     this.maintenance = createMaintenanceProbe(this.root)
-    this.#routing = installBuiltinRouting(this.hooks, this.router)
-    this.#compiled = new CompiledRoutes({
-      middleware: (name) => this.#middleware.get(name),
-      controller: (name) => this.#controllers.get(name),
-      binding: (model) => this.#bindings.get(model),
+    this.#cycle = new RequestCycle({
+      hooks: this.hooks,
+      router: this.router,
+      routing: installBuiltinRouting(this.hooks, this.router),
+      routes: this.#routes,
+      logger: () => this.#logger,
+      maintenance: this.maintenance,
+      development: this.#development,
+      scoped: () => this.#scoped,
     })
   }
 
@@ -169,58 +154,43 @@ export class Kernel {
     ...options: undefined extends O ? [options?: O] : [options: O]
   ): this {
     this.#assertState('created', 'register a plugin')
-    this.#registrations.push({ plugin: plugin as AnyPlugin, options: options[0] })
+    this.#plugins.add(plugin as AnyPlugin, options[0])
     return this
   }
 
   /** True when a plugin of that name is registered. */
   hasPlugin(name: string): boolean {
-    return this.#registrations.some((r) => r.plugin.name === name)
+    return this.#plugins.has(name)
   }
 
   /** The API a plugin's `setup` returned. */
   plugin<N extends keyof PluginApis>(name: N): PluginApis[N]
   plugin<A = unknown>(name: string): A
   plugin(name: string): unknown {
-    if (!this.#apis.has(name)) {
-      const known = this.#registrations.some((r) => r.plugin.name === name)
-      throw new FwError(
-        'FW_ERR_PLUGIN_UNKNOWN',
-        known
-          ? `Plugin '${name}' is registered but not set up yet. Add '${name}' to your plugin's dependsOn, or ask for it inside a boot tap.`
-          : `Plugin '${name}' is not registered. Register it with kernel.register(...) before boot.`,
-      )
-    }
-    return this.#apis.get(name)
+    return this.#plugins.api(name)
   }
 
   /** Registers named middleware that routes and groups refer to by name. */
   middleware(name: string, fn: Middleware): this {
-    if (this.#middleware.has(name)) {
-      throw new FwError(
-        'FW_ERR_MIDDLEWARE_DUPLICATE',
-        `Middleware '${name}' is already registered. Pick another name.`,
-      )
-    }
-    this.#middleware.set(name, fn)
+    this.#routes.addMiddleware(name, fn)
     return this
   }
 
   /** Registers a controller class under a name, for string handlers (`'Api.Products@index'`). */
   controller(name: string, cls: ControllerClass): this {
-    this.#controllers.set(name, cls)
+    this.#routes.addController(name, cls)
     return this
   }
 
   /** Registers how a model is loaded for implicit route binding (`route.bind('product', 'Product')`). */
   binding(model: string, loader: BindingLoader): this {
-    this.#bindings.set(model, loader)
+    this.#routes.addBinding(model, loader)
     return this
   }
 
   /** The loader registered for a model, if any. */
   bindingFor(model: string): BindingLoader | undefined {
-    return this.#bindings.get(model)
+    return this.#routes.bindingFor(model)
   }
 
   /** Serves a folder's files under a URL prefix (sirv, on the socket, before the pipeline). */
@@ -274,49 +244,28 @@ export class Kernel {
     this.#assertState('created', 'boot')
     this.#state = 'booting'
     const started = performance.now()
-    const ordered = orderPlugins(this.#registrations)
-    const providersStart = performance.now()
-    for (const { plugin, options } of ordered) {
-      const t = performance.now()
-      this.#apis.set(plugin.name, await plugin.setup(this, options))
-      this.bootTimeline.push({ name: plugin.name, duration: performance.now() - t })
-    }
-    await this.hooks.boot.promise(this)
-    this.recordBootPhase('providers', performance.now() - providersStart)
+    await this.#plugins.setUp(this, this.bootTimeline)
+    await runSeries(this.hooks.boot, this)
+    this.recordBootPhase('providers', performance.now() - started)
     this.router.compile()
-    for (const route of this.router.routes()) this.pipelineFor(route)
-    if (this.router.fallbackRoute) this.pipelineFor(this.router.fallbackRoute)
+    for (const route of this.router.routes()) this.#routes.compiled(route)
+    if (this.router.fallbackRoute) this.#routes.compiled(this.router.fallbackRoute)
     this.recordBootPhase('bootstrap', performance.now() - started)
     this.#state = 'booted'
-  }
-
-  /** A route's handler as `route.matched` and `fw route:list` show it (computed once per route). */
-  handlerNameOf(route: Route): string {
-    return this.#compiled.nameOf(route)
-  }
-
-  /** The compiled pipeline of a route (built once, on boot or first use). */
-  pipelineFor(route: Route): Pipeline {
-    return this.#compiled.pipelineOf(route)
-  }
-
-  /** @internal True while the `route` hook holds only the kernel's own taps. */
-  builtinRoutingOnly(): boolean {
-    return this.#routing.only()
-  }
-
-  /** @internal What the kernel's own `route` taps answer, without the hook's promise chain. */
-  routeDirect(ctx: RequestContext): RouteMatch | undefined {
-    return this.#routing.direct(ctx)
   }
 
   /**
    * Answers one request, whatever carried it: the transport-independent entry that the socket
    * server and `inject()` both call. Never rejects: every failure becomes a reply.
    */
-  handle(init: RequestInit): Promise<Reply> {
-    const ctx = new RequestContext(this, init, new EventLog())
-    return this.#scoped ? runInContext(ctx, () => handle(this, ctx)) : handle(this, ctx)
+  async handle(init: RequestInit): Promise<Reply> {
+    return this.#respond(init)
+  }
+
+  /** The request cycle; `currentContext()` finds the request in its synchronous part. */
+  #respond(init: RequestInit, log = new EventLog()): MaybePromise<Reply> {
+    const ctx = new RequestContext(this, init, log)
+    return runSynchronously(ctx, () => this.#cycle.handle(ctx))
   }
 
   /**
@@ -329,22 +278,9 @@ export class Kernel {
    */
   async inject(request: InjectRequest | string): Promise<InjectResponse> {
     if (this.#state === 'created' || this.#state === 'booting') await this.boot()
-    const req = prepareInject(typeof request === 'string' ? { url: request } : request)
+    const init = injectInit(request)
     const log = new EventLog()
-    const ctx = new RequestContext(
-      this,
-      {
-        ...req,
-        secure: typeof request === 'object' && request.secure === true,
-        ip: (typeof request === 'object' && request.remoteAddress) || '127.0.0.1',
-      },
-      log,
-    )
-    const reply = await (this.#scoped
-      ? runInContext(ctx, () => handle(this, ctx))
-      : handle(this, ctx))
-    const wire = serialize(reply, req.method)
-    return toInjectResponse(wire, await readPayload(wire), reply, log.all())
+    return injectResponse(await this.#respond(init, log), init.method, log.all())
   }
 
   /** Boots if needed and listens; resolves with the address once the socket accepts. */
@@ -359,12 +295,12 @@ export class Kernel {
         'FW_ERR_KERNEL_STATE',
         'The kernel is already listening. Call close() first.',
       )
-    await this.hooks.listen.promise(this)
+    await runSeries(this.hooks.listen, this)
     // Loaded on first listen: commands that never serve (route:list, down) skip polka and sirv.
     const { startServer } = await import('./http/server.js')
     this.#server = await startServer(
       {
-        handle: (init) => this.handle(init),
+        handle: (init) => this.#respond(init),
         onWriteError: (error) => this.logger.error('writing a response failed', { error }),
       },
       { port, host, trustProxy: this.config.http.trust_proxy, statics: this.#statics },
@@ -389,14 +325,14 @@ export class Kernel {
     // Every shutdown tap runs even when an earlier one fails: one broken resource must not keep
     // the others open. Failures are reported, then the first is rethrown.
     let failure: unknown
-    for (const tap of this.hooks.shutdown.taps) {
-      try {
-        await callTap(tap, [this])
-      } catch (error) {
-        this.logger.error(`shutdown tap '${tap.name}' failed`, { error })
+    await runIsolated(
+      this.hooks.shutdown,
+      (tap, error) => {
+        this.logger.error(`shutdown tap '${tap}' failed`, { error })
         failure ??= error
-      }
-    }
+      },
+      this,
+    )
     this.#state = 'closed'
     if (failure !== undefined) throw failure
   }

@@ -1,12 +1,27 @@
 import type { RequestContext } from './context.js'
-import { FwError, type HttpError } from './errors.js'
-import { errorPage } from './http/error-page.js'
-import { html, json, Reply, toReply } from './reply.js'
+import type { EventLog } from './events.js'
+import { notFoundReply } from './error-replies.js'
+import { FwError } from './errors.js'
+import { isThenable, type MaybePromise } from './hook-runner.js'
+import { Reply, toReply } from './reply.js'
 import type { Route } from './router/route.js'
 import type { BindingLoader, ControllerClass, Handler, Middleware } from './types.js'
 
 /** A route's compiled chain: middleware around the handler, built once per route. */
-export type Pipeline = (ctx: RequestContext) => Promise<Reply>
+export type Pipeline = (ctx: RequestContext) => MaybePromise<Reply>
+
+/** A compiled route: its pipeline, and whether it can wait by construction. */
+export interface CompiledRoute {
+  readonly pipeline: Pipeline
+  /**
+   * True when the route has middleware or bindings or an `async` handler: it waits on something,
+   * so it runs in the request scope (see `RouteScopes`).
+   */
+  readonly mayWait: boolean
+}
+
+const isAsyncFunction = (fn: unknown): boolean =>
+  typeof fn === 'function' && /^Async(Generator)?Function$/.test(fn.constructor.name)
 
 /** What compiling a route needs from the kernel. */
 export interface PipelineDeps {
@@ -29,7 +44,7 @@ async function bindModels(
     const value = ctx.params[param]
     const loaded = value === undefined ? undefined : await loader(value, ctx)
     if (loaded === undefined || loaded === null) {
-      return terminalReply(ctx, 404, { error: 'not_found' }, 'There is nothing at this address.')
+      return notFoundReply(ctx)
     }
     ctx.models[param] = loaded
   }
@@ -76,12 +91,35 @@ function resolveHandler(
   return [cls, method]
 }
 
+/** What `next()` gives middleware: always a promise, also of a synchronous handler's reply. */
+function settled(fn: () => MaybePromise<Reply>): Promise<Reply> {
+  try {
+    return Promise.resolve(fn())
+  } catch (error) {
+    return Promise.reject(error as Error)
+  }
+}
+
 /**
  * Compiles a route into its pipeline: the named middleware resolved once (an unknown name fails
  * here, at boot), composed onion-style around the handler. Records the `middleware`, `controller`
  * and `action` phases.
  */
-export function compileRoute(route: Route, deps: PipelineDeps): Pipeline {
+export function compileRoute(route: Route, deps: PipelineDeps): CompiledRoute {
+  const target = resolveHandler(route, deps)
+  const pipeline = compilePipeline(route, deps, target)
+  const mayWait =
+    route.middleware.length > 0 ||
+    Object.keys(route.bindings).length > 0 ||
+    isAsyncFunction(typeof target === 'function' ? target : target[0].prototype[target[1]])
+  return { pipeline, mayWait }
+}
+
+function compilePipeline(
+  route: Route,
+  deps: PipelineDeps,
+  target: Handler | readonly [ControllerClass, string],
+): Pipeline {
   const chain = route.middleware.map((name) => {
     const fn = deps.middleware(name)
     if (!fn) {
@@ -92,7 +130,6 @@ export function compileRoute(route: Route, deps: PipelineDeps): Pipeline {
     }
     return { name, fn }
   })
-  const target = resolveHandler(route, deps)
   const bindings = Object.entries(route.bindings).map(([param, model]) => {
     const loader = deps.binding(model)
     if (loader === undefined) {
@@ -103,20 +140,40 @@ export function compileRoute(route: Route, deps: PipelineDeps): Pipeline {
     }
     return [param, loader] as const
   })
-  const action = async (ctx: RequestContext): Promise<Reply> => {
-    if (bindings.length > 0) {
-      const missing = await bindModels(ctx, bindings)
-      if (missing !== undefined) return missing
+  /** Records the `action` phase, also when the handler throws or rejects. */
+  const actionDone = (log: EventLog, start: number): void => {
+    const end = log.now()
+    log.record('phase.completed', { name: 'action', start, duration: end - start }, end)
+  }
+  /** The handler's result as a reply: synchronous while the handler is. */
+  const finish = (log: EventLog, start: number, result: unknown): MaybePromise<Reply> => {
+    if (!isThenable(result)) {
+      actionDone(log, start)
+      return toReply(result)
     }
+    return result.then(
+      (value) => {
+        actionDone(log, start)
+        return toReply(value)
+      },
+      (error: unknown) => {
+        actionDone(log, start)
+        throw error
+      },
+    )
+  }
+  const call = (ctx: RequestContext): MaybePromise<Reply> => {
     const log = ctx.log
     if (typeof target === 'function') {
       const start = log.now()
+      let result: unknown
       try {
-        return toReply(await target(ctx))
-      } finally {
-        const end = log.now()
-        log.record('phase.completed', { name: 'action', start, duration: end - start }, end)
+        result = target(ctx)
+      } catch (error) {
+        actionDone(log, start)
+        throw error
       }
+      return finish(log, start, result)
     }
     const [Cls, method] = target
     const built = log.now()
@@ -127,16 +184,19 @@ export function compileRoute(route: Route, deps: PipelineDeps): Pipeline {
       { name: 'controller', start: built, duration: start - built },
       start,
     )
+    let result: unknown
     try {
-      const result = route.classic
-        ? await instance[method]!(ctx.match?.legacy?.args ?? [], ctx)
-        : await instance[method]!(ctx)
-      return toReply(result)
-    } finally {
-      const end = log.now()
-      log.record('phase.completed', { name: 'action', start, duration: end - start }, end)
+      result = route.classic
+        ? instance[method]!(ctx.match?.legacy?.args ?? [], ctx)
+        : instance[method]!(ctx)
+    } catch (error) {
+      actionDone(log, start)
+      throw error
     }
+    return finish(log, start, result)
   }
+  const action: Pipeline =
+    bindings.length === 0 ? call : async (ctx) => (await bindModels(ctx, bindings)) ?? call(ctx)
   if (chain.length === 0) return action
   let composed: Pipeline = action
   for (let i = chain.length - 1; i >= 0; i--) {
@@ -149,7 +209,7 @@ export function compileRoute(route: Route, deps: PipelineDeps): Pipeline {
         `Middleware '${name}' did not return a reply. End it with \`return next()\` (or return a reply to answer early).`,
       )
     }
-    composed = (ctx) => fn(ctx, () => next(ctx)).then(checked)
+    composed = (ctx) => fn(ctx, () => settled(() => next(ctx))).then(checked)
   }
   return async (ctx) => {
     const log = ctx.log
@@ -177,30 +237,4 @@ export function compileRoute(route: Route, deps: PipelineDeps): Pipeline {
       )
     }
   }
-}
-
-/**
- * The kernel's own answer when nothing else made one: JSON for clients that ask for JSON
- * (spec-notes.md "Terminal errors"), an HTML page otherwise.
- */
-export function terminalReply(
-  ctx: RequestContext,
-  status: number,
-  body: Record<string, unknown>,
-  message: string,
-  details?: string,
-): Reply {
-  return ctx.wantsJson() ? json(body, status) : html(errorPage(status, message, details), status)
-}
-
-/** How an `HttpError` answers: JSON unless the client is a browser asking for HTML. */
-export function httpErrorReply(ctx: RequestContext, error: HttpError): Reply {
-  const accept = ctx.headers.accept ?? ''
-  const browser = accept.includes('text/html') && !ctx.wantsJson()
-  const message = typeof error.body.message === 'string' ? error.body.message : error.message
-  const reply = browser
-    ? html(errorPage(error.status, message), error.status)
-    : json(error.body, error.status)
-  for (const [k, v] of Object.entries(error.headers)) reply.header(k, v)
-  return reply
 }

@@ -1,5 +1,18 @@
+import { performance } from 'node:perf_hooks'
 import { FwError } from './errors.js'
-import type { Kernel } from './kernel.js'
+import type { BootTiming, Kernel } from './kernel.js'
+
+/**
+ * The APIs plugins return from `setup`, by plugin name. A plugin declares its entry by declaration
+ * merging so `kernel.plugin('health')` is typed:
+ *
+ * @example
+ * declare module 'fw' {
+ *   interface PluginApis { health: HealthApi }
+ * }
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- extended by declaration merging
+export interface PluginApis {}
 
 /**
  * A plugin: a name, the plugins it needs first, and a `setup` that taps hooks and may return an API
@@ -112,4 +125,40 @@ function cycleError(pending: readonly Registration[], byName: Map<string, Regist
     'FW_ERR_PLUGIN_CYCLE',
     `Plugins depend on each other in a cycle: ${cycle.join(' → ')}. Remove one of these dependsOn entries.`,
   )
+}
+
+/** A kernel's plugins: registered, then set up in dependency order, then their APIs. */
+export class PluginSet {
+  readonly #registrations: Registration[] = []
+  readonly #apis = new Map<string, unknown>()
+
+  add(plugin: AnyPlugin, options: unknown): void {
+    this.#registrations.push({ plugin, options })
+  }
+
+  has(name: string): boolean {
+    return this.#registrations.some((r) => r.plugin.name === name)
+  }
+
+  /** Sets every plugin up, dependencies first, timing each into `timeline`. */
+  async setUp(kernel: Kernel, timeline: BootTiming[]): Promise<void> {
+    for (const { plugin, options } of orderPlugins(this.#registrations)) {
+      const t = performance.now()
+      this.#apis.set(plugin.name, await plugin.setup(kernel, options))
+      timeline.push({ name: plugin.name, duration: performance.now() - t })
+    }
+  }
+
+  /** The API a plugin's `setup` returned; fails saying why when there is none yet. */
+  api(name: string): unknown {
+    if (!this.#apis.has(name)) {
+      throw new FwError(
+        'FW_ERR_PLUGIN_UNKNOWN',
+        this.has(name)
+          ? `Plugin '${name}' is registered but not set up yet. Add '${name}' to your plugin's dependsOn, or ask for it inside a boot tap.`
+          : `Plugin '${name}' is not registered. Register it with kernel.register(...) before boot.`,
+      )
+    }
+    return this.#apis.get(name)
+  }
 }

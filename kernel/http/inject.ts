@@ -1,7 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http'
+import type { RequestInit } from '../context.js'
 import type { AnyEvent } from '../events.js'
 import type { Reply } from '../reply.js'
-import type { WireReply } from './serialize.js'
+import { serialize, type WireReply } from './serialize.js'
 
 /** A request for `kernel.inject()`: a URL at least; a plain-object body is sent as JSON. */
 export interface InjectRequest {
@@ -32,13 +33,9 @@ export interface InjectResponse {
   readonly events: readonly AnyEvent[]
 }
 
-/** Normalises an inject request into headers and body bytes. */
-export function prepareInject(req: InjectRequest): {
-  method: string
-  url: string
-  headers: IncomingHttpHeaders
-  body: string | Uint8Array | undefined
-} {
+/** Turns an inject request into what the socket server would hand the kernel. */
+export function injectInit(request: InjectRequest | string): RequestInit {
+  const req = typeof request === 'string' ? { url: request } : request
   const headers: IncomingHttpHeaders = {}
   for (const [k, v] of Object.entries(req.headers ?? {}))
     if (v !== undefined) headers[k.toLowerCase()] = v as string
@@ -59,11 +56,28 @@ export function prepareInject(req: InjectRequest): {
   headers.host ??= 'localhost'
   let url = req.url.startsWith('/') ? req.url : `/${req.url}`
   if (url.startsWith('//')) url = url.replace(/^\/+/, '/')
-  return { method: (req.method ?? 'GET').toUpperCase(), url, headers, body }
+  return {
+    method: (req.method ?? 'GET').toUpperCase(),
+    url,
+    headers,
+    body,
+    secure: req.secure === true,
+    ip: req.remoteAddress || '127.0.0.1',
+  }
+}
+
+/** What a client would receive for `reply` (serialised as the socket server does it). */
+export async function injectResponse(
+  reply: Reply,
+  method: string,
+  events: readonly AnyEvent[],
+): Promise<InjectResponse> {
+  const wire = serialize(reply, method)
+  return toInjectResponse(wire, await readPayload(wire), reply, events)
 }
 
 /** Reads a wire reply's payload to text, as a client would receive it. */
-export async function readPayload(wire: WireReply): Promise<string> {
+async function readPayload(wire: WireReply): Promise<string> {
   const p = wire.payload
   if (p === undefined) return ''
   if (typeof p === 'string') return p
@@ -73,8 +87,7 @@ export async function readPayload(wire: WireReply): Promise<string> {
   return Buffer.concat(chunks).toString('utf8')
 }
 
-/** Builds the response object `inject()` returns. */
-export function toInjectResponse(
+function toInjectResponse(
   wire: WireReply,
   text: string,
   reply: Reply,

@@ -4,6 +4,7 @@ import type { TLSSocket } from 'node:tls'
 import polka from 'polka'
 import sirv from 'sirv'
 import type { RequestInit } from '../context.js'
+import { isThenable, type MaybePromise } from '../hook-runner.js'
 import type { Reply } from '../reply.js'
 import { IDLE_GRACE_MS, trackConnections } from './drain.js'
 import { serialize } from './serialize.js'
@@ -23,7 +24,8 @@ export const DEFAULT_DRAIN_TIMEOUT_MS = 30_000
 
 /** What the HTTP server needs from the kernel. */
 export interface ServerTarget {
-  handle(init: RequestInit): Promise<Reply>
+  /** Answers a request: a reply now when every step was synchronous, else a promise of one. */
+  handle(init: RequestInit): MaybePromise<Reply>
   /** Called when writing a reply failed after the pipeline (a broken stream, a closed socket). */
   onWriteError(error: unknown): void
 }
@@ -73,9 +75,41 @@ export async function startServer(
     idleGraceMs?: number
   },
 ): Promise<RunningServer> {
-  const app = polka()
+  const failed = (res: ServerResponse, error: unknown): void => {
+    // The pipeline turns every failure into a reply; reaching here is a kernel bug.
+    target.onWriteError(error)
+    if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' })
+    res.end('{"error":"unavailable"}')
+  }
+  const respond = (req: IncomingMessage, res: ServerResponse, reply: Reply): void => {
+    try {
+      write(res, serialize(reply, req.method ?? 'GET'), target)
+    } catch (error) {
+      failed(res, error)
+    }
+  }
+  const pipeline = (req: IncomingMessage, res: ServerResponse): void => {
+    let answer: MaybePromise<Reply>
+    try {
+      answer = target.handle(toInit(req, options.trustProxy))
+    } catch (error) {
+      failed(res, error)
+      return
+    }
+    // A synchronous answer is written at once, within the socket's read callback.
+    if (!isThenable(answer)) respond(req, res, answer)
+    else
+      answer.then(
+        (reply) => respond(req, res, reply),
+        (error: unknown) => failed(res, error),
+      )
+  }
+  // polka serves the static mounts (sirv), handing a miss on to the pipeline. Requests outside
+  // every mount go to the pipeline directly: polka's loop costs two promises per request.
+  const mounts = options.statics.map((m) => m.prefix)
+  const app = mounts.length === 0 ? undefined : polka()
   for (const mount of options.statics) {
-    app.use(
+    app!.use(
       mount.prefix,
       sirv(mount.dir, {
         dev: false,
@@ -85,30 +119,15 @@ export async function startServer(
       }),
     )
   }
-  const failed = (res: ServerResponse, error: unknown): void => {
-    // The pipeline turns every failure into a reply; reaching here is a kernel bug.
-    target.onWriteError(error)
-    if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' })
-    res.end('{"error":"unavailable"}')
-  }
-  app.use((req: IncomingMessage, res: ServerResponse) => {
-    target.handle(toInit(req, options.trustProxy)).then(
-      (reply) => {
-        try {
-          write(res, serialize(reply, req.method ?? 'GET'), target)
-        } catch (error) {
-          failed(res, error)
-        }
-      },
-      (error: unknown) => failed(res, error),
-    )
-  })
+  app?.use(pipeline)
   const server = createServer()
   const tracker = trackConnections(server, options.idleGraceMs ?? IDLE_GRACE_MS)
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     tracker.request(req, res)
     // polka runs its middleware loop only when no `next` is passed in.
-    void app.handler(req as never, res, undefined as never)
+    if (app !== undefined && mounted(mounts, req.url ?? '/'))
+      void app.handler(req as never, res, undefined as never)
+    else pipeline(req, res)
   })
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
@@ -145,4 +164,15 @@ function write(
     target.onWriteError(error)
     res.destroy()
   }
+}
+
+/** True when the URL's path lies under one of the mount prefixes (as polka's `use(prefix)` matches). */
+function mounted(prefixes: readonly string[], url: string): boolean {
+  for (const prefix of prefixes) {
+    if (!url.startsWith(prefix)) continue
+    const next = url.charCodeAt(prefix.length)
+    // End of the URL, '/', '?' or '#': the prefix is a whole segment.
+    if (Number.isNaN(next) || next === 47 || next === 63 || next === 35) return true
+  }
+  return false
 }

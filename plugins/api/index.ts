@@ -103,12 +103,9 @@ export default definePlugin<ApiOptions | undefined, ApiApi>({
         return undefined
       const origin = ctx.header('origin')
       const policy = source.policy()
-      // A promise is a bail value too: the hook's promise adopts it.
-      return (
-        policy instanceof Promise
-          ? policy.then((p) => preflight(p, origin))
-          : preflight(policy, origin)
-      ) as Reply
+      return policy instanceof Promise
+        ? policy.then((p) => preflight(p, origin))
+        : preflight(policy, origin)
     })
     kernel.hooks.render.tap('api', (reply: Reply, ctx) => {
       const state = ctx.state.api

@@ -177,10 +177,10 @@ const HEAD_END = /<\/head>/i
  * API with `fetch(url, { headers: pfApiHeaders({ accept: 'application/json' }) })`.
  */
 function tapCsrfMeta(kernel: Kernel, rt: AuthRuntime): void {
-  // The test that skips most replies (no HTML, or no session cookie) runs before any promise.
-  kernel.hooks.render.tapPromise({ name: 'auth.csrf-meta', stage: 50 }, (reply, ctx) =>
+  // A synchronous tap: most replies (no HTML, or no session cookie) pass through with no promise.
+  kernel.hooks.render.tap({ name: 'auth.csrf-meta', stage: 50 }, (reply, ctx) =>
     reply.body.kind !== 'html' || ctx.cookies[SESSION_COOKIE] === undefined
-      ? Promise.resolve(reply)
+      ? reply
       : withCsrfMeta(rt, reply, ctx),
   )
 }

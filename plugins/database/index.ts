@@ -342,10 +342,9 @@ export default definePlugin<DatabaseOptions, DatabaseApi>({
     kernel.hooks.boot.tapPromise({ name: 'database', stage: -100 }, async () => {
       registerBindings(kernel, opened, entities)
     })
-    // Once open, the same settled promise every request: no promise of its own per request.
-    const isOpen: Promise<undefined> = Promise.resolve(undefined)
-    kernel.hooks.request.tapPromise({ name: 'database', stage: -100 }, () =>
-      db === undefined ? open().then(() => undefined) : isOpen,
+    // Once open, a synchronous no-op: a request that does not wait for the database costs no promise.
+    kernel.hooks.request.tap({ name: 'database', stage: -100 }, () =>
+      db === undefined ? open().then(() => undefined) : undefined,
     )
     kernel.command(MigrateCommand)
     if (options.prepareOnListen !== false) {

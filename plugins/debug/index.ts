@@ -218,7 +218,7 @@ const debug = definePlugin<DebugOptions | undefined, DebugApi>({
     }
     const issued = new WeakSet<RequestContext>()
 
-    // Synchronous taps where nothing is awaited: tapable then adds no promise of its own.
+    // Synchronous taps: a request they have nothing to wait for costs no promise.
     kernel.hooks.request.tap({ name: 'debug', stage: -1000 }, (ctx) => {
       annotated(ctx)
       return undefined
@@ -253,14 +253,10 @@ const debug = definePlugin<DebugOptions | undefined, DebugApi>({
         return reply
       })
     }
-    // A callback tap: a request that is not annotated passes straight on, with no promise.
-    kernel.hooks.render.tapAsync({ name: 'debug', stage: 100 }, (reply, ctx, done) => {
-      if (annotated(ctx) === undefined) return done(null, reply)
-      render(reply, ctx).then(
-        (r) => done(null, r),
-        (error: unknown) => done(error as Error),
-      )
-    })
+    // A request that is not annotated passes straight on, with no promise.
+    kernel.hooks.render.tap({ name: 'debug', stage: 100 }, (reply, ctx) =>
+      annotated(ctx) === undefined ? reply : render(reply, ctx),
+    )
 
     kernel.hooks.annotate.tap('debug', (reply: Reply, ctx) => {
       const s = decide(ctx, decider)

@@ -85,10 +85,10 @@ const views = definePlugin({
     }
 
     // The reply object is kept: its status (a `view('x', {}, 404)`) and headers stay as they are.
-    // Not `async`: most replies are no view, and pass through with no promise chain of their own.
-    kernel.hooks.render.tapPromise({ name: 'views', stage: -10 }, (reply, ctx) => {
+    // A synchronous tap: most replies are no view, and pass through with no promise.
+    kernel.hooks.render.tap({ name: 'views', stage: -10 }, (reply, ctx) => {
       const body = reply.body
-      if (body.kind !== 'view') return Promise.resolve(reply)
+      if (body.kind !== 'view') return reply
       return api.render(body.template, body.data, ctx).then((value) => {
         reply.body = { kind: 'html', value }
         return reply

@@ -13,11 +13,18 @@ export interface ServedApp {
   stop(): Promise<number | null>
 }
 
-/** Runs `fw serve --port 0` with `env`, resolving once it prints where it listens. */
-export function servePlayground(env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<ServedApp> {
+/**
+ * Runs `fw serve --port 0` with `env`, resolving once it prints where it listens. `nodeArgs` go
+ * to node before the CLI (a preloaded module, say).
+ */
+export function servePlayground(
+  env: NodeJS.ProcessEnv,
+  timeoutMs = 60_000,
+  nodeArgs: readonly string[] = [],
+): Promise<ServedApp> {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', '-C', 'fw-source', bin, 'serve', '--port', '0'],
+    [...nodeArgs, '--import', 'tsx', '-C', 'fw-source', bin, 'serve', '--port', '0'],
     {
       env: { ...process.env, NO_COLOR: '1', ...env },
     },

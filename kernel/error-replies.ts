@@ -1,0 +1,134 @@
+import type { RequestContext } from './context.js'
+import { FwError, HttpError } from './errors.js'
+import { errorPage } from './http/error-page.js'
+import { attempt, runBail, then, type MaybePromise } from './hook-runner.js'
+import type { KernelHooks } from './hooks.js'
+import type { Logger } from './logger.js'
+import { html, json, type Reply } from './reply.js'
+
+// Every reply the kernel builds on its own, as opposed to one a handler or a plugin returned:
+// 404, 405, maintenance, a thrown HttpError, and the terminal 500. JSON for clients that ask for
+// it (spec-notes.md "Terminal errors"), an HTML page otherwise.
+
+/**
+ * The kernel's own answer when nothing else made one: JSON for clients that ask for JSON, an HTML
+ * page otherwise.
+ */
+export function terminalReply(
+  ctx: RequestContext,
+  status: number,
+  body: Record<string, unknown>,
+  message: string,
+  details?: string,
+): Reply {
+  return ctx.wantsJson() ? json(body, status) : html(errorPage(status, message, details), status)
+}
+
+/** 404: nothing at this address (also a bound model that does not exist). */
+export function notFoundReply(ctx: RequestContext): Reply {
+  return terminalReply(ctx, 404, { error: 'not_found' }, 'There is nothing at this address.')
+}
+
+/** 405 with `Allow`: the path answers other methods. */
+export function methodNotAllowedReply(ctx: RequestContext, allowed: readonly string[]): Reply {
+  return terminalReply(
+    ctx,
+    405,
+    { error: 'method_not_allowed', allowed },
+    `This address does not answer ${ctx.method}. It answers ${allowed.join(', ')}.`,
+  ).header('allow', allowed.join(', '))
+}
+
+/** 503 with `Retry-After` while `var/MAINTENANCE` exists. */
+export function maintenanceReply(ctx: RequestContext, retryAfter: number): Reply {
+  return terminalReply(
+    ctx,
+    503,
+    { error: 'maintenance', retry_after: retryAfter },
+    `The application is down for maintenance. Try again in ${retryAfter} seconds.`,
+  ).header('retry-after', String(retryAfter))
+}
+
+/** How an `HttpError` answers: JSON unless the client is a browser asking for HTML. */
+export function httpErrorReply(ctx: RequestContext, error: HttpError): Reply {
+  const accept = ctx.headers.accept ?? ''
+  const browser = accept.includes('text/html') && !ctx.wantsJson()
+  const message = typeof error.body.message === 'string' ? error.body.message : error.message
+  const reply = browser
+    ? html(errorPage(error.status, message), error.status)
+    : json(error.body, error.status)
+  for (const [k, v] of Object.entries(error.headers)) reply.header(k, v)
+  return reply
+}
+
+/** What turning a thrown value into a reply needs. */
+export interface ErrorReplyDeps {
+  readonly hooks: KernelHooks
+  /** Read on each failure: the logging plugin replaces the kernel's logger during setup. */
+  logger(): Logger
+  /** Retry-after seconds while in maintenance, else undefined. */
+  maintenance(): number | undefined
+  readonly development: boolean
+}
+
+/**
+ * The reply for something thrown while answering: a plugin's (`error` hook), else an
+ * `HttpError`'s own, else a terminal 500 (503 in maintenance) that shows details only in
+ * development. Records `exception.raised` with the status the client gets. Never throws.
+ */
+export function errorReply(
+  deps: ErrorReplyDeps,
+  ctx: RequestContext,
+  error: unknown,
+): MaybePromise<Reply> {
+  const custom = deps.hooks.error.isUsed()
+    ? attempt(
+        () => runBail(deps.hooks.error, error, ctx),
+        (hookError) => {
+          deps.logger().error('error hook failed', { error: hookError, path: ctx.path })
+          return undefined
+        },
+      )
+    : undefined
+  return then(custom, (reply) => {
+    reply ??= defaultErrorReply(deps, ctx, error)
+    ctx.log.record('exception.raised', {
+      name: error instanceof Error ? error.name : typeof error,
+      message: error instanceof Error ? error.message : String(error),
+      code: (error as { code?: unknown } | null)?.code as string | undefined,
+      status: reply.status,
+    })
+    return reply
+  })
+}
+
+function defaultErrorReply(deps: ErrorReplyDeps, ctx: RequestContext, error: unknown): Reply {
+  if (error instanceof HttpError) return httpErrorReply(ctx, error)
+  deps.logger().error('request failed', { error, method: ctx.method, path: ctx.path })
+  const retryAfter = deps.maintenance()
+  if (retryAfter !== undefined) return maintenanceReply(ctx, retryAfter)
+  const status = error instanceof FwError && error.status >= 500 ? error.status : 500
+  const err = error instanceof Error ? error : new Error(String(error))
+  if (ctx.wantsJson()) {
+    return json(
+      deps.development
+        ? {
+            error: 'unavailable',
+            message: err.message,
+            exception: err.name,
+            trace: err.stack?.split('\n'),
+          }
+        : { error: 'unavailable' },
+      status,
+    )
+  }
+  return terminalReply(
+    ctx,
+    status,
+    { error: 'unavailable' },
+    deps.development
+      ? err.message
+      : 'The server could not answer this request. It has been logged.',
+    deps.development ? err.stack : undefined,
+  )
+}

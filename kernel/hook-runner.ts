@@ -1,0 +1,241 @@
+/**
+ * The one place where the kernel runs hooks: every kind (series, bail, waterfall, and series with
+ * each tap isolated from the others), every tap type (`tap`, `tapAsync`, `tapPromise`), with
+ * tapable's interceptors honoured (`call`, `tap`, `result`, `error`, `done`; `register` already
+ * ran when the tap was added). The kernel never calls a hook's own `promise()`.
+ *
+ * It runs synchronously for as long as the taps answer synchronously: a `tap` returning a value, a
+ * `tapAsync` calling back before it returns. Only a promise (from any tap type) makes the rest of
+ * the run asynchronous, and only then is the result a promise. A request whose taps and handler are
+ * synchronous therefore creates no promise at all: it costs neither the promise nor, on Node 20,
+ * the async-hooks bookkeeping that the request scope's AsyncLocalStorage adds to every promise.
+ *
+ * One rule for every tap type: a tap may return its value or a promise of it, and `undefined`
+ * (once settled) means "no answer" (bail: ask the next tap; waterfall: keep the value).
+ */
+
+import type { AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook } from 'tapable'
+
+/** A value now, or a promise of it. */
+export type MaybePromise<T> = T | Promise<T>
+
+/** A tap as tapable stores it. */
+interface StoredTap {
+  readonly name: string
+  readonly type: 'sync' | 'async' | 'promise'
+  // tapable types it as `Function`: its arity depends on the hook.
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
+  readonly fn: Function
+}
+
+/** The part of a tapable interceptor the runner honours. */
+interface Interceptor {
+  call?: (...args: unknown[]) => void
+  tap?: (tap: StoredTap) => void
+  result?: (result: unknown) => void
+  error?: (error: unknown) => void
+  done?: () => void
+}
+
+/** What the runner reads of a tapable hook (any `AsyncSeries*Hook` has it). */
+interface RunnableHook {
+  readonly taps: readonly StoredTap[]
+  readonly interceptors: readonly Interceptor[]
+}
+
+/** True for a promise or any thenable a tap returned. */
+export function isThenable<T>(value: MaybePromise<T>): value is Promise<T> {
+  return (
+    value !== null &&
+    (typeof value === 'object' || typeof value === 'function') &&
+    typeof (value as { then?: unknown }).then === 'function'
+  )
+}
+
+/** Applies `fn` to a value now, or once its promise settles. */
+export function then<T, R>(value: MaybePromise<T>, fn: (v: T) => MaybePromise<R>): MaybePromise<R> {
+  return isThenable(value) ? value.then(fn) : fn(value)
+}
+
+/**
+ * Runs `fn` and hands what it throws or rejects with to `recover`: synchronous while `fn` is.
+ */
+export function attempt<T>(
+  fn: () => MaybePromise<T>,
+  recover: (error: unknown) => MaybePromise<T>,
+): MaybePromise<T> {
+  let value: MaybePromise<T>
+  try {
+    value = fn()
+  } catch (error) {
+    return recover(error)
+  }
+  return isThenable(value) ? value.then(undefined, recover) : value
+}
+
+/** Calls one tap; a `tapAsync` tap that calls back synchronously answers synchronously. */
+function invoke(tap: StoredTap, args: readonly unknown[]): unknown {
+  if (tap.type !== 'async') {
+    return args.length === 1
+      ? tap.fn(args[0])
+      : args.length === 2
+        ? tap.fn(args[0], args[1])
+        : tap.fn(...args)
+  }
+  let settled = false
+  let failure: unknown
+  let result: unknown
+  let resolve: ((v: unknown) => void) | undefined
+  let reject: ((e: unknown) => void) | undefined
+  tap.fn(...args, (error: unknown, value: unknown) => {
+    if (resolve !== undefined) return error ? reject!(error) : resolve(value)
+    settled = true
+    failure = error
+    result = value
+  })
+  if (settled) {
+    if (failure) throw failure
+    return result
+  }
+  return new Promise((res, rej) => {
+    resolve = res
+    reject = rej
+  })
+}
+
+type Kind = 'series' | 'bail' | 'waterfall'
+
+/**
+ * The run loop shared by every kind: from tap `i` on, synchronously until a tap returns a
+ * promise, then the rest after it settles. `value` is the waterfall's value (the first argument).
+ */
+function loop(
+  hook: RunnableHook,
+  kind: Kind,
+  args: unknown[],
+  i: number,
+  onTapError: ((tap: StoredTap, error: unknown) => void) | undefined,
+): MaybePromise<unknown> {
+  const { taps, interceptors } = hook
+  for (; i < taps.length; i++) {
+    const tap = taps[i]!
+    for (const interceptor of interceptors) interceptor.tap?.(tap)
+    let result: unknown
+    try {
+      result = invoke(tap, args)
+    } catch (error) {
+      if (onTapError === undefined) throw error
+      onTapError(tap, error)
+      continue
+    }
+    if (isThenable(result)) {
+      const next = i + 1
+      return result.then(
+        (settled) => {
+          const answer = settle(kind, args, settled, interceptors)
+          return answer === CONTINUE ? loop(hook, kind, args, next, onTapError) : answer
+        },
+        (error: unknown) => {
+          if (onTapError === undefined) throw error
+          onTapError(tap, error)
+          return loop(hook, kind, args, next, onTapError)
+        },
+      )
+    }
+    const answer = settle(kind, args, result, interceptors)
+    if (answer !== CONTINUE) return answer
+  }
+  return finish(kind, args, interceptors)
+}
+
+const CONTINUE = Symbol('continue')
+
+/** What a tap's settled result means for the run: its answer (bail), or go on. */
+function settle(
+  kind: Kind,
+  args: unknown[],
+  result: unknown,
+  interceptors: readonly Interceptor[],
+): unknown {
+  if (result === undefined || kind === 'series') return CONTINUE
+  if (kind === 'waterfall') {
+    args[0] = result
+    return CONTINUE
+  }
+  for (const interceptor of interceptors) interceptor.result?.(result)
+  return result
+}
+
+function finish(kind: Kind, args: unknown[], interceptors: readonly Interceptor[]): unknown {
+  if (kind === 'waterfall') {
+    for (const interceptor of interceptors) interceptor.result?.(args[0])
+    return args[0]
+  }
+  for (const interceptor of interceptors) interceptor.done?.()
+  return undefined
+}
+
+function start(
+  hook: RunnableHook,
+  kind: Kind,
+  args: unknown[],
+  onTapError?: (tap: StoredTap, error: unknown) => void,
+): MaybePromise<unknown> {
+  const interceptors = hook.interceptors
+  if (interceptors.length === 0) return loop(hook, kind, args, 0, onTapError)
+  for (const interceptor of interceptors) interceptor.call?.(...args)
+  // The `error` interceptors see a failure that ends the run (not an isolated tap's).
+  return attempt(
+    () => loop(hook, kind, args, 0, onTapError),
+    (error) => {
+      for (const interceptor of interceptors) interceptor.error?.(error)
+      throw error
+    },
+  )
+}
+
+/** A hook's taps in order, each one awaited (`boot`, `listen`). The first failure ends it. */
+export function runSeries<T extends unknown[]>(
+  hook: AsyncSeriesHook<T>,
+  ...args: T
+): MaybePromise<void> {
+  return start(hook as unknown as RunnableHook, 'series', args) as MaybePromise<void>
+}
+
+/**
+ * A bail hook (`request`, `route`, `authenticate`, `error`): the first tap whose result is not
+ * `undefined` answers, and the later taps do not run.
+ */
+export function runBail<T extends unknown[], R>(
+  hook: AsyncSeriesBailHook<T, R>,
+  ...args: T
+): MaybePromise<R | undefined> {
+  return start(hook as unknown as RunnableHook, 'bail', args) as MaybePromise<R | undefined>
+}
+
+/**
+ * A waterfall hook (`render`): each tap gets the value the previous one returned (`undefined`
+ * keeps it); the last value is the result.
+ */
+export function runWaterfall<T extends unknown[]>(
+  hook: AsyncSeriesWaterfallHook<T>,
+  ...args: T
+): MaybePromise<T[0]> {
+  return start(hook as unknown as RunnableHook, 'waterfall', args) as MaybePromise<T[0]>
+}
+
+/**
+ * Every tap of a series hook, each isolated (`annotate`, `shutdown`): a tap that throws or rejects
+ * is handed to `onTapError` and the others still run. Never throws because of a tap.
+ */
+export function runIsolated<T extends unknown[]>(
+  hook: AsyncSeriesHook<T>,
+  onTapError: (tapName: string, error: unknown) => void,
+  ...args: T
+): MaybePromise<void> {
+  const runnable = hook as unknown as RunnableHook
+  return start(runnable, 'series', args, (tap, error) => {
+    for (const interceptor of runnable.interceptors) interceptor.error?.(error)
+    onTapError(tap.name, error)
+  }) as MaybePromise<void>
+}

@@ -1,0 +1,92 @@
+import { setImmediate as tick } from 'node:timers/promises'
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { currentContext, definePlugin, json, type RequestContext } from 'fw'
+import { createTestKernel } from 'fw/testing'
+
+// The request scope: `currentContext()` finds the request in its synchronous part always, and
+// after an `await` when a plugin turned the scope on, for every route that can wait.
+
+const test = suite('request scope')
+
+const scoped = definePlugin({
+  name: 'scoped',
+  setup(kernel) {
+    kernel.useRequestScope()
+  },
+})
+
+/** What `currentContext()` answered, by where it was asked. */
+type Seen = Record<string, RequestContext | undefined>
+
+test('a synchronous handler and synchronous taps find their request, without the scope too', async () => {
+  const kernel = createTestKernel()
+  const seen: Seen = {}
+  kernel.router.get('sync', (ctx) => {
+    seen.handler = currentContext()
+    return { same: currentContext() === ctx }
+  })
+  kernel.hooks.render.tap('look', (reply) => ((seen.render = currentContext()), reply))
+  const res = await kernel.inject('/sync')
+  assert.equal(res.json(), { same: true })
+  assert.ok(seen.handler !== undefined && seen.handler === seen.render)
+  assert.is(currentContext(), undefined, 'nothing is current outside a request')
+})
+
+test('with the scope on, an async handler finds its request after every await', async () => {
+  const kernel = createTestKernel({ plugins: [[scoped]] })
+  kernel.router.get('async', async (ctx) => {
+    await tick()
+    const afterTick = currentContext() === ctx
+    await new Promise((resolve) => setTimeout(resolve, 5))
+    return { afterTick, afterTimer: currentContext() === ctx }
+  })
+  const answers = await Promise.all(
+    Array.from({ length: 20 }, () => kernel.inject('/async').then((r) => r.json())),
+  )
+  for (const answer of answers) assert.equal(answer, { afterTick: true, afterTimer: true })
+})
+
+test('a plain function that returns a promise is scoped from its first request on', async () => {
+  const kernel = createTestKernel({ plugins: [[scoped]] })
+  kernel.router.get('later', (ctx) => tick().then(() => json({ same: currentContext() === ctx })))
+  for (let i = 0; i < 3; i++) assert.equal((await kernel.inject('/later')).json(), { same: true })
+})
+
+test('middleware and bindings make a route scoped whatever its handler', async () => {
+  const kernel = createTestKernel({ plugins: [[scoped]] })
+  kernel.middleware('wait', async (_ctx, next) => {
+    await tick()
+    return next()
+  })
+  kernel.binding('Thing', async (id) => {
+    await tick()
+    return { id, found: currentContext() !== undefined }
+  })
+  kernel.router.get('mw', (ctx) => ({ same: currentContext() === ctx })).middleware('wait')
+  kernel.router
+    .get('things/{thing}', (ctx) => ({ thing: ctx.models.thing, same: currentContext() === ctx }))
+    .bind('thing', 'Thing')
+  assert.equal((await kernel.inject('/mw')).json(), { same: true })
+  assert.equal((await kernel.inject('/things/4')).json(), {
+    thing: { id: '4', found: true },
+    same: true,
+  })
+})
+
+test('concurrent requests each see their own request', async () => {
+  const kernel = createTestKernel({ plugins: [[scoped]] })
+  kernel.router.get('echo/{n}', async (ctx) => {
+    await new Promise((resolve) => setTimeout(resolve, Number(ctx.params.n) % 7))
+    return { n: currentContext()?.params.n }
+  })
+  const results = await Promise.all(
+    Array.from({ length: 30 }, (_, i) => kernel.inject(`/echo/${i}`).then((r) => r.json())),
+  )
+  assert.equal(
+    results,
+    Array.from({ length: 30 }, (_, i) => ({ n: String(i) })),
+  )
+})
+
+test.run()
