@@ -1,6 +1,7 @@
 import { FwError } from './errors.js'
 import { compileRoute, handlerName, type CompiledRoute } from './pipeline.js'
 import type { Route } from './router/route.js'
+import type { Router } from './router/router.js'
 import type { BindingLoader, ControllerClass, Middleware } from './types.js'
 
 /**
@@ -49,6 +50,12 @@ export class CompiledRoutes {
     let name = this.#names.get(route)
     if (name === undefined) this.#names.set(route, (name = handlerName(route)))
     return name
+  }
+
+  /** Compiles every route of the router (at boot): a broken reference fails here. */
+  compileAll(router: Router): void {
+    for (const route of router.routes()) this.compiled(route)
+    if (router.fallbackRoute) this.compiled(router.fallbackRoute)
   }
 
   /** The route compiled: its middleware composed around its handler. */

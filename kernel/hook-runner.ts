@@ -226,16 +226,20 @@ export function runWaterfall<T extends unknown[]>(
 
 /**
  * Every tap of a series hook, each isolated (`annotate`, `shutdown`): a tap that throws or rejects
- * is handed to `onTapError` and the others still run. Never throws because of a tap.
+ * is handed to `onTapError` and the others still run. Never throws because of a tap; the result is
+ * the first failure, or undefined.
  */
 export function runIsolated<T extends unknown[]>(
   hook: AsyncSeriesHook<T>,
   onTapError: (tapName: string, error: unknown) => void,
   ...args: T
-): MaybePromise<void> {
+): MaybePromise<unknown> {
   const runnable = hook as unknown as RunnableHook
-  return start(runnable, 'series', args, (tap, error) => {
+  let first: { error: unknown } | undefined
+  const done = start(runnable, 'series', args, (tap, error) => {
     for (const interceptor of runnable.interceptors) interceptor.error?.(error)
+    first ??= { error }
     onTapError(tap.name, error)
-  }) as MaybePromise<void>
+  })
+  return then(done, () => first?.error)
 }

@@ -1,7 +1,8 @@
 // The public API of fw. Everything a plugin or an application imports comes from here (or from
 // `fw/testing`); internal modules import each other by path.
 export { createKernel, Kernel } from './kernel.js'
-export type { KernelOptions, KernelState, BootTiming } from './kernel.js'
+export type { KernelOptions, KernelState, BootTiming } from './types.js'
+export type { ListeningAddress } from './http/serving.js'
 export { definePlugin } from './plugin.js'
 export type { Plugin, AnyPlugin, PluginOptions, PluginApi, PluginApis } from './plugin.js'
 export type { KernelHooks } from './hooks.js'

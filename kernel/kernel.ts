@@ -1,25 +1,14 @@
 import { performance } from 'node:perf_hooks'
 import { installBuiltinRouting } from './builtin-routing.js'
 import { CompiledRoutes } from './compiled-routes.js'
-import {
-  hasFeature,
-  isDevelopment,
-  resolveConfig,
-  type FwConfig,
-  type UserConfig,
-} from './config.js'
+import { hasFeature, isDevelopment, resolveConfig, type FwConfig } from './config.js'
 import { RequestContext, type RequestInit } from './context.js'
 import { FwError } from './errors.js'
-import { EventLog, type PhaseName } from './events.js'
-import { runIsolated, runSeries, type MaybePromise } from './hook-runner.js'
+import type { PhaseName } from './events.js'
+import { runIsolated, runSeries } from './hook-runner.js'
 import { createHooks, type KernelHooks } from './hooks.js'
-import {
-  injectInit,
-  injectResponse,
-  type InjectRequest,
-  type InjectResponse,
-} from './http/inject.js'
-import type { RunningServer, StaticMount } from './http/server.js'
+import type { InjectRequest, InjectResponse } from './http/inject.js'
+import { Serving, type ListeningAddress } from './http/serving.js'
 import { createConsoleLogger, type Logger } from './logger.js'
 import { createMaintenanceProbe } from './maintenance.js'
 import { PluginSet, type AnyPlugin, type Plugin, type PluginApis } from './plugin.js'
@@ -27,29 +16,15 @@ import { createRedaction, type Redaction } from './redact.js'
 import type { Reply } from './reply.js'
 import { RequestCycle } from './request-cycle.js'
 import { Router } from './router/router.js'
-import { runSynchronously } from './scope.js'
-import type { BindingLoader, CommandClass, ControllerClass, Middleware } from './types.js'
-
-/** Options of {@link createKernel}. */
-export interface KernelOptions {
-  /** The application's own directory (`var/log`, `var/MAINTENANCE`, …). Default: the cwd. */
-  root?: string
-  /** The application's configuration, merged over the defaults, under the environment. */
-  config?: UserConfig
-  /** The environment to read overrides from. Default: `process.env`. */
-  env?: NodeJS.ProcessEnv
-  /** Where the kernel reports failures (500s, broken taps). Default: JSON lines on stderr. */
-  logger?: Logger
-}
-
-/** A kernel's lifecycle state. */
-export type KernelState = 'created' | 'booting' | 'booted' | 'closing' | 'closed'
-
-/** A measured boot phase or plugin setup, in milliseconds. */
-export interface BootTiming {
-  readonly name: string
-  readonly duration: number
-}
+import type {
+  BindingLoader,
+  BootTiming,
+  CommandClass,
+  ControllerClass,
+  KernelOptions,
+  KernelState,
+  Middleware,
+} from './types.js'
 
 /**
  * Creates a kernel: the hooks, the router, the configuration. Register plugins, then `boot()`, then
@@ -87,11 +62,9 @@ export class Kernel {
   readonly #plugins = new PluginSet()
   readonly #routes = new CompiledRoutes()
   readonly #cycle: RequestCycle
-  readonly #statics: StaticMount[] = []
-  readonly #commands: CommandClass[] = []
+  readonly #serving = new Serving()
   #state: KernelState = 'created'
   #booting: Promise<void> | undefined
-  #server: RunningServer | undefined
 
   constructor(options: KernelOptions) {
     this.root = options.root ?? process.cwd()
@@ -109,6 +82,7 @@ export class Kernel {
       maintenance: this.maintenance,
       development: this.#development,
       scoped: () => this.#scoped,
+      context: (init, log) => new RequestContext(this, init, log),
     })
   }
 
@@ -124,9 +98,10 @@ export class Kernel {
   }
 
   /**
-   * Runs every request inside an AsyncLocalStorage scope so that `currentContext()` finds it from
-   * any code the request awaits (the database plugin needs it to attribute queries). Off unless a
-   * plugin asks: on Node 20 the scope costs every promise a little.
+   * Turns the request scope on: `currentContext()` then finds the request after an `await` too, in
+   * every route that may wait (middleware, bindings, an async handler, a handler seen returning a
+   * promise). The database and logging plugins ask for it. On Node 20 the scope costs every async
+   * resource some bookkeeping while it is active, so it is active only while such a request is.
    */
   useRequestScope(): this {
     this.#scoped = true
@@ -199,7 +174,7 @@ export class Kernel {
     dir: string,
     options: { maxAge?: number; immutable?: boolean } = {},
   ): this {
-    this.#statics.push({ prefix: `/${prefix.replace(/^\/+|\/+$/g, '')}`, dir, ...options })
+    this.#serving.mount(prefix, dir, options)
     return this
   }
 
@@ -208,13 +183,13 @@ export class Kernel {
    * it, and offers every contributed command beside its own.
    */
   command(cls: CommandClass): this {
-    this.#commands.push(cls)
+    this.#plugins.commands.push(cls)
     return this
   }
 
   /** The commands plugins contributed, in registration order. */
   commands(): readonly CommandClass[] {
-    return this.#commands
+    return this.#plugins.commands
   }
 
   /** Records a boot-time phase (a database plugin records `db-connect`). */
@@ -222,13 +197,9 @@ export class Kernel {
     this.bootPhases.push({ name, duration })
   }
 
-  /** The URL of a named route. */
-  url(
-    name: string,
-    params?: Record<string, string | number>,
-    query?: Record<string, string | number>,
-  ): string {
-    return this.router.url(name, params, query)
+  /** The URL of a named route (`kernel.url('products.show', { id: 5 })`). */
+  url(...args: Parameters<Router['url']>): string {
+    return this.router.url(...args)
   }
 
   /**
@@ -248,8 +219,7 @@ export class Kernel {
     await runSeries(this.hooks.boot, this)
     this.recordBootPhase('providers', performance.now() - started)
     this.router.compile()
-    for (const route of this.router.routes()) this.#routes.compiled(route)
-    if (this.router.fallbackRoute) this.#routes.compiled(this.router.fallbackRoute)
+    this.#routes.compileAll(this.router)
     this.recordBootPhase('bootstrap', performance.now() - started)
     this.#state = 'booted'
   }
@@ -259,13 +229,7 @@ export class Kernel {
    * server and `inject()` both call. Never rejects: every failure becomes a reply.
    */
   async handle(init: RequestInit): Promise<Reply> {
-    return this.#respond(init)
-  }
-
-  /** The request cycle; `currentContext()` finds the request in its synchronous part. */
-  #respond(init: RequestInit, log = new EventLog()): MaybePromise<Reply> {
-    const ctx = new RequestContext(this, init, log)
-    return runSynchronously(ctx, () => this.#cycle.handle(ctx))
+    return this.#cycle.respond(init)
   }
 
   /**
@@ -278,36 +242,25 @@ export class Kernel {
    */
   async inject(request: InjectRequest | string): Promise<InjectResponse> {
     if (this.#state === 'created' || this.#state === 'booting') await this.boot()
-    const init = injectInit(request)
-    const log = new EventLog()
-    return injectResponse(await this.#respond(init, log), init.method, log.all())
+    return this.#cycle.inject(request)
   }
 
   /** Boots if needed and listens; resolves with the address once the socket accepts. */
   async listen(
     port: number = this.config.http.port,
     host: string = this.config.http.host,
-  ): Promise<{ port: number; host: string; url: string }> {
+  ): Promise<ListeningAddress> {
     await this.boot()
     this.#assertState('booted', 'listen')
-    if (this.#server)
-      throw new FwError(
-        'FW_ERR_KERNEL_STATE',
-        'The kernel is already listening. Call close() first.',
-      )
+    this.#serving.assertIdle()
     await runSeries(this.hooks.listen, this)
-    // Loaded on first listen: commands that never serve (route:list, down) skip polka and sirv.
-    const { startServer } = await import('./http/server.js')
-    this.#server = await startServer(
+    return this.#serving.start(
       {
-        handle: (init) => this.#respond(init),
+        handle: (init) => this.#cycle.respond(init),
         onWriteError: (error) => this.logger.error('writing a response failed', { error }),
       },
-      { port, host, trustProxy: this.config.http.trust_proxy, statics: this.#statics },
+      { port, host, trustProxy: this.config.http.trust_proxy },
     )
-    const address = this.#server.address
-    const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address
-    return { port: address.port, host: address.address, url: `http://${shownHost}:${address.port}` }
   }
 
   /**
@@ -320,17 +273,12 @@ export class Kernel {
     if (this.#state === 'closing' || this.#state === 'closed') return
     if (this.#booting) await this.#booting.catch(() => undefined)
     this.#state = 'closing'
-    await this.#server?.close(timeoutMs)
-    this.#server = undefined
+    await this.#serving.stop(timeoutMs)
     // Every shutdown tap runs even when an earlier one fails: one broken resource must not keep
     // the others open. Failures are reported, then the first is rethrown.
-    let failure: unknown
-    await runIsolated(
+    const failure = await runIsolated(
       this.hooks.shutdown,
-      (tap, error) => {
-        this.logger.error(`shutdown tap '${tap}' failed`, { error })
-        failure ??= error
-      },
+      (tap, error) => this.logger.error(`shutdown tap '${tap}' failed`, { error }),
       this,
     )
     this.#state = 'closed'

@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks'
 import { FwError } from './errors.js'
-import type { BootTiming, Kernel } from './kernel.js'
+import type { Kernel } from './kernel.js'
+import type { BootTiming, CommandClass } from './types.js'
 
 /**
  * The APIs plugins return from `setup`, by plugin name. A plugin declares its entry by declaration
@@ -129,6 +130,8 @@ function cycleError(pending: readonly Registration[], byName: Map<string, Regist
 
 /** A kernel's plugins: registered, then set up in dependency order, then their APIs. */
 export class PluginSet {
+  /** The CLI commands plugins contributed (`kernel.command()`), in registration order. */
+  readonly commands: CommandClass[] = []
   readonly #registrations: Registration[] = []
   readonly #apis = new Map<string, unknown>()
 

@@ -1,6 +1,6 @@
 import type { BuiltinRouting } from './builtin-routing.js'
 import type { CompiledRoutes } from './compiled-routes.js'
-import type { RequestContext } from './context.js'
+import type { RequestContext, RequestInit } from './context.js'
 import {
   errorReply,
   maintenanceReply,
@@ -9,6 +9,7 @@ import {
   type ErrorReplyDeps,
 } from './error-replies.js'
 import { FwError } from './errors.js'
+import { EventLog } from './events.js'
 import {
   attempt,
   runBail,
@@ -17,10 +18,16 @@ import {
   then,
   type MaybePromise,
 } from './hook-runner.js'
+import {
+  injectInit,
+  injectResponse,
+  type InjectRequest,
+  type InjectResponse,
+} from './http/inject.js'
 import type { Reply } from './reply.js'
 import type { Route, RouteMatch } from './router/route.js'
 import type { Router } from './router/router.js'
-import { RouteScopes } from './scope.js'
+import { RouteScopes, runSynchronously } from './scope.js'
 
 /** What the request cycle is built from (the kernel hands over these parts, not itself). */
 export interface RequestCycleDeps extends ErrorReplyDeps {
@@ -32,6 +39,8 @@ export interface RequestCycleDeps extends ErrorReplyDeps {
   maintenance(now?: number): number | undefined
   /** True when a plugin asked for the request scope (`kernel.useRequestScope()`). */
   scoped(): boolean
+  /** A request's context (the kernel's, handed to handlers and taps as `ctx`). */
+  context(init: RequestInit, log: EventLog): RequestContext
 }
 
 /**
@@ -52,6 +61,20 @@ export class RequestCycle {
   /** The error path of every step: the reply for what was thrown (`kernel/error-replies.ts`). */
   #recover(ctx: RequestContext): (error: unknown) => MaybePromise<Reply> {
     return (error) => errorReply(this.#deps, ctx, error)
+  }
+
+  /** One request: its context and event log made, the cycle run; the kernel's entry. */
+  respond(init: RequestInit, log = new EventLog()): MaybePromise<Reply> {
+    const ctx = this.#deps.context(init, log)
+    // `currentContext()` finds the request in everything that runs synchronously from here.
+    return runSynchronously(ctx, () => this.handle(ctx))
+  }
+
+  /** A request answered in-process, as a client would see it (`kernel.inject`). */
+  async inject(request: InjectRequest | string): Promise<InjectResponse> {
+    const init = injectInit(request)
+    const log = new EventLog()
+    return injectResponse(await this.respond(init, log), init.method, log.all())
   }
 
   handle(ctx: RequestContext): MaybePromise<Reply> {

@@ -1,6 +1,8 @@
 import type { Readable, Writable } from 'node:stream'
 import type { RequestContext } from './context.js'
 import type { Kernel } from './kernel.js'
+import type { Logger } from './logger.js'
+import type { UserConfig } from './config.js'
 import type { Reply } from './reply.js'
 
 /** The HTTP methods a route can be declared for. */
@@ -80,4 +82,25 @@ export interface CommandContext {
   stdout: Writable
   stderr: Writable
   colorDepth: number
+}
+
+/** Options of {@link createKernel}. */
+export interface KernelOptions {
+  /** The application's own directory (`var/log`, `var/MAINTENANCE`, …). Default: the cwd. */
+  root?: string
+  /** The application's configuration, merged over the defaults, under the environment. */
+  config?: UserConfig
+  /** The environment to read overrides from. Default: `process.env`. */
+  env?: NodeJS.ProcessEnv
+  /** Where the kernel reports failures (500s, broken taps). Default: JSON lines on stderr. */
+  logger?: Logger
+}
+
+/** A kernel's lifecycle state. */
+export type KernelState = 'created' | 'booting' | 'booted' | 'closing' | 'closed'
+
+/** A measured boot phase or plugin setup, in milliseconds. */
+export interface BootTiming {
+  readonly name: string
+  readonly duration: number
 }

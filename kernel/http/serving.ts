@@ -1,0 +1,52 @@
+import { FwError } from '../errors.js'
+import type { RunningServer, ServerTarget, StaticMount } from './server.js'
+
+/** Where a listening kernel accepts connections. */
+export interface ListeningAddress {
+  readonly port: number
+  readonly host: string
+  /** `http://host:port`, with an IPv6 host in brackets. */
+  readonly url: string
+}
+
+/**
+ * A kernel's HTTP side: the static mounts declared before listening, and the server while it runs.
+ * polka, sirv and the server module load on the first `start()`: commands that never serve
+ * (`route:list`, `down`) skip them.
+ */
+export class Serving {
+  readonly #statics: StaticMount[] = []
+  #server: RunningServer | undefined
+
+  /** Serves a folder under a URL prefix (sirv, on the socket, before the pipeline). */
+  mount(prefix: string, dir: string, options: { maxAge?: number; immutable?: boolean }): void {
+    this.#statics.push({ prefix: `/${prefix.replace(/^\/+|\/+$/g, '')}`, dir, ...options })
+  }
+
+  /** Fails unless the server is stopped: a kernel listens once at a time. */
+  assertIdle(): void {
+    if (this.#server !== undefined) {
+      throw new FwError(
+        'FW_ERR_KERNEL_STATE',
+        'The kernel is already listening. Call close() first.',
+      )
+    }
+  }
+
+  async start(
+    target: ServerTarget,
+    options: { port: number; host: string; trustProxy: boolean },
+  ): Promise<ListeningAddress> {
+    const { startServer } = await import('./server.js')
+    this.#server = await startServer(target, { ...options, statics: this.#statics })
+    const { address, family, port } = this.#server.address
+    const shown = family === 'IPv6' ? `[${address}]` : address
+    return { port, host: address, url: `http://${shown}:${port}` }
+  }
+
+  /** Stops accepting and drains (see `Kernel.close`); nothing to do when not listening. */
+  async stop(timeoutMs: number): Promise<void> {
+    await this.#server?.close(timeoutMs)
+    this.#server = undefined
+  }
+}
