@@ -25,10 +25,14 @@ export interface RequestInit {
   readonly method: string
   /** Path and query string as received, e.g. `/products/5?x=1`. */
   readonly url: string
-  readonly headers: IncomingHttpHeaders
+  /** The request's headers, or a function that reads them when first asked. */
+  readonly headers: IncomingHttpHeaders | (() => IncomingHttpHeaders)
   readonly body: BodySource
-  /** True when the request came over TLS (or a trusted `X-Forwarded-Proto: https`). */
-  readonly secure: boolean
+  /**
+   * True when the request came over TLS (or a trusted `X-Forwarded-Proto: https`), or a function
+   * that tells when first asked.
+   */
+  readonly secure: boolean | (() => boolean)
   /** The client's address, or a function that reads it when first asked. */
   readonly ip: string | (() => string)
 }
@@ -57,13 +61,13 @@ export class RequestContext {
   routingPath: string
   /** The raw query string, without `?` (empty when there is none). */
   readonly querystring: string
-  readonly headers: IncomingHttpHeaders
-  readonly secure: boolean
   /** Route placeholders, percent-decoded; empty until routing matched. */
   params: Readonly<Record<string, string>> = EMPTY
   /** What routing matched, once it has. */
   match: RouteMatch | undefined = undefined
   #ip: string | (() => string)
+  #headers: IncomingHttpHeaders | (() => IncomingHttpHeaders)
+  #secure: boolean | (() => boolean)
   #models: Record<string, unknown> | undefined
   #state: ContextState | undefined
 
@@ -82,10 +86,22 @@ export class RequestContext {
     this.path = q === -1 ? init.url : init.url.slice(0, q)
     this.querystring = q === -1 ? '' : init.url.slice(q + 1)
     this.routingPath = this.path
-    this.headers = init.headers
-    this.secure = init.secure
+    this.#headers = init.headers
+    this.#secure = init.secure
     this.#ip = init.ip
     this.#body = init.body
+  }
+
+  /** The request's headers, names in lower case (read from the socket on first use). */
+  get headers(): IncomingHttpHeaders {
+    if (typeof this.#headers === 'function') this.#headers = this.#headers()
+    return this.#headers
+  }
+
+  /** True when the request came over TLS (or a trusted `X-Forwarded-Proto: https`). */
+  get secure(): boolean {
+    if (typeof this.#secure === 'function') this.#secure = this.#secure()
+    return this.#secure
   }
 
   /** The client's address (the first `X-Forwarded-For` entry when `http.trust_proxy` is on). */

@@ -1,7 +1,7 @@
 import type { RequestContext } from './context.js'
 import { FwError, HttpError } from './errors.js'
 import { errorPage } from './http/error-page.js'
-import { attempt, runBail, then, type MaybePromise } from './hook-runner.js'
+import { attempt, runBail, andThen, type MaybePromise } from './hook-runner.js'
 import type { KernelHooks } from './hooks.js'
 import type { Logger } from './logger.js'
 import { html, json, type Reply } from './reply.js'
@@ -90,7 +90,7 @@ export function errorReply(
         },
       )
     : undefined
-  return then(custom, (reply) => {
+  return andThen(custom, (reply) => {
     reply ??= defaultErrorReply(deps, ctx, error)
     ctx.log.record('exception.raised', {
       name: error instanceof Error ? error.name : typeof error,

@@ -53,7 +53,7 @@ export function isThenable<T>(value: MaybePromise<T>): value is Promise<T> {
 }
 
 /** Applies `fn` to a value now, or once its promise settles. */
-export function then<T, R>(value: MaybePromise<T>, fn: (v: T) => MaybePromise<R>): MaybePromise<R> {
+export function andThen<T, R>(value: MaybePromise<T>, fn: (v: T) => MaybePromise<R>): MaybePromise<R> {
   return isThenable(value) ? value.then(fn) : fn(value)
 }
 
@@ -241,5 +241,5 @@ export function runIsolated<T extends unknown[]>(
     first ??= { error }
     onTapError(tap.name, error)
   })
-  return then(done, () => first?.error)
+  return andThen(done, () => first?.error)
 }

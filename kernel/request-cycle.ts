@@ -15,7 +15,7 @@ import {
   runBail,
   runIsolated,
   runWaterfall,
-  then,
+  andThen,
   type MaybePromise,
 } from './hook-runner.js'
 import {
@@ -91,7 +91,7 @@ export class RequestCycle {
     if (retryAfter !== undefined) return this.#finish(ctx, maintenanceReply(ctx, retryAfter))
     const request = this.#deps.hooks.request
     if (!request.isUsed()) return this.#route(ctx)
-    return then(runBail(request, ctx), (early) =>
+    return andThen(runBail(request, ctx), (early) =>
       early === undefined ? this.#route(ctx) : this.#finish(ctx, early),
     )
   }
@@ -101,7 +101,7 @@ export class RequestCycle {
     // With only the kernel's own route taps, ask the router directly: same answer, no loop.
     const { routing, hooks } = this.#deps
     const match = routing.only() ? routing.direct(ctx) : runBail(hooks.route, ctx)
-    return then(match, (m) => this.#dispatch(ctx, m, routingStart))
+    return andThen(match, (m) => this.#dispatch(ctx, m, routingStart))
   }
 
   #dispatch(ctx: RequestContext, found: RouteMatch | undefined, routingStart: number) {
@@ -150,14 +150,14 @@ export class RequestCycle {
   /** `render`, then `annotate`, on whatever answered. Never throws. */
   #finish(ctx: RequestContext, answered: MaybePromise<Reply>): MaybePromise<Reply> {
     const recover = this.#recover(ctx)
-    const rendered = then(answered, (reply) =>
+    const rendered = andThen(answered, (reply) =>
       this.#deps.hooks.render.isUsed()
         ? attempt(() => runWaterfall(this.#deps.hooks.render, reply, ctx), recover)
         : reply,
     )
-    return then(rendered, (reply) =>
+    return andThen(rendered, (reply) =>
       reply.body.kind === 'view'
-        ? then(recover(noViewEngine(reply.body.template)), (r) => this.#annotate(ctx, r))
+        ? andThen(recover(noViewEngine(reply.body.template)), (r) => this.#annotate(ctx, r))
         : this.#annotate(ctx, reply),
     )
   }
@@ -174,7 +174,7 @@ export class RequestCycle {
       reply,
       ctx,
     )
-    return then(done, () => reply)
+    return andThen(done, () => reply)
   }
 }
 

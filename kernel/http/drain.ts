@@ -14,7 +14,7 @@ export const IDLE_GRACE_MS = 1_000
 interface Connection {
   /** Requests read on this socket and not answered yet (more than one when pipelined). */
   pending: number
-  /** The latest request's response until it closes: the one to answer with `Connection: close`. */
+  /** The latest request's response: the one to answer with `Connection: close` when draining. */
   latest: ServerResponse | undefined
   /** The response switched to `Connection: close`, and whether it was keep-alive before. */
   closing: ServerResponse | undefined
@@ -27,8 +27,14 @@ interface Connection {
 
 /** What {@link trackConnections} gives the server. */
 export interface ConnectionTracker {
-  /** Called for every request before anything answers it (sirv's as well as the pipeline's). */
-  request(req: IncomingMessage, res: ServerResponse): void
+  /**
+   * Called for every request before anything answers it (sirv's as well as the pipeline's). With
+   * `untracked`, the response's end is watched with a listener; otherwise the server promises to
+   * call {@link answered} once the reply is written (no listener per request on the hot path).
+   */
+  request(req: IncomingMessage, res: ServerResponse, untracked?: boolean): void
+  /** The reply to a request on `socket` has been handed to the socket, or the request failed. */
+  answered(socket: Socket): void
   /**
    * Stops accepting (once the connections already queued for accept are taken); answers every
    * request already read, and every one that arrives on an open socket while draining, with
@@ -73,24 +79,27 @@ export function trackConnections(server: Server, graceMs = IDLE_GRACE_MS): Conne
     res.shouldKeepAlive = false
   }
 
+  const answered = (socket: Socket): void => {
+    const c = connections.get(socket)
+    if (c === undefined || c.pending === 0) return
+    if (--c.pending === 0) {
+      c.idleSince = performance.now()
+      c.bytesAtIdle = socket.bytesRead
+    }
+  }
+
   return {
-    request(req, res) {
+    request(req, res, untracked = false) {
       const socket = req.socket
       const c = connections.get(socket)
       if (c === undefined) return
       c.pending++
       c.latest = res
       if (draining) answerWithClose(c, res)
-      res.once('close', () => {
-        c.pending--
-        if (c.latest === res) c.latest = undefined
-        if (c.closing === res) c.closing = undefined
-        if (c.pending === 0) {
-          c.idleSince = performance.now()
-          c.bytesAtIdle = socket.bytesRead
-        }
-      })
+      if (untracked) res.once('close', () => answered(socket))
     },
+
+    answered,
 
     drain(timeoutMs) {
       draining = true

@@ -44,12 +44,16 @@ export interface RunningServer {
 }
 
 function toInit(req: IncomingMessage, trustProxy: boolean): RequestInit {
-  const forwardedProto = req.headers['x-forwarded-proto']
-  const secure =
-    (req.socket as TLSSocket).encrypted === true ||
-    (typeof forwardedProto === 'string' &&
-      forwardedProto.split(',')[0]!.trim().toLowerCase() === 'https')
-  // Read only when asked: the socket's address is a call into C++ on every access.
+  // Headers, scheme and address are read only when asked: Node builds `req.headers` on first
+  // access, and the socket's address is a call into C++; a route that reads none pays for none.
+  const secure = (): boolean => {
+    if ((req.socket as TLSSocket).encrypted === true) return true
+    const forwardedProto = req.headers['x-forwarded-proto']
+    return (
+      typeof forwardedProto === 'string' &&
+      forwardedProto.split(',')[0]!.trim().toLowerCase() === 'https'
+    )
+  }
   const ip = (): string => {
     const forwardedFor = req.headers['x-forwarded-for']
     if (trustProxy && typeof forwardedFor === 'string') return forwardedFor.split(',')[0]!.trim()
@@ -57,7 +61,7 @@ function toInit(req: IncomingMessage, trustProxy: boolean): RequestInit {
   }
   // polka rewrites req.url under a mount; originalUrl is what the client sent.
   const url = (req as IncomingMessage & { originalUrl?: string }).originalUrl ?? req.url ?? '/'
-  return { method: req.method ?? 'GET', url, headers: req.headers, body: req, secure, ip }
+  return { method: req.method ?? 'GET', url, headers: () => req.headers, body: req, secure, ip }
 }
 
 /**
@@ -81,27 +85,47 @@ export async function startServer(
     if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' })
     res.end('{"error":"unavailable"}')
   }
-  const respond = (req: IncomingMessage, res: ServerResponse, reply: Reply): void => {
+  const server = createServer()
+  const tracker = trackConnections(server, options.idleGraceMs ?? IDLE_GRACE_MS)
+  /**
+   * Writes the reply. `tracked`: the request came straight here, so this tells the connection
+   * tracker when it is answered (a request through polka's mounts is watched by a listener).
+   */
+  const respond = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    reply: Reply | undefined,
+    error: unknown,
+    tracked: boolean,
+  ): void => {
+    let handedOver = true
     try {
-      write(res, serialize(reply, req.method ?? 'GET'), target)
-    } catch (error) {
-      failed(res, error)
+      if (reply === undefined) failed(res, error)
+      else handedOver = write(res, serialize(reply, req.method ?? 'GET'), target)
+    } catch (thrown) {
+      failed(res, thrown)
     }
+    if (!tracked) return
+    const socket = req.socket
+    // Usually the whole reply went to the socket within end(); a stream or a slow socket is
+    // followed to the response's close instead.
+    if (handedOver && socket.writableLength === 0) tracker.answered(socket)
+    else res.once('close', () => tracker.answered(socket))
   }
-  const pipeline = (req: IncomingMessage, res: ServerResponse): void => {
+  const pipeline = (req: IncomingMessage, res: ServerResponse, tracked: boolean): void => {
     let answer: MaybePromise<Reply>
     try {
       answer = target.handle(toInit(req, options.trustProxy))
     } catch (error) {
-      failed(res, error)
+      respond(req, res, undefined, error, tracked)
       return
     }
     // A synchronous answer is written at once, within the socket's read callback.
-    if (!isThenable(answer)) respond(req, res, answer)
+    if (!isThenable(answer)) respond(req, res, answer, undefined, tracked)
     else
       answer.then(
-        (reply) => respond(req, res, reply),
-        (error: unknown) => failed(res, error),
+        (reply) => respond(req, res, reply, undefined, tracked),
+        (error: unknown) => respond(req, res, undefined, error, tracked),
       )
   }
   // polka serves the static mounts (sirv), handing a miss on to the pipeline. Requests outside
@@ -119,15 +143,16 @@ export async function startServer(
       }),
     )
   }
-  app?.use(pipeline)
-  const server = createServer()
-  const tracker = trackConnections(server, options.idleGraceMs ?? IDLE_GRACE_MS)
+  app?.use((req: IncomingMessage, res: ServerResponse) => pipeline(req, res, false))
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    tracker.request(req, res)
-    // polka runs its middleware loop only when no `next` is passed in.
-    if (app !== undefined && mounted(mounts, req.url ?? '/'))
+    if (app !== undefined && mounted(mounts, req.url ?? '/')) {
+      tracker.request(req, res, true)
+      // polka runs its middleware loop only when no `next` is passed in.
       void app.handler(req as never, res, undefined as never)
-    else pipeline(req, res)
+    } else {
+      tracker.request(req, res)
+      pipeline(req, res, true)
+    }
   })
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
@@ -143,17 +168,18 @@ export async function startServer(
   }
 }
 
+/** Writes a wire reply; true when it was handed to the socket whole (no stream to follow). */
 function write(
   res: ServerResponse,
   wire: ReturnType<typeof serialize>,
   target: ServerTarget,
-): void {
+): boolean {
   try {
     res.writeHead(wire.status, wire.headers)
     const p = wire.payload
     if (p === undefined || typeof p === 'string' || p instanceof Uint8Array) {
       res.end(p)
-      return
+      return true
     }
     p.on('error', (error) => {
       target.onWriteError(error)
@@ -164,6 +190,7 @@ function write(
     target.onWriteError(error)
     res.destroy()
   }
+  return false
 }
 
 /** True when the URL's path lies under one of the mount prefixes (as polka's `use(prefix)` matches). */
