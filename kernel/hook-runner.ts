@@ -53,7 +53,10 @@ export function isThenable<T>(value: MaybePromise<T>): value is Promise<T> {
 }
 
 /** Applies `fn` to a value now, or once its promise settles. */
-export function andThen<T, R>(value: MaybePromise<T>, fn: (v: T) => MaybePromise<R>): MaybePromise<R> {
+export function andThen<T, R>(
+  value: MaybePromise<T>,
+  fn: (v: T) => MaybePromise<R>,
+): MaybePromise<R> {
   return isThenable(value) ? value.then(fn) : fn(value)
 }
 

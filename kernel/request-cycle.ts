@@ -10,14 +10,7 @@ import {
 } from './error-replies.js'
 import { FwError } from './errors.js'
 import { EventLog } from './events.js'
-import {
-  attempt,
-  runBail,
-  runIsolated,
-  runWaterfall,
-  andThen,
-  type MaybePromise,
-} from './hook-runner.js'
+import { isThenable, runBail, runIsolated, runWaterfall, type MaybePromise } from './hook-runner.js'
 import {
   injectInit,
   injectResponse,
@@ -54,20 +47,61 @@ export interface RequestCycleDeps extends ErrorReplyDeps {
 export class RequestCycle {
   readonly #deps: RequestCycleDeps
   readonly #scopes = new RouteScopes<Route>()
-  constructor(deps: RequestCycleDeps) {
-    this.#deps = deps
+
+  // The steps, bound once: a step takes the request and what the previous step produced, so the
+  // synchronous path allocates no closure per request (see `next`).
+  readonly #fail = (error: unknown, ctx: RequestContext): MaybePromise<Reply> =>
+    errorReply(this.#deps, ctx, error)
+  readonly #afterRequestHook = (early: Reply | undefined, ctx: RequestContext) =>
+    early === undefined ? this.#route(ctx) : this.#finish(ctx, early)
+  readonly #handle = (ctx: RequestContext): MaybePromise<Reply> => this.handle(ctx)
+  readonly #failBeforeRoute = (error: unknown, ctx: RequestContext): MaybePromise<Reply> =>
+    this.#finish(ctx, this.#fail(error, ctx))
+  readonly #respond = (ctx: RequestContext): MaybePromise<Reply> =>
+    this.#finish(
+      ctx,
+      guarded(this.#deps.routes.compiled(ctx.match!.route).pipeline, ctx, this.#fail),
+    )
+  readonly #rendered = (reply: Reply, ctx: RequestContext): MaybePromise<Reply> =>
+    reply.body.kind === 'view'
+      ? next(this.#fail(noViewEngine(reply.body.template), ctx), ctx, this.#annotate)
+      : this.#annotate(reply, ctx)
+  readonly #render = (reply: Reply, ctx: RequestContext): MaybePromise<Reply> => {
+    const render = this.#deps.hooks.render
+    if (!render.isUsed()) return this.#rendered(reply, ctx)
+    let rendered: MaybePromise<Reply>
+    try {
+      rendered = runWaterfall(render, reply, ctx)
+    } catch (error) {
+      rendered = this.#fail(error, ctx)
+    }
+    if (isThenable(rendered)) rendered = rendered.then(undefined, (e) => this.#fail(e, ctx))
+    return next(rendered, ctx, this.#rendered)
+  }
+  readonly #annotate = (reply: Reply, ctx: RequestContext): MaybePromise<Reply> => {
+    ctx.log.record('response.prepared', { status: reply.status })
+    const annotate = this.#deps.hooks.annotate
+    if (!annotate.isUsed()) return reply
+    // Each annotate tap is isolated: one that throws is reported and the others still run.
+    const done = runIsolated(
+      annotate,
+      (tap, error) =>
+        this.#deps.logger().error(`annotate tap '${tap}' failed`, { error, path: ctx.path }),
+      reply,
+      ctx,
+    )
+    return isThenable(done) ? done.then(() => reply) : reply
   }
 
-  /** The error path of every step: the reply for what was thrown (`kernel/error-replies.ts`). */
-  #recover(ctx: RequestContext): (error: unknown) => MaybePromise<Reply> {
-    return (error) => errorReply(this.#deps, ctx, error)
+  constructor(deps: RequestCycleDeps) {
+    this.#deps = deps
   }
 
   /** One request: its context and event log made, the cycle run; the kernel's entry. */
   respond(init: RequestInit, log = new EventLog()): MaybePromise<Reply> {
     const ctx = this.#deps.context(init, log)
     // `currentContext()` finds the request in everything that runs synchronously from here.
-    return runSynchronously(ctx, () => this.handle(ctx))
+    return runSynchronously(ctx, this.#handle)
   }
 
   /** A request answered in-process, as a client would see it (`kernel.inject`). */
@@ -77,34 +111,36 @@ export class RequestCycle {
     return injectResponse(await this.respond(init, log), init.method, log.all())
   }
 
+  /** Every way through ends in {@link #finish}; what fails before the route answers, too. */
   handle(ctx: RequestContext): MaybePromise<Reply> {
     ctx.log.record('request.received', { method: ctx.method, path: ctx.path }, 0)
-    return attempt(
-      () => this.#answer(ctx),
-      (error) => this.#finish(ctx, this.#recover(ctx)(error)),
-    )
+    return guarded(this.#answer, ctx, this.#failBeforeRoute)
   }
 
   /** Maintenance, the `request` hook, routing; each way out ends in {@link #finish}. */
-  #answer(ctx: RequestContext): MaybePromise<Reply> {
+  readonly #answer = (ctx: RequestContext): MaybePromise<Reply> => {
     const retryAfter = this.#deps.maintenance(ctx.log.origin)
     if (retryAfter !== undefined) return this.#finish(ctx, maintenanceReply(ctx, retryAfter))
     const request = this.#deps.hooks.request
     if (!request.isUsed()) return this.#route(ctx)
-    return andThen(runBail(request, ctx), (early) =>
-      early === undefined ? this.#route(ctx) : this.#finish(ctx, early),
-    )
+    return next(runBail(request, ctx), ctx, this.#afterRequestHook)
   }
 
   #route(ctx: RequestContext): MaybePromise<Reply> {
-    const routingStart = ctx.log.now()
+    const start = ctx.log.now()
     // With only the kernel's own route taps, ask the router directly: same answer, no loop.
     const { routing, hooks } = this.#deps
     const match = routing.only() ? routing.direct(ctx) : runBail(hooks.route, ctx)
-    return andThen(match, (m) => this.#dispatch(ctx, m, routingStart))
+    return isThenable(match)
+      ? match.then((m) => this.#dispatch(ctx, m, start))
+      : this.#dispatch(ctx, match, start)
   }
 
-  #dispatch(ctx: RequestContext, found: RouteMatch | undefined, routingStart: number) {
+  #dispatch(
+    ctx: RequestContext,
+    found: RouteMatch | undefined,
+    routingStart: number,
+  ): MaybePromise<Reply> {
     const log = ctx.log
     const routingEnd = log.now()
     log.record(
@@ -136,46 +172,40 @@ export class RequestCycle {
       },
       routingEnd,
     )
-    const { pipeline, mayWait } = routes.compiled(route)
     // The route's pipeline, its error reply and the response's taps: in the request scope when
     // a plugin asked for it and the route may wait (see RouteScopes).
-    const respond = (): MaybePromise<Reply> =>
-      this.#finish(
-        ctx,
-        attempt(() => pipeline(ctx), this.#recover(ctx)),
-      )
-    return this.#deps.scoped() ? this.#scopes.run(route, mayWait, ctx, respond) : respond()
+    if (!this.#deps.scoped()) return this.#respond(ctx)
+    return this.#scopes.run(route, routes.compiled(route).mayWait, ctx, this.#respond)
   }
 
   /** `render`, then `annotate`, on whatever answered. Never throws. */
   #finish(ctx: RequestContext, answered: MaybePromise<Reply>): MaybePromise<Reply> {
-    const recover = this.#recover(ctx)
-    const rendered = andThen(answered, (reply) =>
-      this.#deps.hooks.render.isUsed()
-        ? attempt(() => runWaterfall(this.#deps.hooks.render, reply, ctx), recover)
-        : reply,
-    )
-    return andThen(rendered, (reply) =>
-      reply.body.kind === 'view'
-        ? andThen(recover(noViewEngine(reply.body.template)), (r) => this.#annotate(ctx, r))
-        : this.#annotate(ctx, reply),
-    )
+    return next(answered, ctx, this.#render)
   }
+}
 
-  #annotate(ctx: RequestContext, reply: Reply): MaybePromise<Reply> {
-    ctx.log.record('response.prepared', { status: reply.status })
-    const annotate = this.#deps.hooks.annotate
-    if (!annotate.isUsed()) return reply
-    // Each annotate tap is isolated: one that throws is reported and the others still run.
-    const done = runIsolated(
-      annotate,
-      (tap, error) =>
-        this.#deps.logger().error(`annotate tap '${tap}' failed`, { error, path: ctx.path }),
-      reply,
-      ctx,
-    )
-    return andThen(done, () => reply)
+/** Hands a value, now or once settled, to the next step with the request. */
+function next<T, R>(
+  value: MaybePromise<T>,
+  ctx: RequestContext,
+  step: (value: T, ctx: RequestContext) => MaybePromise<R>,
+): MaybePromise<R> {
+  return isThenable(value) ? value.then((v) => step(v, ctx)) : step(value, ctx)
+}
+
+/** Runs a step; what it throws or rejects with becomes `fail`'s reply. */
+function guarded(
+  step: (ctx: RequestContext) => MaybePromise<Reply>,
+  ctx: RequestContext,
+  fail: (error: unknown, ctx: RequestContext) => MaybePromise<Reply>,
+): MaybePromise<Reply> {
+  let answered: MaybePromise<Reply>
+  try {
+    answered = step(ctx)
+  } catch (error) {
+    return fail(error, ctx)
   }
+  return isThenable(answered) ? answered.then(undefined, (error) => fail(error, ctx)) : answered
 }
 
 function noViewEngine(template: string): FwError {

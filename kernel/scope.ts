@@ -31,12 +31,12 @@ export function currentContext(): RequestContext | undefined {
   return running ?? storage.getStore()
 }
 
-/** Runs `fn` synchronously with `ctx` as the current request (no async propagation). */
-export function runSynchronously<T>(ctx: RequestContext, fn: () => T): T {
+/** Runs `fn(ctx)` synchronously with `ctx` as the current request (no async propagation). */
+export function runSynchronously<T>(ctx: RequestContext, fn: (ctx: RequestContext) => T): T {
   const previous = running
   running = ctx
   try {
-    return fn()
+    return fn(ctx)
   } finally {
     running = previous
   }
@@ -91,17 +91,17 @@ export class RouteScopes<R extends object> {
     route: R,
     mayWait: boolean,
     ctx: RequestContext,
-    fn: () => MaybePromise<T>,
+    fn: (ctx: RequestContext) => MaybePromise<T>,
   ): MaybePromise<T> {
     if (!mayWait && this.#synchronous.has(route)) {
-      const result = fn()
+      const result = fn(ctx)
       if (isThenable(result)) {
         this.#synchronous.delete(route)
         this.#waited.add(route)
       }
       return result
     }
-    const result = runInContext(ctx, fn)
+    const result = runInContext(ctx, () => fn(ctx))
     if (!mayWait && !isThenable(result) && !this.#waited.has(route)) this.#synchronous.add(route)
     return result
   }
