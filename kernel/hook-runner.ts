@@ -110,7 +110,7 @@ type Kind = 'series' | 'bail' | 'waterfall'
 
 /**
  * The run loop shared by every kind: from tap `i` on, synchronously until a tap returns a
- * promise, then the rest after it settles. `value` is the waterfall's value (the first argument).
+ * promise, then the rest after it settles. A waterfall keeps its value in `args[0]`.
  */
 function loop(
   hook: RunnableHook,
