@@ -106,29 +106,38 @@ function invoke(tap: StoredTap, args: readonly unknown[]): unknown {
   })
 }
 
-type Kind = 'series' | 'bail' | 'waterfall'
+type Kind = 'series' | 'bail' | 'waterfall' | 'isolated'
+
+/** Told about each failing tap of an isolated run, with the run's arguments. */
+type OnTapError = (tapName: string, error: unknown, args: readonly unknown[]) => void
+
+const CONTINUE = Symbol('continue')
 
 /**
  * The run loop shared by every kind: from tap `i` on, synchronously until a tap returns a
- * promise, then the rest after it settles. A waterfall keeps its value in `args[0]`.
+ * promise, then the rest after it settles. A waterfall keeps its value in `args[0]`; an isolated
+ * run reports each failure to `onTapError` and ends with the first one (`failed`).
  */
 function loop(
   hook: RunnableHook,
   kind: Kind,
   args: unknown[],
   i: number,
-  onTapError: ((tap: StoredTap, error: unknown) => void) | undefined,
+  onTapError: OnTapError | undefined,
+  failed: { error: unknown } | undefined,
 ): MaybePromise<unknown> {
   const { taps, interceptors } = hook
+  const intercepted = interceptors.length > 0
   for (; i < taps.length; i++) {
     const tap = taps[i]!
-    for (const interceptor of interceptors) interceptor.tap?.(tap)
+    if (intercepted) for (const interceptor of interceptors) interceptor.tap?.(tap)
     let result: unknown
     try {
       result = invoke(tap, args)
     } catch (error) {
-      if (onTapError === undefined) throw error
-      onTapError(tap, error)
+      if (kind !== 'isolated') throw error
+      failed ??= { error }
+      report(hook, tap, error, args, onTapError!)
       continue
     }
     if (isThenable(result)) {
@@ -136,22 +145,36 @@ function loop(
       return result.then(
         (settled) => {
           const answer = settle(kind, args, settled, interceptors)
-          return answer === CONTINUE ? loop(hook, kind, args, next, onTapError) : answer
+          return answer === CONTINUE ? loop(hook, kind, args, next, onTapError, failed) : answer
         },
         (error: unknown) => {
-          if (onTapError === undefined) throw error
-          onTapError(tap, error)
-          return loop(hook, kind, args, next, onTapError)
+          if (kind !== 'isolated') throw error
+          report(hook, tap, error, args, onTapError!)
+          return loop(hook, kind, args, next, onTapError, failed ?? { error })
         },
       )
     }
     const answer = settle(kind, args, result, interceptors)
     if (answer !== CONTINUE) return answer
   }
-  return finish(kind, args, interceptors)
+  if (kind === 'waterfall') {
+    if (intercepted) for (const interceptor of interceptors) interceptor.result?.(args[0])
+    return args[0]
+  }
+  if (intercepted) for (const interceptor of interceptors) interceptor.done?.()
+  return failed?.error
 }
 
-const CONTINUE = Symbol('continue')
+function report(
+  hook: RunnableHook,
+  tap: StoredTap,
+  error: unknown,
+  args: readonly unknown[],
+  onTapError: OnTapError,
+): void {
+  for (const interceptor of hook.interceptors) interceptor.error?.(error)
+  onTapError(tap.name, error, args)
+}
 
 /** What a tap's settled result means for the run: its answer (bail), or go on. */
 function settle(
@@ -160,7 +183,7 @@ function settle(
   result: unknown,
   interceptors: readonly Interceptor[],
 ): unknown {
-  if (result === undefined || kind === 'series') return CONTINUE
+  if (result === undefined || kind === 'series' || kind === 'isolated') return CONTINUE
   if (kind === 'waterfall') {
     args[0] = result
     return CONTINUE
@@ -169,27 +192,18 @@ function settle(
   return result
 }
 
-function finish(kind: Kind, args: unknown[], interceptors: readonly Interceptor[]): unknown {
-  if (kind === 'waterfall') {
-    for (const interceptor of interceptors) interceptor.result?.(args[0])
-    return args[0]
-  }
-  for (const interceptor of interceptors) interceptor.done?.()
-  return undefined
-}
-
 function start(
   hook: RunnableHook,
   kind: Kind,
   args: unknown[],
-  onTapError?: (tap: StoredTap, error: unknown) => void,
+  onTapError?: OnTapError,
 ): MaybePromise<unknown> {
   const interceptors = hook.interceptors
-  if (interceptors.length === 0) return loop(hook, kind, args, 0, onTapError)
+  if (interceptors.length === 0) return loop(hook, kind, args, 0, onTapError, undefined)
   for (const interceptor of interceptors) interceptor.call?.(...args)
-  // The `error` interceptors see a failure that ends the run (not an isolated tap's).
+  // The `error` interceptors see a failure that ends the run (an isolated tap's is reported).
   return attempt(
-    () => loop(hook, kind, args, 0, onTapError),
+    () => loop(hook, kind, args, 0, onTapError, undefined),
     (error) => {
       for (const interceptor of interceptors) interceptor.error?.(error)
       throw error
@@ -229,20 +243,13 @@ export function runWaterfall<T extends unknown[]>(
 
 /**
  * Every tap of a series hook, each isolated (`annotate`, `shutdown`): a tap that throws or rejects
- * is handed to `onTapError` and the others still run. Never throws because of a tap; the result is
- * the first failure, or undefined.
+ * is handed to `onTapError` (with the run's arguments) and the others still run. Never throws
+ * because of a tap; the result is the first failure, or undefined.
  */
 export function runIsolated<T extends unknown[]>(
   hook: AsyncSeriesHook<T>,
-  onTapError: (tapName: string, error: unknown) => void,
+  onTapError: (tapName: string, error: unknown, args: T) => void,
   ...args: T
 ): MaybePromise<unknown> {
-  const runnable = hook as unknown as RunnableHook
-  let first: { error: unknown } | undefined
-  const done = start(runnable, 'series', args, (tap, error) => {
-    for (const interceptor of runnable.interceptors) interceptor.error?.(error)
-    first ??= { error }
-    onTapError(tap.name, error)
-  })
-  return andThen(done, () => first?.error)
+  return start(hook as unknown as RunnableHook, 'isolated', args, onTapError as OnTapError)
 }

@@ -78,18 +78,14 @@ export class RequestCycle {
     if (isThenable(rendered)) rendered = rendered.then(undefined, (e) => this.#fail(e, ctx))
     return next(rendered, ctx, this.#rendered)
   }
+  readonly #annotateFailed = (tap: string, error: unknown, [, ctx]: [Reply, RequestContext]) =>
+    this.#deps.logger().error(`annotate tap '${tap}' failed`, { error, path: ctx.path })
   readonly #annotate = (reply: Reply, ctx: RequestContext): MaybePromise<Reply> => {
     ctx.log.record('response.prepared', { status: reply.status })
     const annotate = this.#deps.hooks.annotate
     if (!annotate.isUsed()) return reply
     // Each annotate tap is isolated: one that throws is reported and the others still run.
-    const done = runIsolated(
-      annotate,
-      (tap, error) =>
-        this.#deps.logger().error(`annotate tap '${tap}' failed`, { error, path: ctx.path }),
-      reply,
-      ctx,
-    )
+    const done = runIsolated(annotate, this.#annotateFailed, reply, ctx)
     return isThenable(done) ? done.then(() => reply) : reply
   }
 
