@@ -321,7 +321,7 @@ async function main(): Promise<void> {
     const polka = get3('polka')
     const fastify = get3('fastify+3')
     console.log(
-      `  targets (later work): fw ≥ ${TARGET_POLKA}× bare polka, ≥ ${TARGET_FASTIFY}× fastify+3 (cookie + cors + request-context); each registered plugin a route does not use ≤ ${TARGET_PLUGIN_US} µs CPU/request`,
+      `  targets: fw ≥ ${TARGET_POLKA}× bare polka, ≥ ${TARGET_FASTIFY}× fastify+3 (cookie + cors + request-context); each registered plugin a route does not use ≤ ${TARGET_PLUGIN_US} µs CPU/request`,
     )
     console.log(
       `playground-http: fw/polka = ${formatRatio(fw.rps / polka.rps)} (target ≥ ${TARGET_POLKA}); ` +
