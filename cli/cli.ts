@@ -58,6 +58,22 @@ function pathKeys(cls: CommandClass<FwContext>): string[] {
   return (cls.paths ?? []).map((p) => p.join(' '))
 }
 
+/**
+ * Why a contributed command is not a Command of fw's clipanion: most often it extends another copy
+ * of clipanion (the plugin package resolved its own), whose options fw's copy cannot read.
+ */
+function whyRefused(cls: unknown): string {
+  let proto: unknown = typeof cls === 'function' ? Object.getPrototypeOf(cls) : undefined
+  while (typeof proto === 'function') {
+    const base = proto as { name?: string; prototype?: { validateAndExecute?: unknown } }
+    if (base.name === 'Command' && typeof base.prototype?.validateAndExecute === 'function') {
+      return "it extends another copy of clipanion than fw's (its package resolves its own). Import Command and Option from 'fw/cli' instead of 'clipanion'."
+    }
+    proto = Object.getPrototypeOf(proto)
+  }
+  return "a plugin command must be a clipanion Command subclass: extend Command from 'fw/cli'."
+}
+
 function registerPluginCommands(
   cli: Cli<FwContext>,
   kernel: Kernel,
@@ -68,9 +84,7 @@ function registerPluginCommands(
     const cls = contributed as unknown as CommandClass<FwContext>
     const label = (contributed as { name?: string }).name || 'anonymous command'
     if (typeof cls !== 'function' || !(cls.prototype instanceof Command)) {
-      stderr.write(
-        `fw: skipping ${label}: a plugin command must be a clipanion Command subclass.\n`,
-      )
+      stderr.write(`fw: skipping ${label}: ${whyRefused(cls)}\n`)
       continue
     }
     const clash = pathKeys(cls).find((key) => taken.has(key))

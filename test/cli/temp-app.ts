@@ -9,6 +9,8 @@ export interface TempApp {
   readonly root: string
   readonly module: string
   readonly env: { FW_APP: string }
+  /** Writes the module again with other code (once the root exists, say). */
+  rewrite(source: TempAppSource): void
   remove(): void
 }
 
@@ -22,9 +24,10 @@ export interface TempAppSource {
 export function createTempApp(source: TempAppSource = {}): TempApp {
   const root = mkdtempSync(join(tmpdir(), 'fw-cli-'))
   const module = join(root, 'app.mjs')
-  writeFileSync(
-    module,
-    `import { createKernel } from ${JSON.stringify(import.meta.resolve('fw'))}
+  const write = (source: TempAppSource): void =>
+    writeFileSync(
+      module,
+      `import { createKernel } from ${JSON.stringify(import.meta.resolve('fw'))}
 ${source.preamble ?? ''}
 export default ({ env } = {}) => {
   const kernel = createKernel({ root: ${JSON.stringify(root)}, env })
@@ -33,11 +36,13 @@ ${source.setup ?? ''}
   return kernel
 }
 `,
-  )
+    )
+  write(source)
   return {
     root,
     module,
     env: { FW_APP: module },
+    rewrite: write,
     remove: () => rmSync(root, { recursive: true, force: true }),
   }
 }

@@ -1,0 +1,6 @@
+// `fw/cli`: what a plugin needs to contribute a command to `fw`. Import `Command` and `Option`
+// from here rather than from 'clipanion': the CLI registers only commands built on its own copy of
+// clipanion (options declared with another copy's `Option` are not recognised), and a plugin
+// package that installs clipanion itself gets a copy of its own.
+export { Command, Option, UsageError } from 'clipanion'
+export type { CommandContext } from 'fw'
