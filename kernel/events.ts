@@ -1,16 +1,28 @@
 import { performance } from 'node:perf_hooks'
 
-/** The framework phases of a request, as spec.md's "Timing segments" names them. */
-export type PhaseName =
-  | 'bootstrap'
-  | 'db-connect'
-  | 'providers'
-  | 'session'
-  | 'routing'
-  | 'middleware'
-  | 'controller'
-  | 'action'
-  | 'debugbar'
+/**
+ * The phases a request or a boot records (`phase.completed`, `kernel.recordBootPhase`), by name:
+ * the kernel's own, as spec.md's "Timing segments" names them. A plugin that times a phase of its
+ * own declares its name by declaration merging, so a typo fails to compile:
+ *
+ * @example
+ * declare module 'fw' {
+ *   interface PhaseNames {
+ *     'db-connect': true
+ *   }
+ * }
+ */
+export interface PhaseNames {
+  bootstrap: true
+  providers: true
+  routing: true
+  middleware: true
+  controller: true
+  action: true
+}
+
+/** A phase name: a key of {@link PhaseNames}. */
+export type PhaseName = keyof PhaseNames
 
 /**
  * Every event type a request can record, with its data. Plugins add their own by declaration

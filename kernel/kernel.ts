@@ -193,7 +193,7 @@ export class Kernel {
   }
 
   /** Records a boot-time phase (a database plugin records `db-connect`). */
-  recordBootPhase(name: PhaseName | string, duration: number): void {
+  recordBootPhase(name: PhaseName, duration: number): void {
     this.bootPhases.push({ name, duration })
   }
 

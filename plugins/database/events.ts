@@ -1,5 +1,9 @@
-// The events the database plugin records in a request's log.
+// The events the database plugin records in a request's log, and its boot phase.
 declare module 'fw' {
+  interface PhaseNames {
+    /** Opening the connection (or PGlite) at the first need: a boot phase. */
+    'db-connect': true
+  }
   interface EventMap {
     /** A statement ran for this request. `sql` has `?` placeholders; `params` are as bound (projections mask them). */
     'query.executed': {

@@ -1,5 +1,10 @@
-// The events the debug plugin declares: a service's construction and a measured service call.
+// The events the debug plugin declares: a service's construction and a measured service call;
+// and its phase, building the `_debug` payload or the toolbar.
 declare module 'fw' {
+  interface PhaseNames {
+    /** Building the debug payload and injecting it (`_debug`, the toolbar). */
+    debugbar: true
+  }
   interface EventMap {
     /** A service was constructed while answering this request (`recordService(name)`). */
     'service.constructed': { name: string }

@@ -1,6 +1,13 @@
 // Type-level tests: checked by `npm run typecheck` (tsc), never executed. Each `@ts-expect-error`
 // fails the type-check if the line below it stops being an error.
-import { createKernel, definePlugin, type EventMap, type PluginApi, type PluginOptions } from 'fw'
+import {
+  createKernel,
+  definePlugin,
+  EventLog,
+  type EventMap,
+  type PluginApi,
+  type PluginOptions,
+} from 'fw'
 
 type Equal<A, B> =
   (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false
@@ -54,3 +61,11 @@ kernel.router.get('x', (ctx) => {
   return {}
 })
 expectType<Equal<EventMap['cache.missed'], { key: string }>>(true)
+
+// Phase names are declared (kernel's own, or a plugin's by merging on PhaseNames): a typo fails.
+const log = new EventLog()
+void log.phase('routing', () => 1)
+// @ts-expect-error: 'routnig' is no declared phase
+void log.phase('routnig', () => 1)
+// @ts-expect-error: the kernel knows no feature's phase ('session' is not declared by any plugin)
+kernel.recordBootPhase('session', 1)
