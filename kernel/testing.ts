@@ -11,7 +11,7 @@ import type { InjectRequest, InjectResponse } from './http/inject.js'
 import { createKernel, type Kernel } from './kernel.js'
 import type { KernelOptions } from './types.js'
 import type { Logger } from './logger.js'
-import type { Plugin } from './plugin.js'
+import type { AnyPlugin, Plugin } from './plugin.js'
 
 /** A logger that keeps what it is told, for assertions. */
 export interface MemoryLogger extends Logger {
@@ -33,10 +33,27 @@ export function createMemoryLogger(): MemoryLogger {
   }
 }
 
+/** A plugin and its options, as `createTestKernel` takes them. */
+export type PluginEntry = readonly [AnyPlugin, unknown?]
+
+/**
+ * The entry a plugin needs, checked as `kernel.register` checks it: its options' type, and
+ * optional only when the plugin's options are.
+ */
+export type CheckedEntry<E> = E extends readonly [infer P, ...unknown[]]
+  ? P extends Plugin<infer O, unknown>
+    ? undefined extends O
+      ? readonly [P, O?]
+      : readonly [P, O]
+    : never
+  : never
+
 /** Options of {@link createTestKernel}: kernel options plus plugins to register. */
-export interface TestKernelOptions extends KernelOptions {
-  /** Plugins with their options, registered in order. */
-  plugins?: readonly (readonly [Plugin<never, unknown>, unknown?])[]
+export interface TestKernelOptions<
+  E extends readonly PluginEntry[] = readonly PluginEntry[],
+> extends KernelOptions {
+  /** Plugins with their options, registered in order; the options are type-checked per plugin. */
+  plugins?: E & { readonly [K in keyof E]: CheckedEntry<E[K]> }
 }
 
 /**
@@ -48,8 +65,8 @@ export interface TestKernelOptions extends KernelOptions {
  * const kernel = createTestKernel({ plugins: [[myPlugin, { greeting: 'hi' }]] })
  * const res = await kernel.inject('/hello')
  */
-export function createTestKernel(
-  options: TestKernelOptions = {},
+export function createTestKernel<const E extends readonly PluginEntry[] = readonly []>(
+  options: TestKernelOptions<E> = {},
 ): Kernel & { logger: MemoryLogger } {
   const kernel = createKernel({
     root: options.root ?? mkdtempSync(join(tmpdir(), 'fw-test-')),

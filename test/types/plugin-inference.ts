@@ -8,6 +8,7 @@ import {
   type PluginApi,
   type PluginOptions,
 } from 'fw'
+import { createTestKernel } from 'fw/testing'
 
 type Equal<A, B> =
   (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false
@@ -69,3 +70,10 @@ void log.phase('routing', () => 1)
 void log.phase('routnig', () => 1)
 // @ts-expect-error: the kernel knows no feature's phase ('session' is not declared by any plugin)
 kernel.recordBootPhase('session', 1)
+
+// createTestKernel checks each plugin's options as kernel.register does.
+createTestKernel({ plugins: [[greeter, { greeting: 'hi', times: 2 }], [bare]] })
+// @ts-expect-error: options are type-checked per plugin
+createTestKernel({ plugins: [[greeter, { greeting: 42 }]] })
+// @ts-expect-error: required options are required
+createTestKernel({ plugins: [[greeter]] })
