@@ -1,18 +1,17 @@
 import { FwError } from './errors.js'
-import { compileRoute, handlerName, type CompiledRoute } from './pipeline.js'
+import { compileRoute, type CompiledRoute } from './pipeline.js'
 import type { Route } from './router/route.js'
 import type { Router } from './router/router.js'
 import type { BindingLoader, ControllerClass, Middleware } from './types.js'
 
 /**
- * What routes refer to by name (middleware, controllers, model loaders), and each route's
- * compiled pipeline and handler name, built once (at boot, or on first use for a route declared
+ * What routes refer to by name (middleware, controllers, model loaders), and each route compiled
+ * (pipeline, handler name, whether it may wait), built once (at boot, or on first use for a route declared
  * later). Compiling checks what a route refers to: an unknown middleware, controller or binding
  * fails here rather than on a request.
  */
 export class CompiledRoutes {
   readonly #compiled = new WeakMap<Route, CompiledRoute>()
-  readonly #names = new WeakMap<Route, string>()
   readonly #middleware = new Map<string, Middleware>()
   readonly #controllers = new Map<string, ControllerClass>()
   readonly #bindings = new Map<string, BindingLoader>()
@@ -45,20 +44,13 @@ export class CompiledRoutes {
     return this.#bindings.get(model)
   }
 
-  /** The route's handler as `route.matched` and `fw route:list` show it. */
-  nameOf(route: Route): string {
-    let name = this.#names.get(route)
-    if (name === undefined) this.#names.set(route, (name = handlerName(route)))
-    return name
-  }
-
   /** Compiles every route of the router (at boot): a broken reference fails here. */
   compileAll(router: Router): void {
     for (const route of router.routes()) this.compiled(route)
     if (router.fallbackRoute) this.compiled(router.fallbackRoute)
   }
 
-  /** The route compiled: its middleware composed around its handler. */
+  /** The route compiled (once): its middleware around its handler, its handler's name. */
   compiled(route: Route): CompiledRoute {
     let compiled = this.#compiled.get(route)
     if (compiled === undefined) {

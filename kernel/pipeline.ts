@@ -13,6 +13,8 @@ export type Pipeline = (ctx: RequestContext) => MaybePromise<Reply>
 /** A compiled route: its pipeline, and whether it can wait by construction. */
 export interface CompiledRoute {
   readonly pipeline: Pipeline
+  /** The handler as `route.matched` and `fw route:list` show it. */
+  readonly name: string
   /**
    * True when the route has middleware or bindings or an `async` handler: it waits on something,
    * so it runs in the request scope (see `RouteScopes`).
@@ -112,7 +114,7 @@ export function compileRoute(route: Route, deps: PipelineDeps): CompiledRoute {
     route.middleware.length > 0 ||
     Object.keys(route.bindings).length > 0 ||
     isAsyncFunction(typeof target === 'function' ? target : target[0].prototype[target[1]])
-  return { pipeline, mayWait }
+  return { pipeline, name: handlerName(route), mayWait }
 }
 
 function compilePipeline(

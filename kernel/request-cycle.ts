@@ -17,6 +17,7 @@ import {
   type InjectRequest,
   type InjectResponse,
 } from './http/inject.js'
+import type { Pipeline } from './pipeline.js'
 import type { Reply } from './reply.js'
 import type { Route, RouteMatch } from './router/route.js'
 import type { Router } from './router/router.js'
@@ -57,11 +58,8 @@ export class RequestCycle {
   readonly #handle = (ctx: RequestContext): MaybePromise<Reply> => this.handle(ctx)
   readonly #failBeforeRoute = (error: unknown, ctx: RequestContext): MaybePromise<Reply> =>
     this.#finish(ctx, this.#fail(error, ctx))
-  readonly #respond = (ctx: RequestContext): MaybePromise<Reply> =>
-    this.#finish(
-      ctx,
-      guarded(this.#deps.routes.compiled(ctx.match!.route).pipeline, ctx, this.#fail),
-    )
+  readonly #respond = (ctx: RequestContext, pipeline: Pipeline): MaybePromise<Reply> =>
+    this.#finish(ctx, guarded(pipeline, ctx, this.#fail))
   readonly #rendered = (reply: Reply, ctx: RequestContext): MaybePromise<Reply> =>
     reply.body.kind === 'view'
       ? next(this.#fail(noViewEngine(reply.body.template), ctx), ctx, this.#annotate)
@@ -156,22 +154,22 @@ export class RequestCycle {
     ctx.match = match
     ctx.params = match.params
     const route = match.route
-    const routes = this.#deps.routes
+    const compiled = this.#deps.routes.compiled(route)
     log.record(
       'route.matched',
       {
         method: ctx.method,
         path: route.path,
         name: route.name,
-        handler: routes.nameOf(route),
+        handler: compiled.name,
         params: match.params,
       },
       routingEnd,
     )
     // The route's pipeline, its error reply and the response's taps: in the request scope when
     // a plugin asked for it and the route may wait (see RouteScopes).
-    if (!this.#deps.scoped()) return this.#respond(ctx)
-    return this.#scopes.run(route, routes.compiled(route).mayWait, ctx, this.#respond)
+    if (!this.#deps.scoped()) return this.#respond(ctx, compiled.pipeline)
+    return this.#scopes.run(route, compiled.mayWait, ctx, this.#respond, compiled.pipeline)
   }
 
   /** `render`, then `annotate`, on whatever answered. Never throws. */

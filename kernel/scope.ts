@@ -87,21 +87,22 @@ export class RouteScopes<R extends object> {
   readonly #synchronous = new WeakSet<R>()
   readonly #waited = new WeakSet<R>()
 
-  run<T>(
+  run<A, T>(
     route: R,
     mayWait: boolean,
     ctx: RequestContext,
-    fn: (ctx: RequestContext) => MaybePromise<T>,
+    fn: (ctx: RequestContext, arg: A) => MaybePromise<T>,
+    arg: A,
   ): MaybePromise<T> {
     if (!mayWait && this.#synchronous.has(route)) {
-      const result = fn(ctx)
+      const result = fn(ctx, arg)
       if (isThenable(result)) {
         this.#synchronous.delete(route)
         this.#waited.add(route)
       }
       return result
     }
-    const result = runInContext(ctx, () => fn(ctx))
+    const result = runInContext(ctx, () => fn(ctx, arg))
     if (!mayWait && !isThenable(result) && !this.#waited.has(route)) this.#synchronous.add(route)
     return result
   }
