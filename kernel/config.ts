@@ -1,8 +1,17 @@
 import { FwError } from './errors.js'
 
 /**
- * The resolved configuration. Keys follow spec.md's "Configuration keys"; plugins add their own by
- * declaration merging on this interface.
+ * The resolved configuration. The kernel owns `app`, `debug`, `development`, `features` and `http`;
+ * every other key belongs to the plugin that declares it: by declaration merging on this interface
+ * for the type, and with a {@link ConfigSlice} given to `definePlugin` for the defaults and the
+ * checks at register time.
+ *
+ * @example
+ * declare module 'fw' {
+ *   interface FwConfig {
+ *     greeter: { greeting: string }
+ *   }
+ * }
  */
 export interface FwConfig {
   app: {
@@ -32,24 +41,6 @@ export interface FwConfig {
      */
     drain_timeout: number
   }
-  database: {
-    url: string | undefined
-    /** Seconds to wait for a database connection (opening one, or a free one); 0: no limit. */
-    acquire_timeout: number
-    /** Seconds a statement may run (enforced by the server and the client); 0: no limit. */
-    statement_timeout: number
-  }
-  auth: { token_ttl: number | undefined }
-  api: { cors_origins: string[]; cors_from_db: boolean }
-  debug_token_secret: string | undefined
-  admin: {
-    prefix: string | undefined
-    theme: string | undefined
-    min_usertype: number | undefined
-    default_controller: string | undefined
-    area: string
-  }
-  oauth: { private_key: string; public_key: string }
 }
 
 /** A deep partial of `T`: what a config file declares. */
@@ -74,65 +65,82 @@ export function defineConfig(config: UserConfig): UserConfig {
   return config
 }
 
-function defaults(root: string): FwConfig {
+/** What a configuration value must be. */
+export type ConfigKind = 'string' | 'integer' | 'boolean' | 'string[]' | 'port' | 'seconds'
+
+/** A {@link ConfigKind}; with a `?` suffix the key may also be left unset (`undefined`). */
+export type ConfigRule = ConfigKind | `${ConfigKind}?`
+
+/** The dotted paths of the leaves (scalars and arrays) of a config shape: `'http.port'`, `'features'`. */
+export type ConfigPath<T> = {
+  [K in keyof T & string]: T[K] extends readonly unknown[]
+    ? K
+    : NonNullable<T[K]> extends object
+      ? `${K}.${ConfigPath<NonNullable<T[K]>>}`
+      : K
+}[keyof T & string]
+
+/**
+ * The configuration keys a plugin owns: their defaults, a rule for every leaf, and the environment
+ * variables that set some of them. Values resolve as defaults, then the app's config, then those
+ * variables, then `FW_CONFIG`; a wrong value fails `register()` naming the key.
+ *
+ * @example
+ * definePlugin({
+ *   name: 'greeter',
+ *   config: {
+ *     defaults: { greeter: { greeting: 'Hello', port: undefined } },
+ *     schema: { 'greeter.greeting': 'string', 'greeter.port': 'port?' },
+ *     env: { 'greeter.port': 'GREETER_PORT' },
+ *   },
+ *   setup(kernel) {
+ *     kernel.config.greeter.greeting // typed by the FwConfig declaration
+ *   },
+ * })
+ */
+export interface ConfigSlice {
+  /** The slice's top-level keys with their default values (typed by `FwConfig`). */
+  readonly defaults: Partial<FwConfig>
+  /** A rule for every leaf of `defaults`, by dotted path. */
+  readonly schema: { readonly [P in ConfigPath<FwConfig>]?: ConfigRule }
+  /** Environment variables that set a leaf, by dotted path (an empty value is ignored). */
+  readonly env?: { readonly [P in ConfigPath<FwConfig>]?: string }
+}
+
+/** The kernel's own slice (spec "Configuration keys"). */
+function kernelSlice(root: string): ConfigSlice {
   return {
-    app: { name: 'fw', key: undefined, root },
-    debug: false,
-    development: false,
-    features: [],
-    http: {
-      port: 3000,
-      host: '127.0.0.1',
-      body_limit: 1024 * 1024,
-      trust_proxy: false,
-      drain_timeout: 30,
+    defaults: {
+      app: { name: 'fw', key: undefined, root },
+      debug: false,
+      development: false,
+      features: [],
+      http: {
+        port: 3000,
+        host: '127.0.0.1',
+        body_limit: 1024 * 1024,
+        trust_proxy: false,
+        drain_timeout: 30,
+      },
     },
-    database: { url: undefined, acquire_timeout: 5, statement_timeout: 5 },
-    auth: { token_ttl: undefined },
-    api: { cors_origins: ['*'], cors_from_db: false },
-    debug_token_secret: undefined,
-    admin: {
-      prefix: undefined,
-      theme: undefined,
-      min_usertype: undefined,
-      default_controller: undefined,
-      area: 'Admin',
+    schema: {
+      'app.name': 'string',
+      'app.key': 'string?',
+      'app.root': 'string',
+      debug: 'boolean',
+      development: 'boolean',
+      features: 'string[]',
+      'http.port': 'port',
+      'http.host': 'string',
+      'http.body_limit': 'integer',
+      'http.trust_proxy': 'boolean',
+      'http.drain_timeout': 'seconds',
     },
-    oauth: { private_key: 'var/keys/private.key', public_key: 'var/keys/public.key' },
+    env: { 'http.port': 'PORT', 'http.host': 'HOST', 'app.key': 'FW_APP_KEY' },
   }
 }
 
-type Kind = 'string' | 'integer' | 'boolean' | 'string[]' | 'port' | 'seconds'
-/** What each kernel key must hold; `?` = may also be unset. Plugins' keys are not checked here. */
-const SCHEMA: Record<string, `${Kind}${'' | '?'}`> = {
-  'app.name': 'string',
-  'app.key': 'string?',
-  'app.root': 'string',
-  debug: 'boolean',
-  development: 'boolean',
-  features: 'string[]',
-  'http.port': 'port',
-  'http.host': 'string',
-  'http.body_limit': 'integer',
-  'http.trust_proxy': 'boolean',
-  'http.drain_timeout': 'seconds',
-  'database.url': 'string?',
-  'database.acquire_timeout': 'seconds',
-  'database.statement_timeout': 'seconds',
-  'auth.token_ttl': 'integer?',
-  'api.cors_origins': 'string[]',
-  'api.cors_from_db': 'boolean',
-  debug_token_secret: 'string?',
-  'admin.prefix': 'string?',
-  'admin.theme': 'string?',
-  'admin.min_usertype': 'integer?',
-  'admin.default_controller': 'string?',
-  'admin.area': 'string',
-  'oauth.private_key': 'string',
-  'oauth.public_key': 'string',
-}
-
-const EXPECTED: Record<Kind, string> = {
+const EXPECTED: Record<ConfigKind, string> = {
   string: 'a string',
   integer: 'an integer',
   boolean: 'true or false',
@@ -141,7 +149,7 @@ const EXPECTED: Record<Kind, string> = {
   seconds: 'a whole number of seconds, 0 or more',
 }
 
-function isKind(value: unknown, kind: Kind): boolean {
+function isKind(value: unknown, kind: ConfigKind): boolean {
   switch (kind) {
     case 'string':
       return typeof value === 'string'
@@ -162,89 +170,201 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value)
 }
 
+const UNSAFE_KEYS = new Set(['__proto__', 'constructor', 'prototype'])
+
 /** Deep-merges `over` into a copy of `base`: objects merge key by key, arrays and scalars replace. */
 export function deepMerge<T>(base: T, over: unknown): T {
   if (!isPlainObject(base) || !isPlainObject(over)) return (over === undefined ? base : over) as T
   const out: Record<string, unknown> = { ...base }
   for (const [k, v] of Object.entries(over)) {
-    if (k === '__proto__' || k === 'constructor' || k === 'prototype') continue
+    if (UNSAFE_KEYS.has(k)) continue
     out[k] = isPlainObject(v) && isPlainObject(out[k]) ? deepMerge(out[k], v) : v
   }
   return out as T
 }
 
-function get(obj: unknown, path: string): unknown {
-  let cur: unknown = obj
-  for (const part of path.split('.')) cur = isPlainObject(cur) ? cur[part] : undefined
-  return cur
-}
-
-function parseEnvInteger(name: string, value: string): number {
-  if (!/^\d+$/.test(value)) {
-    throw new FwError(
-      'FW_ERR_CONFIG_ENV',
-      `Environment variable ${name}=${JSON.stringify(value)} is not a whole number. Set it to digits only, e.g. ${name}=3000.`,
-    )
-  }
-  return Number(value)
-}
-
-/** The environment's overrides, as PLAYGROUND.md lists them, applied in this order. */
-function fromEnv(env: NodeJS.ProcessEnv): UserConfig[] {
-  const layers: UserConfig[] = []
-  const http: Partial<FwConfig['http']> = {}
-  if (env.PORT !== undefined && env.PORT !== '') http.port = parseEnvInteger('PORT', env.PORT)
-  if (env.HOST !== undefined && env.HOST !== '') http.host = env.HOST
-  if (Object.keys(http).length > 0) layers.push({ http })
-  if (env.FW_APP_KEY) layers.push({ app: { key: env.FW_APP_KEY } })
-  if (env.DATABASE_URL) layers.push({ database: { url: env.DATABASE_URL } })
-  if (env.FW_CONFIG !== undefined && env.FW_CONFIG.trim() !== '') {
-    let parsed: unknown
-    try {
-      parsed = JSON.parse(env.FW_CONFIG)
-    } catch (cause) {
-      throw new FwError(
-        'FW_ERR_CONFIG_ENV',
-        `FW_CONFIG is not valid JSON (${(cause as Error).message}). It must be a JSON object, e.g. FW_CONFIG='{"features":["debug"]}'.`,
-      )
-    }
-    if (!isPlainObject(parsed)) {
-      throw new FwError(
-        'FW_ERR_CONFIG_ENV',
-        'FW_CONFIG must be a JSON object, e.g. FW_CONFIG=\'{"features":["debug"]}\'.',
-      )
-    }
-    layers.push(parsed as UserConfig)
-  }
-  return layers
+/** The dotted paths of an object's leaves (scalars, arrays, `undefined`). */
+function leavesOf(value: Record<string, unknown>, prefix = ''): string[] {
+  return Object.entries(value).flatMap(([k, v]) =>
+    isPlainObject(v) ? leavesOf(v, `${prefix}${k}.`) : [`${prefix}${k}`],
+  )
 }
 
 /**
- * Resolves the configuration: defaults, then the application's config, then the environment
- * (`PORT`, `HOST`, `FW_APP_KEY`, `DATABASE_URL`, and `FW_CONFIG` deep-merged last). Fails naming
- * the key and what was expected when a value has the wrong type.
+ * Why a slice is malformed (a leaf without a rule, a rule or variable for no leaf), or undefined.
+ * `definePlugin` refuses such a slice where the plugin is defined.
+ */
+export function sliceProblem(slice: ConfigSlice): string | undefined {
+  if (!isPlainObject(slice) || !isPlainObject(slice.defaults) || !isPlainObject(slice.schema))
+    return '`config` needs `defaults` (an object) and `schema` (a rule per key).'
+  const leaves = leavesOf(slice.defaults)
+  const rules = slice.schema as Record<string, string | undefined>
+  const missing = leaves.find((p) => rules[p] === undefined)
+  if (missing !== undefined) return `config.schema has no rule for '${missing}'.`
+  const stray = [...Object.keys(rules), ...Object.keys(slice.env ?? {})].find(
+    (p) => !leaves.includes(p),
+  )
+  if (stray !== undefined) return `config names '${stray}', which config.defaults does not have.`
+  const bad = Object.entries(rules).find(([, r]) => !(String(r).replace(/\?$/, '') in EXPECTED))
+  if (bad !== undefined)
+    return `config.schema['${bad[0]}'] is ${JSON.stringify(bad[1])}; use one of ${Object.keys(EXPECTED).join(', ')} (with '?' if it may be unset).`
+  return undefined
+}
+
+function parseEnv(name: string, raw: string, kind: ConfigKind): unknown {
+  switch (kind) {
+    case 'integer':
+    case 'port':
+    case 'seconds':
+      if (!/^\d+$/.test(raw)) {
+        throw new FwError(
+          'FW_ERR_CONFIG_ENV',
+          `Environment variable ${name}=${JSON.stringify(raw)} is not a whole number. Set it to digits only, e.g. ${name}=3000.`,
+        )
+      }
+      return Number(raw)
+    case 'boolean':
+      if (/^(1|true)$/i.test(raw)) return true
+      if (/^(0|false)$/i.test(raw)) return false
+      throw new FwError(
+        'FW_ERR_CONFIG_ENV',
+        `Environment variable ${name}=${JSON.stringify(raw)} is not a boolean. Set it to true or false.`,
+      )
+    case 'string[]':
+      return raw.split(',').map((s) => s.trim())
+    case 'string':
+      return raw
+  }
+}
+
+/** `FW_CONFIG`, parsed: a JSON object merged over everything else. */
+function parseFwConfig(env: NodeJS.ProcessEnv): Record<string, unknown> {
+  const raw = env.FW_CONFIG
+  if (raw === undefined || raw.trim() === '') return {}
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(raw)
+  } catch (cause) {
+    throw new FwError(
+      'FW_ERR_CONFIG_ENV',
+      `FW_CONFIG is not valid JSON (${(cause as Error).message}). It must be a JSON object, e.g. FW_CONFIG='{"features":["debug"]}'.`,
+    )
+  }
+  if (!isPlainObject(parsed)) {
+    throw new FwError(
+      'FW_ERR_CONFIG_ENV',
+      'FW_CONFIG must be a JSON object, e.g. FW_CONFIG=\'{"features":["debug"]}\'.',
+    )
+  }
+  return parsed
+}
+
+function pick(source: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const k of keys) if (Object.hasOwn(source, k)) out[k] = source[k]
+  return out
+}
+
+function setPath(target: Record<string, unknown>, path: string, value: unknown): void {
+  const parts = path.split('.')
+  let cur = target
+  for (const part of parts.slice(0, -1)) {
+    if (!isPlainObject(cur[part])) cur[part] = {}
+    cur = cur[part] as Record<string, unknown>
+  }
+  cur[parts.at(-1)!] = value
+}
+
+/** Checks a resolved slice against its rules; fails naming the first wrong key. */
+function validate(values: Record<string, unknown>, schema: ConfigSlice['schema']): void {
+  for (const [path, rule] of Object.entries(schema) as [string, ConfigRule][]) {
+    const optional = rule.endsWith('?')
+    const kind = (optional ? rule.slice(0, -1) : rule) as ConfigKind
+    let value: unknown = values
+    const parts = path.split('.')
+    for (const [i, part] of parts.entries()) {
+      if (!isPlainObject(value)) {
+        const at = parts.slice(0, i).join('.')
+        throw new FwError(
+          'FW_ERR_CONFIG_INVALID',
+          `Config key '${at}' must be an object (with '${parts[i]}'), got ${JSON.stringify(value)}.`,
+        )
+      }
+      value = value[part]
+    }
+    if (value === undefined && optional) continue
+    if (!isKind(value, kind)) {
+      throw new FwError(
+        'FW_ERR_CONFIG_INVALID',
+        `Config key '${path}' must be ${EXPECTED[kind]}${optional ? ' (or left out)' : ''}, got ${JSON.stringify(value) ?? 'undefined'}.`,
+      )
+    }
+  }
+}
+
+/**
+ * Resolves the configuration slice by slice: the kernel's own keys when created, each plugin's when
+ * it is registered. A slice's values are its defaults, then the application's config, then its
+ * environment variables (`PORT`, `HOST`, `FW_APP_KEY` for the kernel), then `FW_CONFIG`
+ * deep-merged last; each top-level key has one owner. Keys no one declares are kept as given.
+ */
+export class ConfigResolver {
+  /** The resolved configuration, completed in place as slices are added. */
+  readonly config: FwConfig
+  readonly #user: Record<string, unknown>
+  readonly #env: NodeJS.ProcessEnv
+  readonly #override: Record<string, unknown>
+  readonly #owners = new Map<string, string>()
+
+  constructor(user: UserConfig, env: NodeJS.ProcessEnv = process.env, root: string) {
+    this.#user = isPlainObject(user) ? user : {}
+    this.#env = env
+    this.#override = parseFwConfig(this.#env)
+    // Keys no one declares are kept as given, unchecked (typed only if the app declares them).
+    this.config = deepMerge(this.#user, this.#override) as unknown as FwConfig
+    this.add('the kernel', kernelSlice(root))
+  }
+
+  /** Resolves and checks `slice`, owned by `owner` (a plugin's name), into {@link config}. */
+  add(owner: string, slice: ConfigSlice): void {
+    const keys = Object.keys(slice.defaults)
+    for (const key of keys) {
+      const taken = this.#owners.get(key)
+      if (taken !== undefined) {
+        throw new FwError(
+          'FW_ERR_CONFIG_KEY_TAKEN',
+          `Config key '${key}' is declared by ${taken} and by plugin '${owner}'. A top-level key has one owner: rename one of them.`,
+        )
+      }
+    }
+    // A copy: the environment's values are set in place, never into the plugin's defaults.
+    const defaults = structuredClone(slice.defaults) as Record<string, unknown>
+    let values = deepMerge(defaults, pick(this.#user, keys))
+    for (const [path, name] of Object.entries(slice.env ?? {}) as [string, string][]) {
+      const raw = this.#env[name]
+      if (raw === undefined || raw === '') continue
+      const rule = (slice.schema as Record<string, ConfigRule>)[path]!
+      setPath(values, path, parseEnv(name, raw, rule.replace(/\?$/, '') as ConfigKind))
+    }
+    values = deepMerge(values, pick(this.#override, keys))
+    validate(values, slice.schema)
+    for (const key of keys)
+      this.#owners.set(key, owner === 'the kernel' ? owner : `plugin '${owner}'`)
+    Object.assign(this.config, values)
+  }
+}
+
+/**
+ * Resolves the kernel's configuration: defaults, then the application's config, then the
+ * environment (`PORT`, `HOST`, `FW_APP_KEY`, and `FW_CONFIG` deep-merged last). Fails naming the
+ * key and what was expected when a value has the wrong type. Plugins' keys resolve when they are
+ * registered (`kernel.register`).
  */
 export function resolveConfig(
   user: UserConfig,
   options: { root: string; env?: NodeJS.ProcessEnv },
 ): FwConfig {
-  let config = deepMerge(defaults(options.root), user)
-  for (const layer of fromEnv(options.env ?? process.env)) config = deepMerge(config, layer)
-  for (const [key, rule] of Object.entries(SCHEMA)) {
-    const optional = rule.endsWith('?')
-    const kind = (optional ? rule.slice(0, -1) : rule) as Kind
-    const value = get(config, key)
-    if (value === undefined && optional) continue
-    if (!isKind(value, kind)) {
-      throw new FwError(
-        'FW_ERR_CONFIG_INVALID',
-        `Config key '${key}' must be ${EXPECTED[kind]}${optional ? ' (or left out)' : ''}, got ${JSON.stringify(value) ?? 'undefined'}.`,
-      )
-    }
-  }
-  if (config.admin.prefix !== undefined)
-    config.admin.prefix = config.admin.prefix.replace(/^\/+|\/+$/g, '') || undefined
-  return config
+  return new ConfigResolver(user, options.env, options.root).config
 }
 
 /** True when `features` lists `name`, case-insensitively (`DevPanel` = `devpanel`). */
@@ -254,8 +374,9 @@ export function hasFeature(config: FwConfig, name: string): boolean {
 }
 
 /**
- * Development mode (spec-notes.md): env `FW_DEBUG` set and not `''`, `0` or `false`; or config
- * `debug`; or config `development`; or `NODE_ENV=development`. A debug grant never makes it true.
+ * Development mode (spec-notes "Modes and switches"): env `FW_DEBUG` set and not `''`, `0` or
+ * `false`; or config `debug`; or config `development`; or `NODE_ENV=development`. A debug grant
+ * never makes it true.
  */
 export function isDevelopment(config: FwConfig, env: NodeJS.ProcessEnv = process.env): boolean {
   const flag = env.FW_DEBUG

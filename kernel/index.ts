@@ -4,7 +4,14 @@ export { createKernel, Kernel } from './kernel.js'
 export type { KernelOptions, KernelState, BootTiming } from './types.js'
 export type { ListeningAddress } from './http/serving.js'
 export { definePlugin } from './plugin.js'
-export type { Plugin, AnyPlugin, PluginOptions, PluginApi, PluginApis } from './plugin.js'
+export type {
+  Plugin,
+  AnyPlugin,
+  PluginOptions,
+  PluginApi,
+  PluginApis,
+  PluginName,
+} from './plugin.js'
 export type { KernelHooks } from './hooks.js'
 export { RequestContext } from './context.js'
 export { currentContext, runInContext } from './scope.js'
@@ -16,7 +23,15 @@ export type { ReplyBody, HeaderValue } from './reply.js'
 export { FwError, HttpError, isHttpError, ERROR_CODES } from './errors.js'
 export type { ErrorCode } from './errors.js'
 export { defineConfig, resolveConfig, deepMerge, hasFeature, isDevelopment } from './config.js'
-export type { FwConfig, UserConfig, DeepPartial } from './config.js'
+export type {
+  FwConfig,
+  UserConfig,
+  DeepPartial,
+  ConfigSlice,
+  ConfigRule,
+  ConfigKind,
+  ConfigPath,
+} from './config.js'
 export { HTTP_METHODS } from './types.js'
 export type {
   AppFactory,

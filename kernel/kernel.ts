@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks'
 import { installBuiltinRouting } from './builtin-routing.js'
 import { CompiledRoutes } from './compiled-routes.js'
-import { hasFeature, isDevelopment, resolveConfig, type FwConfig } from './config.js'
+import { ConfigResolver, hasFeature, isDevelopment, type FwConfig } from './config.js'
 import { RequestContext, type RequestInit } from './context.js'
 import { FwError } from './errors.js'
 import type { PhaseName } from './events.js'
@@ -12,6 +12,7 @@ import { Serving, type ListeningAddress } from './http/serving.js'
 import { createConsoleLogger, type Logger } from './logger.js'
 import { createMaintenanceProbe } from './maintenance.js'
 import { PluginSet, type AnyPlugin, type Plugin, type PluginApis } from './plugin.js'
+import type { PluginName } from './plugin.js'
 import { createRedaction, type Redaction } from './redact.js'
 import type { Reply } from './reply.js'
 import { RequestCycle } from './request-cycle.js'
@@ -59,7 +60,7 @@ export class Kernel {
   readonly maintenance: (now?: number) => number | undefined
 
   readonly #development: boolean
-  readonly #plugins = new PluginSet()
+  readonly #plugins: PluginSet
   readonly #routes = new CompiledRoutes()
   readonly #cycle: RequestCycle
   readonly #serving = new Serving()
@@ -68,7 +69,9 @@ export class Kernel {
 
   constructor(options: KernelOptions) {
     this.root = options.root ?? process.cwd()
-    this.config = resolveConfig(options.config ?? {}, { root: this.root, env: options.env })
+    const configs = new ConfigResolver(options.config ?? {}, options.env, this.root)
+    this.config = configs.config
+    this.#plugins = new PluginSet(configs)
     this.config.app.root = this.root
     this.#development = isDevelopment(this.config, options.env)
     this.#logger = options.logger ?? createConsoleLogger(this.redaction)
@@ -123,7 +126,7 @@ export class Kernel {
     return hasFeature(this.config, name)
   }
 
-  /** Registers a plugin with its options; set up at `boot()`, after what it `dependsOn`. */
+  /** Registers a plugin with its options (set up at `boot()`); its config keys resolve now. */
   register<O, A>(
     plugin: Plugin<O, A>,
     ...options: undefined extends O ? [options?: O] : [options: O]
@@ -133,16 +136,14 @@ export class Kernel {
     return this
   }
 
-  /** True when a plugin of that name is registered. */
-  hasPlugin(name: string): boolean {
+  /** True when a plugin of that name is registered (in `setup`, only one it declares it uses). */
+  hasPlugin(name: PluginName): boolean {
     return this.#plugins.has(name)
   }
 
-  /** The API a plugin's `setup` returned. */
-  plugin<N extends keyof PluginApis>(name: N): PluginApis[N]
-  plugin<A = unknown>(name: string): A
-  plugin(name: string): unknown {
-    return this.#plugins.api(name)
+  /** The API a plugin's `setup` returned (in `setup`, only of one it declares it uses). */
+  plugin<N extends PluginName>(name: N): PluginApis[N] {
+    return this.#plugins.api(name) as PluginApis[N]
   }
 
   /** Registers named middleware that routes and groups refer to by name. */

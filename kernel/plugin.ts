@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks'
+import { sliceProblem, type ConfigResolver, type ConfigSlice } from './config.js'
 import { FwError } from './errors.js'
 import type { Kernel } from './kernel.js'
 import type { BootTiming, CommandClass } from './types.js'
@@ -16,12 +17,24 @@ import type { BootTiming, CommandClass } from './types.js'
 export interface PluginApis {}
 
 /**
- * A plugin: a name, the plugins it needs first, and a `setup` that taps hooks and may return an API
- * object other plugins reach with `kernel.plugin(name)`.
+ * The name of a plugin some module declared in {@link PluginApis} (a plugin without an API declares
+ * `void`). `dependsOn`, `optionalDependsOn`, `kernel.hasPlugin` and `kernel.plugin` take these, so a
+ * typo such as `'helth'` fails to compile wherever the health plugin's types are imported.
+ */
+export type PluginName = keyof PluginApis & string
+
+/**
+ * A plugin: a name, the plugins it needs first, the config keys it owns, and a `setup` that taps
+ * hooks and may return an API object other plugins reach with `kernel.plugin(name)`.
  */
 export interface Plugin<Options = void, Api = void> {
   readonly name: string
-  readonly dependsOn?: readonly string[]
+  /** Plugins that must be registered; they are set up first. Checked at compile time and at boot. */
+  readonly dependsOn?: readonly PluginName[]
+  /** Plugins used when they are registered (`kernel.hasPlugin(name)`); set up first when they are. */
+  readonly optionalDependsOn?: readonly PluginName[]
+  /** The config keys this plugin owns: defaults, a rule per key, environment variables. */
+  readonly config?: ConfigSlice
   setup(kernel: Kernel, options: Options): Api | Promise<Api>
 }
 
@@ -58,7 +71,19 @@ export function definePlugin<Options = void, Api = void>(
       'definePlugin() needs a non-empty `name` and a `setup(kernel, options)` function.',
     )
   }
-  return Object.freeze({ ...plugin, dependsOn: Object.freeze([...(plugin.dependsOn ?? [])]) })
+  const problem = plugin.config === undefined ? undefined : sliceProblem(plugin.config)
+  if (problem !== undefined)
+    throw new FwError('FW_ERR_PLUGIN_INVALID', `Plugin '${plugin.name}': ${problem}`)
+  return Object.freeze({
+    ...plugin,
+    dependsOn: Object.freeze([...(plugin.dependsOn ?? [])]),
+    optionalDependsOn: Object.freeze([...(plugin.optionalDependsOn ?? [])]),
+  })
+}
+
+/** The plugins `plugin` declares it uses: required and optional. */
+function declaredUses(plugin: AnyPlugin): readonly string[] {
+  return [...(plugin.dependsOn ?? []), ...(plugin.optionalDependsOn ?? [])]
 }
 
 /** A registration: the plugin and the options it was registered with. */
@@ -93,14 +118,15 @@ export function orderPlugins(registrations: readonly Registration[]): Registrati
       }
     }
   }
-  // Kahn's algorithm, always taking the earliest-registered plugin whose dependencies are set up:
-  // dependencies first, registration order otherwise.
+  // Kahn's algorithm, always taking the earliest-registered plugin whose dependencies (optional
+  // ones that are registered included) are set up: dependencies first, registration order otherwise.
+  const needs = (r: Registration): string[] => declaredUses(r.plugin).filter((d) => byName.has(d))
   const ordered: Registration[] = []
   const placed = new Set<string>()
   const pending = [...registrations]
   while (pending.length > 0) {
-    const i = pending.findIndex((r) => (r.plugin.dependsOn ?? []).every((d) => placed.has(d)))
-    if (i === -1) throw cycleError(pending, byName)
+    const i = pending.findIndex((r) => needs(r).every((d) => placed.has(d)))
+    if (i === -1) throw cycleError(pending, byName, needs)
     const [next] = pending.splice(i, 1)
     placed.add(next!.plugin.name)
     ordered.push(next!)
@@ -109,12 +135,16 @@ export function orderPlugins(registrations: readonly Registration[]): Registrati
 }
 
 /** Finds one cycle among plugins that could not be placed and names it. */
-function cycleError(pending: readonly Registration[], byName: Map<string, Registration>): FwError {
+function cycleError(
+  pending: readonly Registration[],
+  byName: Map<string, Registration>,
+  needs: (r: Registration) => string[],
+): FwError {
   const path: string[] = []
   let current: Registration | undefined = pending[0]
   while (current && !path.includes(current.plugin.name)) {
     path.push(current.plugin.name)
-    const dep: string | undefined = (current.plugin.dependsOn ?? []).find((d) =>
+    const dep: string | undefined = needs(current).find((d) =>
       pending.some((p) => p.plugin.name === d),
     )
     current = dep === undefined ? undefined : byName.get(dep)
@@ -124,7 +154,7 @@ function cycleError(pending: readonly Registration[], byName: Map<string, Regist
     : path
   return new FwError(
     'FW_ERR_PLUGIN_CYCLE',
-    `Plugins depend on each other in a cycle: ${cycle.join(' → ')}. Remove one of these dependsOn entries.`,
+    `Plugins depend on each other in a cycle: ${cycle.join(' → ')}. Remove one of these dependsOn (or optionalDependsOn) entries.`,
   )
 }
 
@@ -134,12 +164,23 @@ export class PluginSet {
   readonly commands: CommandClass[] = []
   readonly #registrations: Registration[] = []
   readonly #apis = new Map<string, unknown>()
+  /** The plugin whose `setup` is running: what it asks for must be declared. */
+  #settingUp: AnyPlugin | undefined
+  readonly #configs: ConfigResolver
 
+  /** Plugins' config slices resolve into `configs` as they are added. */
+  constructor(configs: ConfigResolver) {
+    this.#configs = configs
+  }
+
+  /** Adds a registration; the plugin's config keys resolve now, so a wrong value fails here. */
   add(plugin: AnyPlugin, options: unknown): void {
+    if (plugin.config) this.#configs.add(plugin.name, plugin.config)
     this.#registrations.push({ plugin, options })
   }
 
   has(name: string): boolean {
+    this.#assertDeclared(name, 'hasPlugin')
     return this.#registrations.some((r) => r.plugin.name === name)
   }
 
@@ -147,13 +188,32 @@ export class PluginSet {
   async setUp(kernel: Kernel, timeline: BootTiming[]): Promise<void> {
     for (const { plugin, options } of orderPlugins(this.#registrations)) {
       const t = performance.now()
-      this.#apis.set(plugin.name, await plugin.setup(kernel, options))
+      this.#settingUp = plugin
+      try {
+        this.#apis.set(plugin.name, await plugin.setup(kernel, options))
+      } finally {
+        this.#settingUp = undefined
+      }
       timeline.push({ name: plugin.name, duration: performance.now() - t })
     }
   }
 
+  /**
+   * A plugin's `setup` may only ask for the plugins it declares (`dependsOn`, `optionalDependsOn`):
+   * that is what orders setups, so an undeclared one works or not by registration order.
+   */
+  #assertDeclared(name: string, method: string): void {
+    const asking = this.#settingUp
+    if (asking === undefined || asking.name === name || declaredUses(asking).includes(name)) return
+    throw new FwError(
+      'FW_ERR_PLUGIN_UNDECLARED',
+      `Plugin '${asking.name}' calls kernel.${method}('${name}') in its setup without declaring it. Add '${name}' to its dependsOn (or to optionalDependsOn if it works without it).`,
+    )
+  }
+
   /** The API a plugin's `setup` returned; fails saying why when there is none yet. */
   api(name: string): unknown {
+    this.#assertDeclared(name, 'plugin')
     if (!this.#apis.has(name)) {
       throw new FwError(
         'FW_ERR_PLUGIN_UNKNOWN',

@@ -1,6 +1,7 @@
 import cluster from 'node:cluster'
 import { Command, Option, UsageError } from 'clipanion'
 import type { Kernel } from 'fw'
+import type {} from 'fw/plugins/database'
 import { serveClustered } from '../cluster.js'
 import type { FwContext } from '../context.js'
 import { parsePort, parseWholeNumber, parseWorkers } from '../options.js'
@@ -114,7 +115,7 @@ async function prepareDatabase(kernel: Kernel, stderr: NodeJS.WritableStream): P
     )
   }
   try {
-    await kernel.plugin<{ prepare(): Promise<unknown> }>('database').prepare()
+    await kernel.plugin('database').prepare()
     return true
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error)
@@ -128,7 +129,7 @@ async function prepareDatabase(kernel: Kernel, stderr: NodeJS.WritableStream): P
 /** True when the app's database plugin runs on embedded PGlite, which one process owns. */
 function usesEmbeddedDatabase(kernel: Kernel): boolean {
   if (!kernel.hasPlugin('database')) return false
-  return kernel.plugin<{ target: { kind: string } }>('database').target.kind === 'pglite'
+  return kernel.plugin('database').target.kind === 'pglite'
 }
 
 async function listen(kernel: Kernel, port: number, host: string): Promise<{ url: string }> {

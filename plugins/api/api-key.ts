@@ -1,7 +1,7 @@
 import * as crypto from 'node:crypto'
 import type { Kernel, Middleware, Next, Reply, RequestContext } from 'fw'
 import { presentedToken } from 'fw/plugins/auth'
-import { runStatement } from 'fw/plugins/database'
+import type {} from 'fw/plugins/database'
 import { apiError } from './envelope.js'
 import type { ApiApplication } from './state.js'
 
@@ -43,7 +43,7 @@ function sameHex(a: string, b: string): boolean {
  */
 export const applicationsTable: ApiKeyChecker = async (key, kernel) => {
   const hash = hashApiKey(key)
-  const rows = await runStatement(kernel.plugin('database').em(), {
+  const rows = await kernel.plugin('database').runStatement({
     sql: 'select id, name, status, api_key_hash from applications where api_key_hash = ? limit 1',
     bindings: [hash],
   })

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { Command, Option } from 'clipanion'
 import type { CommandContext } from 'fw'
 import { hashPassword } from 'fw/plugins/auth'
-import { runStatement, StatementError } from 'fw/plugins/database'
+import { StatementError } from 'fw/plugins/database'
 import { hashApiKey } from './api-key.js'
 
 /** A random credential: 32 bytes (256 bits) as base64url, behind a readable prefix. */
@@ -38,8 +38,7 @@ export class AppCreateCommand extends Command<CommandContext> {
     }
     const db = kernel.plugin('database')
     await db.ready()
-    const em = db.em()
-    const existing = await runStatement(em, {
+    const existing = await db.runStatement({
       sql: 'select id from applications where name = ? limit 1',
       bindings: [name],
     })
@@ -51,7 +50,7 @@ export class AppCreateCommand extends Command<CommandContext> {
     const key = randomCredential('fwk')
     const secret = randomCredential('fws')
     try {
-      await runStatement(em, {
+      await db.runStatement({
         sql: "insert into applications (name, api_key_hash, secret_hash, status) values (?, ?, ?, 'active')",
         bindings: [name, hashApiKey(key), await hashPassword(secret)],
       })

@@ -1,5 +1,5 @@
 import { empty, type Kernel, type Reply } from 'fw'
-import { runStatement } from 'fw/plugins/database'
+import type {} from 'fw/plugins/database'
 
 /** The CORS defaults of spec-notes.md "API middleware". */
 export const CORS_DEFAULTS = {
@@ -114,8 +114,7 @@ export class CorsSource {
 
   async #read(): Promise<CorsPolicy> {
     try {
-      const em = this.#kernel.plugin('database').em()
-      const rows = await runStatement(em, {
+      const rows = await this.#kernel.plugin('database').runStatement({
         sql: 'select cors_enabled, origin, allowed_methods, allowed_headers from applications where name = ? limit 1',
         bindings: [this.#kernel.config.app.name],
       })

@@ -3,6 +3,7 @@
 // preflight for API paths, JSON/XML negotiation, and `fw app:create`.
 import {
   definePlugin,
+  FwError,
   type Kernel,
   type Middleware,
   type Next,
@@ -51,6 +52,14 @@ declare module 'fw' {
   interface PluginApis {
     api: ApiApi
   }
+  interface FwConfig {
+    api: {
+      /** Origins allowed by CORS on API routes (`*`: any). */
+      cors_origins: string[]
+      /** Read the CORS settings from the `applications` row named like the app instead. */
+      cors_from_db: boolean
+    }
+  }
 }
 
 function compose3(names: readonly Middleware[]): Middleware {
@@ -70,7 +79,20 @@ function compose3(names: readonly Middleware[]): Middleware {
  */
 export default definePlugin<ApiOptions | undefined, ApiApi>({
   name: 'api',
+  // auth: a request that carries a token is left to it; database: the default key checker (the
+  // `applications` table), CORS settings from the database, `fw app:create`.
+  optionalDependsOn: ['auth', 'database'],
+  config: {
+    defaults: { api: { cors_origins: ['*'], cors_from_db: false } },
+    schema: { 'api.cors_origins': 'string[]', 'api.cors_from_db': 'boolean' },
+  },
   setup(kernel: Kernel, options) {
+    if (options?.checkKey === undefined && !kernel.hasPlugin('database')) {
+      throw new FwError(
+        'FW_ERR_API_NO_KEY_CHECK',
+        "The api plugin checks API keys against the database's applications table by default, and the database plugin is not registered. Register it, or pass { checkKey } to the api plugin.",
+      )
+    }
     const keys = new KeyCache(
       options?.checkKey ?? applicationsTable,
       kernel,
@@ -113,7 +135,7 @@ export default definePlugin<ApiOptions | undefined, ApiApi>({
       if (state.cors !== undefined) applyCors(reply, state.cors.policy, state.cors.origin)
       return state.format === undefined ? reply : renderFormat(reply, state.format)
     })
-    kernel.command(AppCreateCommand)
+    if (kernel.hasPlugin('database')) kernel.command(AppCreateCommand)
 
     return {
       pipeline: compose3([cors, contentType, apiKey]),

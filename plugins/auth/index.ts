@@ -2,6 +2,9 @@
 // revocable HS256 tokens, web sessions with CSRF, and the `authenticate` taps.
 import type { SqlEntityManager as EntityManager } from '@mikro-orm/knex'
 import { definePlugin, type Identity } from 'fw'
+import type {} from 'fw/plugins/database'
+import type {} from 'fw/plugins/health'
+import type {} from 'fw/plugins/views'
 import { declareAccountRoutes } from './account-routes.js'
 import { deriveKeys } from './app-key.js'
 import { tapAuthenticate } from './authenticate.js'
@@ -12,6 +15,7 @@ import { followRevocations } from './revocations.js'
 import type { AuthRuntime } from './runtime.js'
 import { generateBackupCodes } from './second-factor.js'
 import { csrfTokenOf } from './sessions.js'
+import { signingKeysCheck, type SigningKeysOptions } from './signing-keys-check.js'
 import { TokenCache } from './token-cache.js'
 import {
   issueAccessToken,
@@ -54,6 +58,11 @@ export interface AuthOptions {
    * the migrations, under its lock. Answers whether it wrote anything.
    */
   seed?: (auth: AuthApi, em: EntityManager) => Promise<boolean>
+  /**
+   * The `signing_keys` health check's settings; registered with the health plugin when it is there
+   * and the `authorization-server` feature is on.
+   */
+  signingKeysCheck?: SigningKeysOptions
 }
 
 /** What `kernel.plugin('auth')` returns. */
@@ -87,11 +96,28 @@ export interface AuthApi {
   revokeToken(token: string): Promise<boolean>
   /** The CSRF token of a web-session identity (what `X-CSRF-Token` must carry), else undefined. */
   csrfToken(identity: Identity | undefined): string | undefined
+  /**
+   * Where a guest signs in and comes back to `returnTo` (a local path), e.g.
+   * `/login?return=/health`; undefined when web sign-in is off (no views plugin, `webLogin: false`).
+   */
+  signInUrl(returnTo: string): string | undefined
 }
 
 declare module 'fw' {
   interface PluginApis {
     auth: AuthApi
+  }
+  interface FwConfig {
+    auth: {
+      /** Access-token lifetime in seconds; unset or 0: tokens do not expire by time. */
+      token_ttl: number | undefined
+    }
+    oauth: {
+      /** The authorization server's private key file (PEM), relative to the app root. */
+      private_key: string
+      /** Its public key file (PEM), relative to the app root. */
+      public_key: string
+    }
   }
 }
 
@@ -105,6 +131,19 @@ declare module 'fw' {
 export default definePlugin<AuthOptions | undefined, AuthApi>({
   name: 'auth',
   dependsOn: ['database'],
+  // views: the web sign-in pages; health: the `signing_keys` check.
+  optionalDependsOn: ['views', 'health'],
+  config: {
+    defaults: {
+      auth: { token_ttl: undefined },
+      oauth: { private_key: 'var/keys/private.key', public_key: 'var/keys/public.key' },
+    },
+    schema: {
+      'auth.token_ttl': 'integer?',
+      'oauth.private_key': 'string',
+      'oauth.public_key': 'string',
+    },
+  },
   setup(kernel, options = {}) {
     const db = kernel.plugin('database')
     db.addEntities(...authEntities)
@@ -121,6 +160,7 @@ export default definePlugin<AuthOptions | undefined, AuthApi>({
       sessionTtl: options.sessionTtl ?? 43_200,
       cache: new TokenCache(options.tokenCacheMs ?? 1000),
     }
+    const webLogin = options.webLogin ?? kernel.hasPlugin('views')
     const api: AuthApi = {
       hasAppKey: rt.keys !== undefined,
       createUser: (input, em) => createUser(rt, input, em),
@@ -138,6 +178,10 @@ export default definePlugin<AuthOptions | undefined, AuthApi>({
         identity?.via === 'session' && identity.tokenId !== undefined
           ? csrfTokenOf(rt, identity.tokenId)
           : undefined,
+      signInUrl: (returnTo) =>
+        webLogin
+          ? `/login?return=${encodeURI(returnTo).replace(/[?&#+]/g, encodeURIComponent)}`
+          : undefined,
     }
     const seed = options.seed
     if (seed !== undefined) db.addSeed((em) => seed(api, em))
@@ -145,8 +189,9 @@ export default definePlugin<AuthOptions | undefined, AuthApi>({
     kernel.hooks.listen.tapPromise('auth', async () => followRevocations(rt))
     declareAccountRoutes(kernel, rt)
     setupAuthorizationServer(kernel, rt)
-    if (options.webLogin ?? kernel.hasPlugin('views'))
-      declareWebLogin(kernel, rt, { view: options.loginView ?? 'login' })
+    if (webLogin) declareWebLogin(kernel, rt, { view: options.loginView ?? 'login' })
+    if (kernel.hasPlugin('health') && kernel.hasFeature('authorization-server'))
+      kernel.plugin('health').register(signingKeysCheck(kernel, options.signingKeysCheck))
     return api
   },
 })
@@ -154,6 +199,7 @@ export default definePlugin<AuthOptions | undefined, AuthApi>({
 export { hashPassword, verifyPassword } from './passwords.js'
 export { safeReturnPath } from './return-path.js'
 export { presentedToken } from './authenticate.js'
+export { signingKeysCheck, type SigningKeysOptions } from './signing-keys-check.js'
 export {
   User,
   UserSchema,

@@ -12,7 +12,7 @@ import {
   type RequestContext,
 } from 'fw'
 import { isUnavailableError, retryUntilReady, type Availability } from './availability.js'
-import { runPreparedRead } from './bound-query.js'
+import { runPreparedRead, runStatement, type Statement } from './bound-query.js'
 import { parseDatabaseUrl, type DatabaseTarget } from './connection-url.js'
 import './events.js'
 import { MigrateCommand } from './migrate-command.js'
@@ -66,6 +66,19 @@ export interface DatabaseApi {
   em(): EntityManager
   /** An entity's data export (spec.md "Model serialisation"). */
   toData(entity: object): Record<string, unknown>
+  /**
+   * Runs one raw SQL statement, its `?` placeholders bound in order to `bindings` (never put values
+   * in the SQL text), on `em` (default: the request's EntityManager, in its transaction if it has
+   * one), and records a `query.executed` event in the request's log. Answers the rows; fails with a
+   * `StatementError` carrying the database's message and SQLSTATE.
+   *
+   * @example
+   * const rows = await kernel.plugin('database').runStatement({
+   *   sql: 'select id, name from products where price < ?',
+   *   bindings: [10],
+   * })
+   */
+  runStatement(statement: Statement, em?: EntityManager): Promise<Record<string, unknown>[]>
   /** Opens the database (MikroORM, drivers) if it is not open yet; idempotent. */
   ready(): Promise<void>
   /** Runs pending migrations and the seed under the advisory lock. */
@@ -107,6 +120,16 @@ export interface DatabaseApi {
 declare module 'fw' {
   interface PluginApis {
     database: DatabaseApi
+  }
+  interface FwConfig {
+    database: {
+      /** `postgresql://…`, `pglite://memory` or `pglite://<dir>`; `DATABASE_URL` overrides it. */
+      url: string | undefined
+      /** Seconds to wait for a database connection (opening one, or a free one); 0: no limit. */
+      acquire_timeout: number
+      /** Seconds a statement may run (enforced by the server and the client); 0: no limit. */
+      statement_timeout: number
+    }
   }
 }
 
@@ -196,6 +219,15 @@ function registerBindings(
  */
 export default definePlugin<DatabaseOptions, DatabaseApi>({
   name: 'database',
+  config: {
+    defaults: { database: { url: undefined, acquire_timeout: 5, statement_timeout: 5 } },
+    schema: {
+      'database.url': 'string?',
+      'database.acquire_timeout': 'seconds',
+      'database.statement_timeout': 'seconds',
+    },
+    env: { 'database.url': 'DATABASE_URL' },
+  },
   setup(kernel, options) {
     kernel.useRequestScope()
     const timeouts = timeoutsOf(kernel)
@@ -313,6 +345,7 @@ export default definePlugin<DatabaseOptions, DatabaseApi>({
         const orm = opened().orm
         return serialize!.toData(orm, entity)
       },
+      runStatement: (statement, em) => runStatement(em ?? api.em(), statement),
       async prepare() {
         await connect()
         const { prepareDatabase } = await import('./prepare.js')

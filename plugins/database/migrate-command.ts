@@ -1,6 +1,6 @@
 import { Command, Option } from 'clipanion'
 import type { CommandContext } from 'fw'
-import type { DatabaseApi } from './index.js'
+import type {} from './index.js'
 
 /** `fw migrate [--status]`: runs pending migrations (and the seed), or lists them. */
 export class MigrateCommand extends Command<CommandContext> {
@@ -22,7 +22,7 @@ export class MigrateCommand extends Command<CommandContext> {
   status = Option.Boolean('--status', false, { description: 'List migrations without running any' })
 
   async execute(): Promise<number> {
-    const db = this.context.kernel.plugin<DatabaseApi>('database')
+    const db = this.context.kernel.plugin('database')
     const out = this.context.stdout
     if (this.status) {
       const { executed, pending } = await db.status()

@@ -2,6 +2,7 @@
 // (the `_debug` payload, `Server-Timing`, `X-Fw-Debug`, `X-Request-Id`), their delivery through the
 // `render` and `annotate` hooks, `measure()`/`recordService()`, `fw debug:token` and the dev panel.
 import { definePlugin, send, type Kernel, type Reply, type RequestContext } from 'fw'
+import type {} from 'fw/plugins/logging'
 import { declareDevPanel } from './devpanel.js'
 import './events.js'
 import { grantSecret, issueGrantToken, verifyGrantToken } from './grant.js'
@@ -87,6 +88,10 @@ declare module 'fw' {
   interface PluginApis {
     debug: DebugApi
   }
+  interface FwConfig {
+    /** Signs debug grants instead of the application key when set. */
+    debug_token_secret: string | undefined
+  }
 }
 
 const deciders = new WeakMap<Kernel, Decider>()
@@ -143,6 +148,12 @@ function plainJsonObject(value: unknown): Record<string, unknown> | undefined {
  */
 const debug = definePlugin<DebugOptions | undefined, DebugApi>({
   name: 'debug',
+  // logging: the dev panel's log view reads its file.
+  optionalDependsOn: ['logging'],
+  config: {
+    defaults: { debug_token_secret: undefined },
+    schema: { debug_token_secret: 'string?' },
+  },
   setup(kernel, options = {}) {
     const secret = grantSecret(kernel.config)
     const now = options.now ?? Date.now

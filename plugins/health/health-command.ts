@@ -1,7 +1,7 @@
 import { Command, Option } from 'clipanion'
 import type { CommandContext } from 'fw'
 import { formatDetails } from './pages.js'
-import type { HealthApi } from './index.js'
+import type {} from './index.js'
 import type { HealthStatus } from './types.js'
 
 const EXIT: Record<HealthStatus, number> = { ok: 0, degraded: 1, down: 2 }
@@ -32,7 +32,7 @@ export class HealthCheckCommand extends Command<CommandContext> {
   only = Option.String('--only', { description: 'Comma-separated check names to run' })
 
   async execute(): Promise<number> {
-    const health = this.context.kernel.plugin<HealthApi>('health')
+    const health = this.context.kernel.plugin('health')
     const { stdout, stderr } = this.context
     let only: string[] | undefined
     if (this.only !== undefined) {

@@ -9,11 +9,13 @@ import {
   type Reply,
   type RequestContext,
 } from 'fw'
+import type {} from 'fw/plugins/auth'
+import type {} from 'fw/plugins/database'
+import type {} from 'fw/plugins/views'
 import { cacheCheck, type CacheCheckOptions } from './checks/cache.js'
 import { databaseCheck } from './checks/database.js'
 import { diskSpaceCheck, type DiskSpaceOptions } from './checks/disk-space.js'
 import { memoryLimitCheck, type MemoryLimitOptions } from './checks/memory-limit.js'
-import { signingKeysCheck, type SigningKeysOptions } from './checks/signing-keys.js'
 import { ietf, verdict, wellKnown } from './formats.js'
 import { HealthCheckCommand } from './health-command.js'
 import { dashboardRows, renderDashboard, renderRuntime, type DashboardData } from './pages.js'
@@ -35,8 +37,6 @@ export interface HealthOptions {
   memoryLimit?: MemoryLimitOptions | false
   /** `cache` settings (`redisUrl`), or `false` not to register it. */
   cache?: CacheCheckOptions | false
-  /** `signing_keys` settings (registered only with the `authorization-server` feature). */
-  signingKeys?: SigningKeysOptions
   /** Register `database` when the database plugin is registered. Default true. */
   database?: boolean
   /** Declare the HTTP routes. Default true. */
@@ -63,11 +63,6 @@ declare module 'fw' {
   interface PluginApis {
     health: HealthApi
   }
-}
-
-/** The views plugin's API, as far as this plugin uses it (it is optional). */
-interface ViewsLike {
-  resolve(template: string, ctx?: RequestContext): string | undefined
 }
 
 const JSON_HEADERS = {
@@ -118,11 +113,16 @@ function declareRoutes(kernel: Kernel, api: HealthApi, options: HealthOptions): 
     }).name('health.well-known')
     r.options('.well-known/health', preflight).name('health.well-known.options')
   }
-  const views = (): ViewsLike | undefined =>
-    kernel.hasPlugin('views') ? kernel.plugin<ViewsLike>('views') : undefined
+  const views = kernel.hasPlugin('views') ? kernel.plugin('views') : undefined
+  // A guest is sent to sign in where the auth plugin says; without one, refused.
+  const signIn = (path: string): Reply => {
+    const url = kernel.hasPlugin('auth') ? kernel.plugin('auth').signInUrl(path) : undefined
+    if (url !== undefined) return redirect(url)
+    return html('<!doctype html><title>Sign-in required</title><h1>Sign-in required</h1>', 401)
+  }
   r.get('health', async (ctx) => {
     const who = await ctx.identity()
-    if (who?.id === undefined) return redirect('/login?return=/health')
+    if (who?.id === undefined) return signIn('/health')
     const report = await api.run()
     const data: DashboardData = {
       title: 'Health',
@@ -133,19 +133,19 @@ function declareRoutes(kernel: Kernel, api: HealthApi, options: HealthOptions): 
       user: String(who.username ?? who.id),
     }
     const status = code(report) === 200 ? 200 : 503
-    const reply = views()?.resolve('health', ctx)
+    const reply = views?.resolve('health', ctx)
       ? view('health', data, status)
       : html(renderDashboard(data), status)
     return reply.header('cache-control', 'no-store')
   }).name('health.dashboard')
   r.get('health/phpinfo', async (ctx) => {
     const who = await ctx.identity()
-    if (who?.id === undefined) return redirect('/login?return=/health/phpinfo')
+    if (who?.id === undefined) return signIn('/health/phpinfo')
     if ((who.usertype ?? 0) < (options.runtimeInfoUsertype ?? 90))
       return html('<!doctype html><title>Forbidden</title><h1>Forbidden</h1>', 403)
     const sections = runtimeInfo(kernel)
     const title = `Node.js ${process.version} runtime`
-    const reply = views()?.resolve('health-phpinfo', ctx)
+    const reply = views?.resolve('health-phpinfo', ctx)
       ? view('health-phpinfo', { title, sections })
       : html(renderRuntime(title, sections))
     return reply.header('cache-control', 'no-store')
@@ -161,6 +161,9 @@ function declareRoutes(kernel: Kernel, api: HealthApi, options: HealthOptions): 
  */
 export const health = definePlugin({
   name: 'health',
+  // database: the `database` check; views: the dashboard's templates. (The auth plugin, asked at
+  // request time where a guest signs in, needs no order: it lists health, to register a check.)
+  optionalDependsOn: ['database', 'views'],
   setup(kernel, options: HealthOptions = {}): HealthApi {
     const registry = new HealthRegistry({ timeoutMs: options.timeoutMs, reuseMs: options.reuseMs })
     if (options.database !== false && kernel.hasPlugin('database'))
@@ -170,8 +173,6 @@ export const health = definePlugin({
     if (options.memoryLimit !== false)
       registry.register(memoryLimitCheck(options.memoryLimit || {}))
     if (options.cache !== false) registry.register(cacheCheck(options.cache || {}))
-    if (kernel.hasFeature('authorization-server'))
-      registry.register(signingKeysCheck(kernel, options.signingKeys))
     const api: HealthApi = {
       register: (check) => registry.register(check),
       unregister: (name) => registry.unregister(name),
@@ -203,6 +204,5 @@ export {
   type MemorySample,
 } from './checks/memory-limit.js'
 export { redisCheck, pingRedis, type RedisCheckOptions } from './checks/redis.js'
-export { signingKeysCheck, type SigningKeysOptions } from './checks/signing-keys.js'
 export { ietf, verdict, wellKnown } from './formats.js'
 export type { HealthVerdict, IetfHealth, WellKnownHealth } from './formats.js'

@@ -2,6 +2,7 @@
 // (spec.md "List engine parameters", "List envelope"), plus the DataTables protocol.
 import { definePlugin, type Reply, type RequestContext } from 'fw'
 import type {} from 'fw/plugins/database'
+import type {} from 'fw/plugins/debug'
 import { datatableReply, fetchDatatable, type DatatableResult } from './datatables.js'
 import {
   fetchAll,
@@ -52,6 +53,8 @@ declare module 'fw' {
 export default definePlugin<void, ListApi>({
   name: 'list',
   dependsOn: ['database'],
+  // debug: a request with a debug grant sees a failed list's SQL.
+  optionalDependsOn: ['debug'],
   setup(kernel) {
     const db = kernel.plugin('database')
     return {

@@ -1,6 +1,19 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { createKernel, defineConfig, FwError, hasFeature, isDevelopment, resolveConfig } from 'fw'
+import {
+  createKernel,
+  defineConfig,
+  definePlugin,
+  FwError,
+  hasFeature,
+  isDevelopment,
+  resolveConfig,
+  silentLogger,
+  type ConfigSlice,
+  type Kernel,
+  type UserConfig,
+} from 'fw'
+import database from 'fw/plugins/database'
 
 const test = suite('config')
 const root = '/tmp/fw-config-test'
@@ -15,38 +28,163 @@ function failure(run: () => unknown): FwError {
   throw new Error('expected a configuration error')
 }
 
+// A plugin's config slice, declared as a plugin package declares it.
+declare module 'fw' {
+  interface FwConfig {
+    shop: { currency: string; page_size: number; origins: string[]; ttl: number | undefined }
+  }
+  interface PluginApis {
+    shop: void
+  }
+}
+
+const shop = definePlugin({
+  name: 'shop',
+  config: {
+    defaults: { shop: { currency: 'EUR', page_size: 20, origins: ['*'], ttl: undefined } },
+    schema: {
+      'shop.currency': 'string',
+      'shop.page_size': 'integer',
+      'shop.origins': 'string[]',
+      'shop.ttl': 'integer?',
+    },
+    env: { 'shop.page_size': 'SHOP_PAGE_SIZE' },
+  },
+  setup() {},
+})
+
+function kernelWith(config: UserConfig, env: NodeJS.ProcessEnv = {}): Kernel {
+  return createKernel({ root, config, env, logger: silentLogger }).register(shop)
+}
+
 test('merges FW_CONFIG last: objects key by key, arrays replace', () => {
-  const config = resolveConfig(
+  const kernel = kernelWith(
     defineConfig({
       app: { name: 'shop' },
       features: ['debug', 'DevPanel'],
-      api: { cors_origins: ['https://a.test'], cors_from_db: false },
+      shop: { origins: ['https://a.test'], currency: 'USD' },
     }),
-    {
-      root,
-      env: {
-        FW_CONFIG: '{"features":["debug"],"api":{"cors_from_db":true},"auth":{"token_ttl":60}}',
-      },
-    },
+    { FW_CONFIG: '{"features":["debug"],"shop":{"currency":"CHF","ttl":60}}' },
   )
-  assert.equal(config.features, ['debug'])
-  assert.equal(config.api, { cors_origins: ['https://a.test'], cors_from_db: true })
-  assert.is(config.auth.token_ttl, 60)
-  assert.is(config.app.name, 'shop')
+  assert.equal(kernel.config.features, ['debug'])
+  assert.equal(kernel.config.shop, {
+    currency: 'CHF',
+    page_size: 20,
+    origins: ['https://a.test'],
+    ttl: 60,
+  })
+  assert.is(kernel.config.app.name, 'shop')
 })
 
-test('reads PORT, HOST, FW_APP_KEY and DATABASE_URL from the environment', () => {
+test('reads PORT, HOST and FW_APP_KEY, and a plugin its own variables, under FW_CONFIG', () => {
   const config = resolveConfig(
     {},
-    {
-      root,
-      env: { PORT: '8080', HOST: '0.0.0.0', FW_APP_KEY: 'k', DATABASE_URL: 'pglite://memory' },
-    },
+    { root, env: { PORT: '8080', HOST: '0.0.0.0', FW_APP_KEY: 'k' } },
   )
   assert.is(config.http.port, 8080)
   assert.is(config.http.host, '0.0.0.0')
   assert.is(config.app.key, 'k')
-  assert.is(config.database.url, 'pglite://memory')
+  assert.is(
+    kernelWith({ shop: { page_size: 5 } }, { SHOP_PAGE_SIZE: '50' }).config.shop.page_size,
+    50,
+  )
+  const over = kernelWith({}, { SHOP_PAGE_SIZE: '50', FW_CONFIG: '{"shop":{"page_size":7}}' })
+  assert.is(over.config.shop.page_size, 7)
+  assert.match(
+    failure(() => kernelWith({}, { SHOP_PAGE_SIZE: 'many' })).message,
+    'Environment variable SHOP_PAGE_SIZE="many" is not a whole number',
+  )
+})
+
+test('the database plugin owns DATABASE_URL: database.url resolves when it is registered', () => {
+  const kernel = createKernel({ root, env: { DATABASE_URL: 'pglite://memory' } })
+  assert.is((kernel.config as unknown as Record<string, unknown>).database, undefined)
+  kernel.register(database, { entities: [] })
+  assert.is(kernel.config.database.url, 'pglite://memory')
+  assert.is(kernel.config.database.statement_timeout, 5)
+})
+
+test('a plugin slice fails register() naming the key and what it must be', () => {
+  const error = failure(() => kernelWith({}, { FW_CONFIG: '{"shop":{"ttl":"soon"}}' }))
+  assert.is(error.code, 'FW_ERR_CONFIG_INVALID')
+  assert.is(error.message, `Config key 'shop.ttl' must be an integer (or left out), got "soon".`)
+  assert.match(
+    failure(() => kernelWith({ shop: 'EUR' as unknown as undefined })).message,
+    `Config key 'shop' must be an object (with 'currency'), got "EUR".`,
+  )
+})
+
+test('refuses a second owner of a top-level key', () => {
+  const rival = definePlugin({
+    name: 'rival',
+    config: {
+      defaults: { shop: { currency: 'x', page_size: 1, origins: [], ttl: undefined } },
+      schema: {
+        'shop.currency': 'string',
+        'shop.page_size': 'integer',
+        'shop.origins': 'string[]',
+        'shop.ttl': 'integer?',
+      },
+    },
+    setup() {},
+  })
+  const error = failure(() => kernelWith({}).register(rival))
+  assert.is(error.code, 'FW_ERR_CONFIG_KEY_TAKEN')
+  assert.match(
+    error.message,
+    "Config key 'shop' is declared by plugin 'shop' and by plugin 'rival'",
+  )
+  assert.match(
+    failure(() =>
+      createKernel({ root, env: {} }).register(
+        definePlugin({
+          name: 'sneaky',
+          config: {
+            defaults: {
+              http: { port: 1, host: '', body_limit: 1, trust_proxy: false, drain_timeout: 1 },
+            },
+            schema: {
+              'http.port': 'port',
+              'http.host': 'string',
+              'http.body_limit': 'integer',
+              'http.trust_proxy': 'boolean',
+              'http.drain_timeout': 'seconds',
+            },
+          },
+          setup() {},
+        }),
+      ),
+    ).message,
+    "Config key 'http' is declared by the kernel and by plugin 'sneaky'",
+  )
+})
+
+test('refuses a slice whose schema and defaults disagree, where the plugin is defined', () => {
+  const define = (config: ConfigSlice) => () => definePlugin({ name: 'shop', config, setup() {} })
+  assert.throws(
+    define({
+      defaults: { shop: { currency: 'x', page_size: 1, origins: [], ttl: undefined } },
+      schema: { 'shop.currency': 'string' },
+    }),
+    /Plugin 'shop': config.schema has no rule for 'shop.page_size'/,
+  )
+  assert.throws(
+    define({ defaults: {}, schema: { 'shop.currency': 'string' } }),
+    /config names 'shop.currency', which config.defaults does not have/,
+  )
+  assert.throws(
+    define({ defaults: { debug: false }, schema: { debug: 'bool' as 'boolean' } }),
+    /config.schema\['debug'\] is "bool"; use one of string, integer/,
+  )
+})
+
+test('keeps keys no plugin declares as given, FW_CONFIG merged over them', () => {
+  const config = createKernel({
+    root,
+    env: { FW_CONFIG: '{"integrations":{"payments":{"user":"ann"}}}' },
+    config: { integrations: { payments: { url: 'https://pay.test' } } } as UserConfig,
+  }).config as unknown as { integrations: unknown }
+  assert.equal(config.integrations, { payments: { url: 'https://pay.test', user: 'ann' } })
 })
 
 test('fails naming FW_CONFIG when it is not JSON', () => {
@@ -63,14 +201,6 @@ test('fails naming FW_CONFIG when it is JSON but not an object', () => {
 })
 
 test('fails naming the key and the expected type of a wrong value', () => {
-  const error = failure(() =>
-    resolveConfig({}, { root, env: { FW_CONFIG: '{"auth":{"token_ttl":"soon"}}' } }),
-  )
-  assert.is(error.code, 'FW_ERR_CONFIG_INVALID')
-  assert.is(
-    error.message,
-    `Config key 'auth.token_ttl' must be an integer (or left out), got "soon".`,
-  )
   assert.match(
     failure(() => resolveConfig({ features: 'debug' as unknown as string[] }, { root })).message,
     "'features' must be an array of strings",
@@ -120,14 +250,6 @@ test('matches features case-insensitively', () => {
   const config = resolveConfig({ features: ['DevPanel'] }, { root, env: {} })
   assert.ok(hasFeature(config, 'devpanel'))
   assert.ok(!hasFeature(config, 'debug'))
-})
-
-test('normalises the admin prefix and switches the area off when it is empty', () => {
-  assert.is(
-    resolveConfig({ admin: { prefix: '/admin/' } }, { root, env: {} }).admin.prefix,
-    'admin',
-  )
-  assert.is(resolveConfig({ admin: { prefix: '' } }, { root, env: {} }).admin.prefix, undefined)
 })
 
 test.run()

@@ -1,11 +1,27 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { definePlugin, FwError } from 'fw'
+import { definePlugin, FwError, type Kernel, type PluginName } from 'fw'
 import { createTestKernel } from 'fw/testing'
 
 const test = suite('plugin')
 
-const noop = (name: string, dependsOn: string[] = [], order: string[] = []) =>
+// The test plugins' names, declared as a plugin package declares its own (dependsOn is typed).
+declare module 'fw' {
+  interface PluginApis {
+    a: void
+    b: void
+    c: void
+    d: void
+    panel: void
+    pages: void
+    acl: void
+    store: void
+    speaker: { greet(who: string): string }
+    listener: void
+  }
+}
+
+const noop = (name: string, dependsOn: PluginName[] = [], order: string[] = []) =>
   definePlugin({
     name,
     dependsOn,
@@ -28,14 +44,14 @@ test('sets plugins up after what they depend on, keeping registration order othe
   const order: string[] = []
   const kernel = createTestKernel({
     plugins: [
-      [noop('admin', ['auth', 'views'], order)],
-      [noop('views', [], order)],
-      [noop('auth', ['database'], order)],
-      [noop('database', [], order)],
+      [noop('panel', ['acl', 'pages'], order)],
+      [noop('pages', [], order)],
+      [noop('acl', ['store'], order)],
+      [noop('store', [], order)],
     ],
   })
   await kernel.boot()
-  assert.equal(order, ['views', 'database', 'auth', 'admin'])
+  assert.equal(order, ['pages', 'store', 'acl', 'panel'])
   assert.equal(
     kernel.bootTimeline.map((t) => t.name),
     order,
@@ -43,12 +59,12 @@ test('sets plugins up after what they depend on, keeping registration order othe
 })
 
 test('fails boot naming a missing dependency and what to do', async () => {
-  const kernel = createTestKernel({ plugins: [[noop('admin', ['auth'])]] })
+  const kernel = createTestKernel({ plugins: [[noop('panel', ['acl'])]] })
   const error = await bootError(() => kernel.boot())
   assert.is(error.code, 'FW_ERR_PLUGIN_MISSING_DEPENDENCY')
   assert.match(
     error.message,
-    "Plugin 'admin' depends on 'auth', which is not registered. Register 'auth'",
+    "Plugin 'panel' depends on 'acl', which is not registered. Register 'acl'",
   )
 })
 
@@ -69,21 +85,21 @@ test('fails boot when two plugins share a name', async () => {
 })
 
 test('hands the API a plugin returns to the plugins that depend on it', async () => {
-  const greeter = definePlugin({
-    name: 'greeter',
+  const speaker = definePlugin({
+    name: 'speaker',
     setup: (_kernel, options: { greeting: string }) => ({
       greet: (who: string) => `${options.greeting}, ${who}`,
     }),
   })
   let heard = ''
-  const user = definePlugin({
-    name: 'user',
-    dependsOn: ['greeter'],
+  const listener = definePlugin({
+    name: 'listener',
+    dependsOn: ['speaker'],
     setup(kernel) {
-      heard = kernel.plugin<{ greet(who: string): string }>('greeter').greet('ada')
+      heard = kernel.plugin('speaker').greet('ada')
     },
   })
-  const kernel = createTestKernel({ plugins: [[user], [greeter, { greeting: 'hello' }]] })
+  const kernel = createTestKernel({ plugins: [[listener], [speaker, { greeting: 'hello' }]] })
   await kernel.boot()
   assert.is(heard, 'hello, ada')
 })
@@ -92,7 +108,7 @@ test('refuses kernel.plugin() for a plugin that is not registered', async () => 
   const kernel = createTestKernel()
   await kernel.boot()
   try {
-    kernel.plugin('nope')
+    kernel.plugin('nope' as PluginName)
     assert.unreachable()
   } catch (error) {
     assert.is((error as FwError).code, 'FW_ERR_PLUGIN_UNKNOWN')
@@ -128,6 +144,42 @@ test('records the boot phases bootstrap and providers once', async () => {
   const kernel = createTestKernel({ plugins: [[noop('x')]] })
   await kernel.boot()
   assert.equal(kernel.bootPhases.map((p) => p.name).sort(), ['bootstrap', 'providers'])
+})
+
+test('sets an optional dependency up first when it is registered, and boots without it', async () => {
+  const order: string[] = []
+  const seen: boolean[] = []
+  const user = definePlugin({
+    name: 'listener',
+    optionalDependsOn: ['speaker'],
+    setup(kernel) {
+      order.push('listener')
+      seen.push(kernel.hasPlugin('speaker'))
+    },
+  })
+  const speaker = noop('speaker', [], order) as unknown as typeof user
+  await createTestKernel({ plugins: [[user], [speaker]] }).boot()
+  assert.equal(order, ['speaker', 'listener'])
+  await createTestKernel({ plugins: [[user]] }).boot()
+  assert.equal(seen, [true, false])
+})
+
+test('refuses, in setup, a plugin asked for without declaring it, naming the fix', async () => {
+  for (const ask of [(k: Kernel) => k.plugin('speaker'), (k: Kernel) => k.hasPlugin('speaker')]) {
+    const sneaky = definePlugin({ name: 'listener', setup: (kernel) => void ask(kernel) })
+    const kernel = createTestKernel({ plugins: [[noop('speaker')], [sneaky]] })
+    const error = await bootError(() => kernel.boot())
+    assert.is(error.code, 'FW_ERR_PLUGIN_UNDECLARED')
+    assert.match(error.message, "Add 'speaker' to its dependsOn (or to optionalDependsOn")
+  }
+})
+
+test('an optional dependency in a cycle is reported like a required one', async () => {
+  const a = definePlugin({ name: 'a', optionalDependsOn: ['b'], setup() {} })
+  const kernel = createTestKernel({ plugins: [[a], [noop('b', ['a'])]] })
+  const error = await bootError(() => kernel.boot())
+  assert.is(error.code, 'FW_ERR_PLUGIN_CYCLE')
+  assert.match(error.message, 'a → b → a')
 })
 
 test.run()

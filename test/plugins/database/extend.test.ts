@@ -1,7 +1,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { definePlugin, type FwError } from 'fw'
-import database, { createTestDatabase, type DatabaseApi } from 'fw/plugins/database'
+import database, { createTestDatabase } from 'fw/plugins/database'
 import { createTestKernel } from 'fw/testing'
 import { Gadget, GadgetSchema, migrations } from './fixtures.js'
 
@@ -13,7 +13,7 @@ test('lets a dependent plugin add its entities, migrations and seed during setup
     name: 'gadgets',
     dependsOn: ['database'],
     setup(kernel) {
-      const api = kernel.plugin<DatabaseApi>('database')
+      const api = kernel.plugin('database')
       api.addEntities(GadgetSchema)
       api.addMigrations(migrations)
       api.addSeed(async (em) => {
@@ -56,7 +56,7 @@ test('refuses the ORM before it opens with a message that says how to open it', 
     dependsOn: ['database'],
     setup(k) {
       try {
-        void k.plugin<DatabaseApi>('database').orm
+        void k.plugin('database').orm
       } catch (error) {
         caught = error as FwError
       }

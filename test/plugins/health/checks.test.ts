@@ -9,9 +9,9 @@ import {
   diskSpaceCheck,
   memoryLimitCheck,
   redisCheck,
-  signingKeysCheck,
   type HealthResult,
 } from 'fw/plugins/health'
+import { signingKeysCheck } from 'fw/plugins/auth'
 import { healthKernel } from './fixtures.js'
 
 const test = suite('health checks')
@@ -208,7 +208,7 @@ test('signing_keys: the signing library missing is down', async () => {
 })
 
 test('signing_keys: paths default to config oauth.* under the app root', async () => {
-  const kernel = healthKernel({}, { features: ['authorization-server'] })
+  const kernel = healthKernel({}, { features: ['authorization-server'], auth: true })
   mkdirSync(join(kernel.root, 'var', 'keys'), { recursive: true })
   writeFileSync(join(kernel.root, 'var/keys/private.key'), strong.privateKey)
   writeFileSync(join(kernel.root, 'var/keys/public.key'), strong.publicKey)
@@ -221,15 +221,17 @@ test('signing_keys: paths default to config oauth.* under the app root', async (
   )
 })
 
-test('signing_keys is registered only with the authorization-server feature', async () => {
-  const kernel = healthKernel()
-  await kernel.boot()
-  assert.not.ok(
-    kernel
+test('signing_keys is registered by auth, only with the authorization-server feature', async () => {
+  const has = async (kernel: ReturnType<typeof healthKernel>) => {
+    await kernel.boot()
+    return kernel
       .plugin('health')
       .checks()
-      .some((c) => c.name === 'signing_keys'),
-  )
+      .some((c) => c.name === 'signing_keys')
+  }
+  assert.not.ok(await has(healthKernel({}, { auth: true })))
+  assert.not.ok(await has(healthKernel({}, { features: ['authorization-server'] })))
+  assert.ok(await has(healthKernel({}, { features: ['authorization-server'], auth: true })))
 })
 
 test.run()

@@ -1,6 +1,8 @@
 // Shared by the health suites: a kernel with the health plugin and only the checks a test names,
 // and a fake sign-in (`x-test-user: <id>:<usertype>`) through an authenticate tap.
-import type { Identity, Kernel } from 'fw'
+import type { AnyPlugin, Identity, Kernel } from 'fw'
+import auth from 'fw/plugins/auth'
+import database from 'fw/plugins/database'
 import health, { type HealthCheck, type HealthOptions, type HealthStatus } from 'fw/plugins/health'
 import { createTestKernel } from 'fw/testing'
 
@@ -14,12 +16,22 @@ export const NO_BUILTINS: HealthOptions = {
 
 export function healthKernel(
   options: HealthOptions = {},
-  extra: { features?: string[]; config?: Record<string, unknown> } = {},
+  extra: {
+    features?: string[]
+    config?: Record<string, unknown>
+    /** The auth plugin (on an in-memory database, web sign-in on): sign-in URL, `signing_keys`. */
+    auth?: boolean
+    /** The database plugin alone (its config keys), never opened unless a test asks. */
+    database?: boolean
+  } = {},
 ): Kernel {
   const kernel = createTestKernel({
     plugins: [[health, { ...NO_BUILTINS, ...options }]],
     config: { app: { name: 'svc' }, features: extra.features ?? [], ...extra.config },
   })
+  if (extra.auth || extra.database)
+    kernel.register(database as AnyPlugin, { url: 'pglite://memory', entities: [] })
+  if (extra.auth) kernel.register(auth, { webLogin: true })
   kernel.hooks.authenticate.tapPromise('test-user', async (ctx): Promise<Identity | undefined> => {
     const raw = ctx.header('x-test-user')
     if (!raw) return undefined

@@ -72,7 +72,7 @@ test('/health/status reads the same run as /health/check and does not probe agai
 })
 
 test('OPTIONS on the JSON endpoints answers 204 without running a check', async () => {
-  const kernel = healthKernel({}, { features: ['authorization-server'] })
+  const kernel = healthKernel({}, { features: ['authorization-server'], auth: true })
   await kernel.boot()
   kernel.plugin('health').unregister('signing_keys')
   const c = fixed('a', 'ok')
@@ -127,7 +127,7 @@ test('/.well-known/health exists only with the authorization-server feature', as
 })
 
 test('/.well-known/health maps down to error (503) and degraded to ok', async () => {
-  const kernel = healthKernel({}, { features: ['authorization-server'] })
+  const kernel = healthKernel({}, { features: ['authorization-server'], auth: true })
   await kernel.boot()
   const h = kernel.plugin('health')
   assert.ok(h.checks().some((c) => c.name === 'signing_keys'))
@@ -190,11 +190,19 @@ test('200 concurrent /health/status requests run each check once', async () => {
   assert.is(kernel.plugin('health').runs, 1)
 })
 
-test('/health redirects a guest to the sign-in page', async () => {
-  const kernel = healthKernel()
+test('/health redirects a guest to the sign-in page the auth plugin names', async () => {
+  const kernel = healthKernel({}, { auth: true })
   const res = await inject(kernel, '/health')
   assert.is(res.status, 302)
   assert.is(res.headers.location, '/login?return=/health')
+})
+
+test('/health refuses a guest with 401 when no plugin offers a sign-in page', async () => {
+  for (const kernel of [healthKernel(), healthKernel({}, { database: true })]) {
+    const res = await inject(kernel, '/health')
+    assert.is(res.status, 401)
+    assert.match(res.body, /Sign-in required/)
+  }
 })
 
 test('/health shows the dashboard to a signed-in user', async () => {
@@ -219,6 +227,7 @@ test('/health/phpinfo: guests redirected, usertype below 90 refused, 90 shown wi
         app: { name: 'svc', key: 'super-secret-app-key' },
         database: { url: 'postgresql://bob:hunter2@db/x' },
       },
+      auth: true,
     },
   )
   const guest = await inject(kernel, '/health/phpinfo')
@@ -238,7 +247,7 @@ test('/health/phpinfo: guests redirected, usertype below 90 refused, 90 shown wi
 })
 
 test('the health routes are plain routes at the root', async () => {
-  const kernel = healthKernel({}, { config: { admin: { prefix: 'admin' } } })
+  const kernel = healthKernel()
   await kernel.boot()
   assert.is((await inject(kernel, '/health/status')).status, 200)
   assert.is((await inject(kernel, '/admin/health/status')).status, 404)

@@ -2,8 +2,20 @@ import { createPrivateKey, createPublicKey, sign, verify, KeyObject } from 'node
 import { readFile, stat } from 'node:fs/promises'
 import { isAbsolute, resolve } from 'node:path'
 import type { Kernel } from 'fw'
-import { messageOf } from '../registry.js'
-import { result, type HealthCheck, type HealthResult } from '../types.js'
+import type { HealthCheck, HealthResult, HealthStatus } from 'fw/plugins/health'
+
+function result(
+  status: HealthStatus,
+  name: string,
+  message: string,
+  details: Record<string, unknown>,
+): HealthResult {
+  return { status, name, message, details }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}
 
 /** Options of {@link signingKeysCheck}. */
 export interface SigningKeysOptions {
@@ -54,7 +66,8 @@ function parseKey(half: Half, pem: Buffer, path: string): KeyObject | HealthResu
 }
 
 /**
- * `signing_keys`: the authorization server's key pair (spec.md "signing_keys result by
+ * `signing_keys`: the authorization server's key pair, registered with the health plugin by the
+ * auth plugin when both are there and the `authorization-server` feature is on (spec.md "signing_keys result by
  * condition"). `down` when OpenSSL or the signing library is missing, a file is missing,
  * unreadable, a directory or unparseable (the message names which half), or the two keys are not
  * a pair (a constant signed with the private key does not verify with the public one); `degraded`
