@@ -12,7 +12,7 @@ import {
   type HealthResult,
 } from 'fw/plugins/health'
 import { signingKeysCheck } from 'fw/plugins/auth'
-import { healthKernel } from './fixtures.js'
+import { closeHealthKernels, healthKernel } from './fixtures.js'
 
 const test = suite('health checks')
 const MB = 2 ** 20
@@ -233,5 +233,7 @@ test('signing_keys is registered by auth, only with the authorization-server fea
   assert.not.ok(await has(healthKernel({}, { features: ['authorization-server'] })))
   assert.ok(await has(healthKernel({}, { features: ['authorization-server'], auth: true })))
 })
+
+test.after(closeHealthKernels)
 
 test.run()

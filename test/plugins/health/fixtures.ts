@@ -14,6 +14,13 @@ export const NO_BUILTINS: HealthOptions = {
   database: false,
 }
 
+const withDatabase: Kernel[] = []
+
+/** Closes the kernels {@link healthKernel} gave a database (an open PGlite keeps the process up). */
+export async function closeHealthKernels(): Promise<void> {
+  await Promise.all(withDatabase.splice(0).map((k) => k.close()))
+}
+
 export function healthKernel(
   options: HealthOptions = {},
   extra: {
@@ -29,8 +36,10 @@ export function healthKernel(
     plugins: [[health, { ...NO_BUILTINS, ...options }]],
     config: { app: { name: 'svc' }, features: extra.features ?? [], ...extra.config },
   })
-  if (extra.auth || extra.database)
+  if (extra.auth || extra.database) {
     kernel.register(database as AnyPlugin, { url: 'pglite://memory', entities: [] })
+    withDatabase.push(kernel)
+  }
   if (extra.auth) kernel.register(auth, { webLogin: true })
   kernel.hooks.authenticate.tapPromise('test-user', async (ctx): Promise<Identity | undefined> => {
     const raw = ctx.header('x-test-user')

@@ -1,7 +1,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { inject } from 'fw/testing'
-import { fixed, healthKernel } from './fixtures.js'
+import { closeHealthKernels, fixed, healthKernel } from './fixtures.js'
 
 const test = suite('health http')
 
@@ -252,5 +252,7 @@ test('the health routes are plain routes at the root', async () => {
   assert.is((await inject(kernel, '/health/status')).status, 200)
   assert.is((await inject(kernel, '/admin/health/status')).status, 404)
 })
+
+test.after(closeHealthKernels)
 
 test.run()
