@@ -1,6 +1,7 @@
 import { basename, dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createKernel, type AppFactory, type Kernel, type Logger } from 'fw'
+import type { CheckedEntry, PluginEntry } from 'fw/testing'
 import api from 'fw/plugins/api'
 import auth from 'fw/plugins/auth'
 import database from 'fw/plugins/database'
@@ -29,8 +30,11 @@ export const root = basename(dirname(here)) === 'dist' ? join(here, '..', '..', 
  */
 export const defaultDatabaseUrl = `pglite://${join(root, 'var', 'db')}`
 
-/** Options of the playground's factory: the `AppFactory` options, plus a logger for tests. */
-export interface PlaygroundOptions {
+/**
+ * Options of the playground's factory: the `AppFactory` options, a logger for tests, and extra
+ * plugins (a plugin under development, tried on the playground).
+ */
+export interface PlaygroundOptions<E extends readonly PluginEntry[] = readonly PluginEntry[]> {
   /** The environment to read (`PORT`, `FW_CONFIG`, `NODE_ENV`, …). Default: `process.env`. */
   env?: NodeJS.ProcessEnv
   /**
@@ -38,19 +42,32 @@ export interface PlaygroundOptions {
    * `playground/var/log/playground.log`; a test passes its own and no log file is written.
    */
   logger?: Logger
+  /**
+   * Extra plugins with their options, registered after the playground's own (so they may depend
+   * on any of them), each plugin's options type-checked as `kernel.register` checks them.
+   */
+  plugins?: E & { readonly [K in keyof E]: CheckedEntry<E[K]> }
 }
 
 /**
  * The playground app: its config (overridable through the environment, `FW_CONFIG` last), the
  * logging plugin (`var/log/playground.log`), the views plugin (`views/*.eta`), the database plugin
- * with the playground's entities, migrations and demo seed, and the `playground` plugin with the
- * demo and API routes. `fw` and `npm run playground` call it.
+ * with the playground's entities, migrations and demo seed, the `playground` plugin with the
+ * demo and API routes, then the extra `plugins` given. `fw` and `npm run playground` call it; a
+ * plugin author imports it as `fw/playground`.
  *
  * @example
- * const kernel = createApp({ env: { DATABASE_URL: 'pglite://memory' } })
- * const res = await kernel.inject('/_demo/ping')
+ * const kernel = createApp({
+ *   env: { DATABASE_URL: 'pglite://memory' },
+ *   plugins: [[greeter, { prefix: 'hello' }]],
+ * })
+ * const res = await kernel.inject('/hello/ada')
  */
-export default function createApp({ env = process.env, logger }: PlaygroundOptions = {}): Kernel {
+export default function createApp<const E extends readonly PluginEntry[] = readonly []>({
+  env = process.env,
+  logger,
+  plugins,
+}: PlaygroundOptions<E> = {}): Kernel {
   const kernel = createKernel({
     root,
     env,
@@ -66,7 +83,7 @@ export default function createApp({ env = process.env, logger }: PlaygroundOptio
   })
   if (logger === undefined) kernel.register(logging)
   declareMe(kernel)
-  return kernel
+  kernel
     .register(views)
     // The toolbar's API tab sends to v1 with the demo application's key (development only).
     .register(debug, { browser: { apiPrefix: '/api/v1', apiKey: DEMO_APPLICATION.apiKey } })
@@ -81,6 +98,10 @@ export default function createApp({ env = process.env, logger }: PlaygroundOptio
     .register(list)
     .register(health)
     .register(playground)
+  for (const [plugin, options] of plugins ?? []) {
+    ;(kernel.register as (p: unknown, o: unknown) => Kernel)(plugin, options)
+  }
+  return kernel
 }
 
 createApp satisfies AppFactory
