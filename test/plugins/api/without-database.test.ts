@@ -10,7 +10,9 @@ const test = suite('api without the database plugin')
 
 test('checks keys with checkKey and offers no fw app:create', async () => {
   const kernel = createTestKernel({
-    plugins: [[api, { checkKey: async (key) => (key === 'k' ? { name: 'partner' } : undefined) }]],
+    plugins: [
+      [api, { checkKey: async (key: string) => (key === 'k' ? { name: 'partner' } : undefined) }],
+    ],
   })
   kernel.router.group({ prefix: 'api/v1', middleware: [...API_PIPELINE] }, (r) =>
     r.get('ping', () => ({ pong: true })),
