@@ -1,7 +1,8 @@
 import { createRequire } from 'node:module'
 import type { Readable, Writable } from 'node:stream'
 import { Builtins, Cli, Command, type CommandClass } from 'clipanion'
-import type { Kernel } from 'fw'
+import { createKernel, type Kernel } from 'fw'
+import { CreatePluginCommand } from './commands/create-plugin.js'
 import { DownCommand } from './commands/down.js'
 import { KeyGenerateCommand } from './commands/key-generate.js'
 import { RouteListCommand } from './commands/route-list.js'
@@ -18,6 +19,7 @@ export const BUILTIN_COMMANDS: readonly CommandClass<FwContext>[] = [
   KeyGenerateCommand,
   DownCommand,
   UpCommand,
+  CreatePluginCommand,
 ]
 
 /** Options of {@link runCli}: where the CLI runs and what it writes to. */
@@ -45,12 +47,12 @@ function colors(stdout: Writable, env: NodeJS.ProcessEnv): boolean {
   return (stdout as Writable & { isTTY?: boolean }).isTTY === true
 }
 
-/** False when the command named by `argv` only needs the app's root, not a booted app. */
-function needsBoot(argv: readonly string[]): boolean {
+/** What the built-in command named by `argv` needs: the app (else a bare kernel), booted or not. */
+function needsOf(argv: readonly string[]): { app: boolean; boot: boolean } {
   const selected = BUILTIN_COMMANDS.find((cls) =>
     cls.paths?.some((path) => path.length > 0 && path.every((p, i) => argv[i] === p)),
-  )
-  return (selected as { bootsApp?: boolean } | undefined)?.bootsApp !== false
+  ) as { bootsApp?: boolean; needsApp?: boolean } | undefined
+  return { app: selected?.needsApp !== false, boot: selected?.bootsApp !== false }
 }
 
 /** The paths already taken, as `a b` strings, for spotting a plugin command that collides. */
@@ -124,7 +126,10 @@ export async function runCli(
 
   let kernel: Kernel
   try {
-    kernel = await loadApp({ cwd: options.cwd, env, boot: needsBoot(args) })
+    const needs = needsOf(args)
+    kernel = needs.app
+      ? await loadApp({ cwd: options.cwd, env, boot: needs.boot })
+      : createKernel({ root: options.cwd ?? process.cwd(), env })
   } catch (error) {
     return fail(error)
   }

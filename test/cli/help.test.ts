@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert'
 import { runCli } from 'fw/testing'
 
 const test = suite('cli')
-const BUILTINS = ['route:list', 'serve', 'key:generate', 'down', 'up']
+const BUILTINS = ['route:list', 'serve', 'key:generate', 'down', 'up', 'create:plugin']
 
 test('lists every built-in command on --help and exits 0', async () => {
   const { code, stdout } = await runCli(['--help'])
