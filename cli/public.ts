@@ -3,4 +3,5 @@
 // clipanion (options declared with another copy's `Option` are not recognised), and a plugin
 // package that installs clipanion itself gets a copy of its own.
 export { Command, Option, UsageError } from 'clipanion'
+export type { Usage } from 'clipanion'
 export type { CommandContext } from 'fw'
