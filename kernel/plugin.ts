@@ -175,7 +175,9 @@ export class PluginSet {
 
   /** Adds a registration; the plugin's config keys resolve now, so a wrong value fails here. */
   add(plugin: AnyPlugin, options: unknown): void {
-    if (plugin.config) this.#configs.add(plugin.name, plugin.config)
+    // A second registration of one plugin is reported as such at boot, not as a taken config key.
+    const again = this.#registrations.some((r) => r.plugin.name === plugin.name)
+    if (plugin.config && !again) this.#configs.add(plugin.name, plugin.config)
     this.#registrations.push({ plugin, options })
   }
 

@@ -114,6 +114,16 @@ test('a plugin slice fails register() naming the key and what it must be', () =>
   )
 })
 
+test('a plugin with a slice registered twice fails boot as a duplicate, not as a taken key', async () => {
+  const kernel = kernelWith({}).register(shop)
+  try {
+    await kernel.boot()
+    assert.unreachable('boot should fail')
+  } catch (error) {
+    assert.is((error as FwError).code, 'FW_ERR_PLUGIN_DUPLICATE')
+  }
+})
+
 test('refuses a second owner of a top-level key', () => {
   const rival = definePlugin({
     name: 'rival',
