@@ -1,4 +1,5 @@
 import { FwError } from './errors.js'
+import { isSecretKey, MASK } from './redact.js'
 
 /**
  * The resolved configuration. The kernel owns `app`, `debug`, `development`, `features` and `http`;
@@ -103,7 +104,10 @@ export interface ConfigSlice {
   readonly defaults: Partial<FwConfig>
   /** A rule for every leaf of `defaults`, by dotted path. */
   readonly schema: { readonly [P in ConfigPath<FwConfig>]?: ConfigRule }
-  /** Environment variables that set a leaf, by dotted path (an empty value is ignored). */
+  /**
+   * Environment variables that set a leaf, by dotted path (an empty value is ignored): digits for
+   * integer kinds, `true`/`false`/`1`/`0` for booleans, comma-separated for `string[]`.
+   */
   readonly env?: { readonly [P in ConfigPath<FwConfig>]?: string }
 }
 
@@ -275,6 +279,12 @@ function setPath(target: Record<string, unknown>, path: string, value: unknown):
   cur[parts.at(-1)!] = value
 }
 
+/** A wrong value as an error message shows it: a secret key's value masked (the one redaction rule). */
+function shown(path: string, value: unknown): string {
+  if (value !== undefined && isSecretKey(path.split('.').at(-1)!)) return MASK
+  return JSON.stringify(value) ?? 'undefined'
+}
+
 /** Checks a resolved slice against its rules; fails naming the first wrong key. */
 function validate(values: Record<string, unknown>, schema: ConfigSlice['schema']): void {
   for (const [path, rule] of Object.entries(schema) as [string, ConfigRule][]) {
@@ -296,7 +306,7 @@ function validate(values: Record<string, unknown>, schema: ConfigSlice['schema']
     if (!isKind(value, kind)) {
       throw new FwError(
         'FW_ERR_CONFIG_INVALID',
-        `Config key '${path}' must be ${EXPECTED[kind]}${optional ? ' (or left out)' : ''}, got ${JSON.stringify(value) ?? 'undefined'}.`,
+        `Config key '${path}' must be ${EXPECTED[kind]}${optional ? ' (or left out)' : ''}, got ${shown(path, value)}.`,
       )
     }
   }

@@ -27,9 +27,14 @@ export function guideFiles(markdown: string): Map<string, string> {
 /** A plugin name usable as a config key, an identifier stem and an npm name: `visits`, `rate_limit`. */
 const NAME = /^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/
 
+/** `rate_limit` → `rateLimit`. */
+function camelOf(name: string): string {
+  return name.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase())
+}
+
 /** `greeter` → `name` in each spelling the example uses. */
 function rename(text: string, name: string, fwDir: string): string {
-  const camel = name.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase())
+  const camel = camelOf(name)
   const pascal = camel[0]!.toUpperCase() + camel.slice(1)
   return text
     .replaceAll('"fw": "file:../fw"', `"fw": ${JSON.stringify(`file:${fwDir}`)}`)
@@ -62,8 +67,8 @@ npm run build   # dist/ with declarations
 ## Use in an app
 
 \`\`\`ts
-import ${name.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase())} from 'fw-plugin-${name}'
-kernel.register(${name.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase())})
+import ${camelOf(name)} from 'fw-plugin-${name}'
+kernel.register(${camelOf(name)})
 \`\`\`
 `
 }

@@ -124,6 +124,14 @@ test('a plugin with a slice registered twice fails boot as a duplicate, not as a
   }
 })
 
+test('masks the value of a secret key in a config error', () => {
+  const error = failure(() =>
+    resolveConfig({}, { root, env: { FW_CONFIG: '{"app":{"key":12345}}' } }),
+  )
+  assert.is(error.message, `Config key 'app.key' must be a string (or left out), got ***.`)
+  assert.not.match(error.message, '12345')
+})
+
 test('refuses a second owner of a top-level key', () => {
   const rival = definePlugin({
     name: 'rival',
