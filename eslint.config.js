@@ -16,6 +16,12 @@ export default tseslint.config(
       ],
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
       'no-empty': ['error', { allowEmptyCatch: false }],
+      // `interface ErrorCodes extends CodesOf<typeof myErrors> {}` is how a registry's codes are
+      // merged into the closed ErrorCode union (a type alias cannot be merged).
+      '@typescript-eslint/no-empty-object-type': [
+        'error',
+        { allowInterfaces: 'with-single-extends' },
+      ],
     },
   },
   {

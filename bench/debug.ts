@@ -70,7 +70,7 @@ await without.close()
 
 // (1b) Over HTTP: two `fw serve` children, the same app with and without the debug plugin.
 const VARIANTS = new URL('./lib/playground-variants.mjs', import.meta.url).pathname
-const NO_DATABASE = 'database,auth,list,playground'
+const NO_DATABASE = 'database,auth,api,list,playground'
 const served = await Promise.all(
   [
     { name: 'with debug', skip: NO_DATABASE },
@@ -97,12 +97,16 @@ for (let round = 0; round < 5; round++) {
   }
 }
 const cpuOf = (name: string): number => {
-  const sorted = httpRuns.get(name)!.map((r) => r.cpuPerRequest).sort((a, b) => a - b)
+  const sorted = httpRuns
+    .get(name)!
+    .map((r) => r.cpuPerRequest)
+    .sort((a, b) => a - b)
   return sorted[Math.floor(sorted.length / 2)]!
 }
 const ratio1b = cpuOf('without') / cpuOf('with debug')
 console.log('(1b) the same over HTTP: fw serve, production, app key, no grant, GET /_demo/ping')
-for (const s of served) console.log(`    ${s.name.padEnd(14)} ${cpuOf(s.name).toFixed(1)} µs CPU/req`)
+for (const s of served)
+  console.log(`    ${s.name.padEnd(14)} ${cpuOf(s.name).toFixed(1)} µs CPU/req`)
 console.log(`    ratio:         ${formatRatio(ratio1b)} (target ≥ 0.97)`)
 await Promise.all(served.map((s) => s.stop()))
 

@@ -4,7 +4,7 @@ import type { RouteMatch } from './router/route.js'
 import type { Router } from './router/router.js'
 
 /** True when a query string carries the legacy `r` parameter. */
-function hasRParam(querystring: string): boolean {
+export function hasRParam(querystring: string): boolean {
   return querystring.startsWith('r=') || querystring.includes('&r=')
 }
 
@@ -26,11 +26,13 @@ export function installBuiltinRouting(hooks: KernelHooks, router: Router): Built
     router.matchLegacy(ctx.routingPath, ctx.querystring, ctx.query)
   const declared = (ctx: RequestContext): RouteMatch | undefined =>
     router.find(ctx.method, ctx.routingPath, ctx.querystring)
-  hooks.route.tapPromise({ name: 'legacy-r', stage: -5 }, async (ctx) =>
+  // Synchronous taps: with a plugin's own synchronous route tap beside them (the admin area's),
+  // routing still answers without a promise.
+  hooks.route.tap({ name: 'legacy-r', stage: -5 }, (ctx) =>
     hasRParam(ctx.querystring) ? legacy(ctx) : undefined,
   )
-  hooks.route.tapPromise({ name: 'router', stage: 0 }, async (ctx) => declared(ctx))
-  hooks.route.tapPromise({ name: 'legacy', stage: 10 }, async (ctx) =>
+  hooks.route.tap({ name: 'router', stage: 0 }, (ctx) => declared(ctx))
+  hooks.route.tap({ name: 'legacy', stage: 10 }, (ctx) =>
     hasRParam(ctx.querystring) ? undefined : legacy(ctx),
   )
   const builtinTaps = hooks.route.taps.length

@@ -1,4 +1,4 @@
-import { FwError } from './errors.js'
+import { compileErrors } from './error-codes.js'
 import { compileRoute, type CompiledRoute } from './pipeline.js'
 import type { Route } from './router/route.js'
 import type { Router } from './router/router.js'
@@ -24,10 +24,7 @@ export class CompiledRoutes {
   /** Registers named middleware; a name can be registered once. */
   addMiddleware(name: string, fn: Middleware): void {
     if (this.#middleware.has(name)) {
-      throw new FwError(
-        'FW_ERR_MIDDLEWARE_DUPLICATE',
-        `Middleware '${name}' is already registered. Pick another name.`,
-      )
+      throw compileErrors.error('FW_ERR_MIDDLEWARE_DUPLICATE', { name })
     }
     this.#middleware.set(name, fn)
   }
@@ -42,6 +39,10 @@ export class CompiledRoutes {
 
   bindingFor(model: string): BindingLoader | undefined {
     return this.#bindings.get(model)
+  }
+
+  middlewareFor(name: string): Middleware | undefined {
+    return this.#middleware.get(name)
   }
 
   /** Compiles every route of the router (at boot): a broken reference fails here. */

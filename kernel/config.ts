@@ -1,4 +1,4 @@
-import { FwError } from './errors.js'
+import { configErrors } from './error-codes.js'
 import { isSecretKey, MASK } from './redact.js'
 
 /**
@@ -221,19 +221,19 @@ function parseEnv(name: string, raw: string, kind: ConfigKind): unknown {
     case 'port':
     case 'seconds':
       if (!/^\d+$/.test(raw)) {
-        throw new FwError(
-          'FW_ERR_CONFIG_ENV',
-          `Environment variable ${name}=${JSON.stringify(raw)} is not a whole number. Set it to digits only, e.g. ${name}=3000.`,
-        )
+        throw configErrors.error('FW_ERR_CONFIG_ENV', {
+          variable: `${name}=${JSON.stringify(raw)}`,
+          problem: `is not a whole number. Set it to digits only, e.g. ${name}=3000.`,
+        })
       }
       return Number(raw)
     case 'boolean':
       if (/^(1|true)$/i.test(raw)) return true
       if (/^(0|false)$/i.test(raw)) return false
-      throw new FwError(
-        'FW_ERR_CONFIG_ENV',
-        `Environment variable ${name}=${JSON.stringify(raw)} is not a boolean. Set it to true or false.`,
-      )
+      throw configErrors.error('FW_ERR_CONFIG_ENV', {
+        variable: `${name}=${JSON.stringify(raw)}`,
+        problem: 'is not a boolean. Set it to true or false.',
+      })
     case 'string[]':
       return raw.split(',').map((s) => s.trim())
     case 'string':
@@ -249,16 +249,16 @@ function parseFwConfig(env: NodeJS.ProcessEnv): Record<string, unknown> {
   try {
     parsed = JSON.parse(raw)
   } catch (cause) {
-    throw new FwError(
-      'FW_ERR_CONFIG_ENV',
-      `FW_CONFIG is not valid JSON (${(cause as Error).message}). It must be a JSON object, e.g. FW_CONFIG='{"features":["debug"]}'.`,
-    )
+    throw configErrors.error('FW_ERR_CONFIG_ENV', {
+      variable: 'FW_CONFIG',
+      problem: `is not valid JSON (${(cause as Error).message}). It must be a JSON object, e.g. FW_CONFIG='{"features":["debug"]}'.`,
+    })
   }
   if (!isPlainObject(parsed)) {
-    throw new FwError(
-      'FW_ERR_CONFIG_ENV',
-      'FW_CONFIG must be a JSON object, e.g. FW_CONFIG=\'{"features":["debug"]}\'.',
-    )
+    throw configErrors.error('FW_ERR_CONFIG_ENV', {
+      variable: 'FW_CONFIG',
+      problem: 'must be a JSON object, e.g. FW_CONFIG=\'{"features":["debug"]}\'.',
+    })
   }
   return parsed
 }
@@ -295,19 +295,21 @@ function validate(values: Record<string, unknown>, schema: ConfigSlice['schema']
     for (const [i, part] of parts.entries()) {
       if (!isPlainObject(value)) {
         const at = parts.slice(0, i).join('.')
-        throw new FwError(
-          'FW_ERR_CONFIG_INVALID',
-          `Config key '${at}' must be an object (with '${parts[i]}'), got ${JSON.stringify(value)}.`,
-        )
+        throw configErrors.error('FW_ERR_CONFIG_INVALID', {
+          key: at,
+          expected: `an object (with '${parts[i]}')`,
+          got: JSON.stringify(value),
+        })
       }
       value = value[part]
     }
     if (value === undefined && optional) continue
     if (!isKind(value, kind)) {
-      throw new FwError(
-        'FW_ERR_CONFIG_INVALID',
-        `Config key '${path}' must be ${EXPECTED[kind]}${optional ? ' (or left out)' : ''}, got ${shown(path, value)}.`,
-      )
+      throw configErrors.error('FW_ERR_CONFIG_INVALID', {
+        key: path,
+        expected: `${EXPECTED[kind]}${optional ? ' (or left out)' : ''}`,
+        got: shown(path, value),
+      })
     }
   }
 }
@@ -341,10 +343,7 @@ export class ConfigResolver {
     for (const key of keys) {
       const taken = this.#owners.get(key)
       if (taken !== undefined) {
-        throw new FwError(
-          'FW_ERR_CONFIG_KEY_TAKEN',
-          `Config key '${key}' is declared by ${taken} and by plugin '${owner}'. A top-level key has one owner: rename one of them.`,
-        )
+        throw configErrors.error('FW_ERR_CONFIG_KEY_TAKEN', { key, taken, owner })
       }
     }
     // A copy: the environment's values are set in place, never into the plugin's defaults.

@@ -55,15 +55,20 @@ export class RequestContext {
   /** The path as received (still percent-encoded), with its leading slash. */
   readonly path: string
   /**
-   * The path routing matches against: `path` unless a `route` tap at a negative stage rewrote it
-   * (the admin area strips its prefix here). The request's `path` itself is never rewritten.
+   * The path routing matches against: `path` unless a `request` tap (or a `route` tap at a
+   * negative stage) rewrote it: the admin area strips its prefix so. The request's `path` itself
+   * is never rewritten.
    */
   routingPath: string
   /** The raw query string, without `?` (empty when there is none). */
   readonly querystring: string
   /** Route placeholders, percent-decoded; empty until routing matched. */
   params: Readonly<Record<string, string>> = EMPTY
-  /** What routing matched, once it has. */
+  /**
+   * What routing matched, once it has. A `request` tap that routes the request itself (the admin
+   * area, for its own requests) may set it: the `route` hook is then skipped, and the match
+   * recorded and run as if routing had found it.
+   */
   match: RouteMatch | undefined = undefined
   #ip: string | (() => string)
   #headers: IncomingHttpHeaders | (() => IncomingHttpHeaders)

@@ -20,8 +20,18 @@ export { EventLog } from './events.js'
 export type { EventMap, EventType, FwEvent, AnyEvent, PhaseName, PhaseNames } from './events.js'
 export { Reply, json, html, text, empty, redirect, send, view, toReply } from './reply.js'
 export type { ReplyBody, HeaderValue } from './reply.js'
-export { FwError, HttpError, isHttpError, ERROR_CODES } from './errors.js'
-export type { ErrorCode } from './errors.js'
+export { FwError, HttpError, isHttpError, defineErrors, errorRegistries } from './errors.js'
+export type {
+  CodesOf,
+  ErrorArgs,
+  ErrorCode,
+  ErrorCodes,
+  ErrorDefinition,
+  ErrorDefinitions,
+  ErrorOptions,
+  ErrorRegistry,
+  ErrorRegistryInfo,
+} from './errors.js'
 export { defineConfig, resolveConfig, deepMerge, hasFeature, isDevelopment } from './config.js'
 export type {
   FwConfig,
@@ -49,8 +59,9 @@ export type {
 export { Router } from './router/router.js'
 export { RouterError } from './router/router-error.js'
 export type { RouterErrorCode } from './router/router-error.js'
-export type { Route, RouteMatch } from './router/route.js'
+export type { JsonSchema, Route, RouteMatch, RouteResponse, RouteSchema } from './router/route.js'
 export type { LegacyRequest } from './router/legacy.js'
+export type { ClassicSet } from './router/classic.js'
 export {
   route,
   get,
@@ -81,4 +92,6 @@ export { enterMaintenance, leaveMaintenance, maintenanceFile } from './maintenan
 export { escapeHtml } from './http/error-page.js'
 export { handlerName } from './pipeline.js'
 export { httpErrorReply } from './error-replies.js'
+export { crossOriginHeaders } from './http/server.js'
+export type { StaticOptions } from './http/server.js'
 export type { InjectRequest, InjectResponse } from './http/inject.js'

@@ -3,14 +3,15 @@ import { installBuiltinRouting } from './builtin-routing.js'
 import { CompiledRoutes } from './compiled-routes.js'
 import { ConfigResolver, hasFeature, isDevelopment, type FwConfig } from './config.js'
 import { RequestContext, type RequestInit } from './context.js'
-import { FwError } from './errors.js'
+import { kernelErrors } from './error-codes.js'
 import type { PhaseName } from './events.js'
 import { runIsolated, runSeries } from './hook-runner.js'
 import { createHooks, type KernelHooks } from './hooks.js'
 import type { InjectRequest, InjectResponse } from './http/inject.js'
+import type { StaticOptions } from './http/server.js'
 import { Serving, type ListeningAddress } from './http/serving.js'
 import { createConsoleLogger, type Logger } from './logger.js'
-import { createMaintenanceProbe } from './maintenance.js'
+import { createMaintenanceProbe, type MaintenanceProbe } from './maintenance.js'
 import { PluginSet, type AnyPlugin, type Plugin, type PluginApis } from './plugin.js'
 import type { PluginName } from './plugin.js'
 import { createRedaction, type Redaction } from './redact.js'
@@ -57,7 +58,7 @@ export class Kernel {
   /** Each plugin's setup time, in boot order (like avvio's boot timeline). */
   readonly bootTimeline: BootTiming[] = []
   /** The maintenance probe: retry-after seconds while `var/MAINTENANCE` exists, else undefined. */
-  readonly maintenance: (now?: number) => number | undefined
+  readonly maintenance: MaintenanceProbe
 
   readonly #development: boolean
   readonly #plugins: PluginSet
@@ -169,20 +170,18 @@ export class Kernel {
     return this.#routes.bindingFor(model)
   }
 
+  /** The middleware registered under a name, if any (what a route's `middleware` names). */
+  middlewareFor(name: string): Middleware | undefined {
+    return this.#routes.middlewareFor(name)
+  }
+
   /** Serves a folder's files under a URL prefix (sirv, on the socket, before the pipeline). */
-  static(
-    prefix: string,
-    dir: string,
-    options: { maxAge?: number; immutable?: boolean } = {},
-  ): this {
+  static(prefix: string, dir: string, options: StaticOptions = {}): this {
     this.#serving.mount(prefix, dir, options)
     return this
   }
 
-  /**
-   * Contributes a CLI command (a clipanion `Command` class) to `fw`. The CLI loads the app, boots
-   * it, and offers every contributed command beside its own.
-   */
+  /** Contributes a CLI command (a clipanion `Command` class) to `fw`, beside its own. */
   command(cls: CommandClass): this {
     this.#plugins.commands.push(cls)
     return this
@@ -282,16 +281,14 @@ export class Kernel {
       (tap, error) => this.logger.error(`shutdown tap '${tap}' failed`, { error }),
       this,
     )
+    this.maintenance.close()
     this.#state = 'closed'
     if (failure !== undefined) throw failure
   }
 
   #assertState(expected: KernelState, action: string): void {
     if (this.#state !== expected) {
-      throw new FwError(
-        'FW_ERR_KERNEL_STATE',
-        `Cannot ${action} while the kernel is ${this.#state}; that is only possible while it is ${expected}.`,
-      )
+      throw kernelErrors.error('FW_ERR_KERNEL_STATE', { action, state: this.#state, expected })
     }
   }
 }

@@ -1,4 +1,12 @@
-import { existsSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs'
+import {
+  existsSync,
+  readFileSync,
+  rmSync,
+  watch,
+  writeFileSync,
+  mkdirSync,
+  type FSWatcher,
+} from 'node:fs'
 import { dirname, join } from 'node:path'
 
 /** Default `Retry-After`, in seconds, when the flag file holds no number. */
@@ -25,19 +33,54 @@ export function leaveMaintenance(root: string): boolean {
   return was
 }
 
+/** The maintenance probe: retry-after seconds while down, `undefined` while up. */
+export interface MaintenanceProbe {
+  (now?: number): number | undefined
+  /** Stops watching the flag's directory. */
+  close(): void
+}
+
 /**
- * Reads the flag at most once per `intervalMs`, so a request costs a comparison, not a syscall.
- * `now` is a `performance.now()` reading the caller already has (a request's start).
- * Returns the retry-after seconds while the application is down, `undefined` while it is up.
+ * Reads the flag when it may have changed, so a request costs a comparison, not a syscall: the
+ * flag's directory (`var/`, or the root until `var/` exists) is watched, and any change there is
+ * seen by the next request (`fw down --retry=120` over an earlier `fw down`, `fw up`). Where the
+ * file system reports no changes, the flag is read again at most once per `intervalMs`. `now` is
+ * a `performance.now()` reading the caller already has (a request's start).
  */
-export function createMaintenanceProbe(
-  root: string,
-  intervalMs = 1000,
-): (now?: number) => number | undefined {
+export function createMaintenanceProbe(root: string, intervalMs = 1000): MaintenanceProbe {
   const file = maintenanceFile(root)
+  const varDir = dirname(file)
   let checkedAt = -Infinity
   let current: number | undefined
-  return (now = performance.now()) => {
+  let watcher: FSWatcher | undefined
+  let watching = false
+  const stale = () => {
+    checkedAt = -Infinity
+  }
+  /** Watches `var/` (or the root, until `var/` appears); never keeps the process alive. */
+  const arm = () => {
+    const dir = existsSync(varDir) ? varDir : root
+    try {
+      watcher = watch(dir, { persistent: false }, (_event, name) => {
+        stale()
+        if (dir === root && (name === 'var' || name === null)) {
+          watcher?.close()
+          arm()
+        }
+      })
+      watcher.on('error', () => {
+        watcher?.close()
+        watcher = undefined
+      })
+    } catch {
+      watcher = undefined // no watching here: the interval alone
+    }
+  }
+  const probe = (now = performance.now()): number | undefined => {
+    if (!watching) {
+      watching = true
+      arm()
+    }
     if (now - checkedAt < intervalMs) return current
     checkedAt = now
     if (!existsSync(file)) return (current = undefined)
@@ -50,4 +93,10 @@ export function createMaintenanceProbe(
     }
     return (current = seconds)
   }
+  return Object.assign(probe, {
+    close() {
+      watcher?.close()
+      watcher = undefined
+    },
+  })
 }

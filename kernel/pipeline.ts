@@ -1,11 +1,12 @@
 import type { RequestContext } from './context.js'
 import type { EventLog } from './events.js'
 import { notFoundReply } from './error-replies.js'
-import { FwError } from './errors.js'
+import { compileErrors } from './error-codes.js'
 import { isThenable, type MaybePromise } from './hook-runner.js'
 import { Reply, toReply } from './reply.js'
 import type { Route } from './router/route.js'
 import type { BindingLoader, ControllerClass, Handler, Middleware } from './types.js'
+import { compileBodyCheck } from './validation.js'
 
 /** A route's compiled chain: middleware around the handler, built once per route. */
 export type Pipeline = (ctx: RequestContext) => MaybePromise<Reply>
@@ -76,19 +77,16 @@ function resolveHandler(
     method = at === -1 ? 'handle' : h.slice(at + 1)
     cls = deps.controller(name)
     if (!cls) {
-      throw new FwError(
-        'FW_ERR_CONTROLLER_UNKNOWN',
-        `Route '${route.path}' points to controller '${name}', which is not registered. Register it with kernel.controller('${name}', ${name.split('.').pop()}).`,
-      )
+      throw compileErrors.error('FW_ERR_CONTROLLER_UNKNOWN', { route: route.path, name })
     }
   } else {
     ;[cls, method] = h
   }
   if (typeof (cls.prototype as Record<string, unknown>)[method] !== 'function') {
-    throw new FwError(
-      'FW_ERR_CONTROLLER_ACTION',
-      `Route '${route.path}' points to ${cls.name}.${method}(), which does not exist. Add the method or point the route elsewhere.`,
-    )
+    throw compileErrors.error('FW_ERR_CONTROLLER_ACTION', {
+      route: route.path,
+      action: `${cls.name}.${method}`,
+    })
   }
   return [cls, method]
 }
@@ -113,6 +111,7 @@ export function compileRoute(route: Route, deps: PipelineDeps): CompiledRoute {
   const mayWait =
     route.middleware.length > 0 ||
     Object.keys(route.bindings).length > 0 ||
+    route.schema?.body !== undefined ||
     isAsyncFunction(typeof target === 'function' ? target : target[0].prototype[target[1]])
   return { pipeline, name: handlerName(route), mayWait }
 }
@@ -125,20 +124,14 @@ function compilePipeline(
   const chain = route.middleware.map((name) => {
     const fn = deps.middleware(name)
     if (!fn) {
-      throw new FwError(
-        'FW_ERR_MIDDLEWARE_UNKNOWN',
-        `Route '${route.path}' uses middleware '${name}', which is not registered. Register it with kernel.middleware('${name}', fn) or remove it from the route.`,
-      )
+      throw compileErrors.error('FW_ERR_MIDDLEWARE_UNKNOWN', { route: route.path, name })
     }
     return { name, fn }
   })
   const bindings = Object.entries(route.bindings).map(([param, model]) => {
     const loader = deps.binding(model)
     if (loader === undefined) {
-      throw new FwError(
-        'FW_ERR_BINDING_UNKNOWN',
-        `Route '${route.path}' binds '{${param}}' to model '${model}', but no loader is registered for it. Register one with kernel.binding('${model}', loader).`,
-      )
+      throw compileErrors.error('FW_ERR_BINDING_UNKNOWN', { route: route.path, param, model })
     }
     return [param, loader] as const
   })
@@ -197,8 +190,15 @@ function compilePipeline(
     }
     return finish(log, start, result)
   }
+  const bodyCheck =
+    route.schema?.body === undefined ? undefined : compileBodyCheck(route, route.schema.body)
+  // Bindings first (a missing record is a 404 whatever the body), then the body, then the handler.
+  const validated: Pipeline =
+    bodyCheck === undefined ? call : async (ctx) => (await bodyCheck(ctx), call(ctx))
   const action: Pipeline =
-    bindings.length === 0 ? call : async (ctx) => (await bindModels(ctx, bindings)) ?? call(ctx)
+    bindings.length === 0
+      ? validated
+      : async (ctx) => (await bindModels(ctx, bindings)) ?? validated(ctx)
   if (chain.length === 0) return action
   let composed: Pipeline = action
   for (let i = chain.length - 1; i >= 0; i--) {
@@ -206,10 +206,7 @@ function compilePipeline(
     const next = composed
     const checked = (reply: Reply): Reply => {
       if (reply instanceof Reply) return reply
-      throw new FwError(
-        'FW_ERR_MIDDLEWARE_NO_REPLY',
-        `Middleware '${name}' did not return a reply. End it with \`return next()\` (or return a reply to answer early).`,
-      )
+      throw compileErrors.error('FW_ERR_MIDDLEWARE_NO_REPLY', { name })
     }
     composed = (ctx) => fn(ctx, () => settled(() => next(ctx))).then(checked)
   }

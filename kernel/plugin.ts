@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks'
 import { sliceProblem, type ConfigResolver, type ConfigSlice } from './config.js'
-import { FwError } from './errors.js'
+import { kernelErrors } from './error-codes.js'
+import type { FwError } from './errors.js'
 import type { Kernel } from './kernel.js'
 import type { BootTiming, CommandClass } from './types.js'
 
@@ -66,14 +67,11 @@ export function definePlugin<Options = void, Api = void>(
   plugin: Plugin<Options, Api>,
 ): Plugin<Options, Api> {
   if (!plugin.name || typeof plugin.name !== 'string' || typeof plugin.setup !== 'function') {
-    throw new FwError(
-      'FW_ERR_PLUGIN_INVALID',
-      'definePlugin() needs a non-empty `name` and a `setup(kernel, options)` function.',
-    )
+    throw kernelErrors.error('FW_ERR_PLUGIN_INVALID', {})
   }
   const problem = plugin.config === undefined ? undefined : sliceProblem(plugin.config)
   if (problem !== undefined)
-    throw new FwError('FW_ERR_PLUGIN_INVALID', `Plugin '${plugin.name}': ${problem}`)
+    throw kernelErrors.error('FW_ERR_PLUGIN_INVALID', { plugin: plugin.name, problem })
   return Object.freeze({
     ...plugin,
     dependsOn: Object.freeze([...(plugin.dependsOn ?? [])]),
@@ -101,20 +99,17 @@ export function orderPlugins(registrations: readonly Registration[]): Registrati
   const byName = new Map<string, Registration>()
   for (const r of registrations) {
     if (byName.has(r.plugin.name)) {
-      throw new FwError(
-        'FW_ERR_PLUGIN_DUPLICATE',
-        `Plugin '${r.plugin.name}' is registered twice. Register each plugin once (pass all its options in one register() call).`,
-      )
+      throw kernelErrors.error('FW_ERR_PLUGIN_DUPLICATE', { name: r.plugin.name })
     }
     byName.set(r.plugin.name, r)
   }
   for (const r of registrations) {
     for (const dep of r.plugin.dependsOn ?? []) {
       if (!byName.has(dep)) {
-        throw new FwError(
-          'FW_ERR_PLUGIN_MISSING_DEPENDENCY',
-          `Plugin '${r.plugin.name}' depends on '${dep}', which is not registered. Register '${dep}' as well.`,
-        )
+        throw kernelErrors.error('FW_ERR_PLUGIN_MISSING_DEPENDENCY', {
+          plugin: r.plugin.name,
+          dependency: dep,
+        })
       }
     }
   }
@@ -152,10 +147,7 @@ function cycleError(
   const cycle = current
     ? [...path.slice(path.indexOf(current.plugin.name)), current.plugin.name]
     : path
-  return new FwError(
-    'FW_ERR_PLUGIN_CYCLE',
-    `Plugins depend on each other in a cycle: ${cycle.join(' → ')}. Remove one of these dependsOn (or optionalDependsOn) entries.`,
-  )
+  return kernelErrors.error('FW_ERR_PLUGIN_CYCLE', { cycle })
 }
 
 /** A kernel's plugins: registered, then set up in dependency order, then their APIs. */
@@ -207,22 +199,14 @@ export class PluginSet {
   #assertDeclared(name: string, method: string): void {
     const asking = this.#settingUp
     if (asking === undefined || asking.name === name || declaredUses(asking).includes(name)) return
-    throw new FwError(
-      'FW_ERR_PLUGIN_UNDECLARED',
-      `Plugin '${asking.name}' calls kernel.${method}('${name}') in its setup without declaring it. Add '${name}' to its dependsOn (or to optionalDependsOn if it works without it).`,
-    )
+    throw kernelErrors.error('FW_ERR_PLUGIN_UNDECLARED', { plugin: asking.name, method, name })
   }
 
   /** The API a plugin's `setup` returned; fails saying why when there is none yet. */
   api(name: string): unknown {
     this.#assertDeclared(name, 'plugin')
     if (!this.#apis.has(name)) {
-      throw new FwError(
-        'FW_ERR_PLUGIN_UNKNOWN',
-        this.has(name)
-          ? `Plugin '${name}' is registered but not set up yet. Add '${name}' to your plugin's dependsOn, or ask for it inside a boot tap.`
-          : `Plugin '${name}' is not registered. Register it with kernel.register(...) before boot.`,
-      )
+      throw kernelErrors.error('FW_ERR_PLUGIN_UNKNOWN', { name, registered: this.has(name) })
     }
     return this.#apis.get(name)
   }

@@ -8,7 +8,8 @@ import {
   notFoundReply,
   type ErrorReplyDeps,
 } from './error-replies.js'
-import { FwError } from './errors.js'
+import { requestErrors } from './error-codes.js'
+import type { FwError } from './errors.js'
 import { EventLog } from './events.js'
 import { isThenable, runBail, runIsolated, runWaterfall, type MaybePromise } from './hook-runner.js'
 import {
@@ -122,6 +123,8 @@ export class RequestCycle {
 
   #route(ctx: RequestContext): MaybePromise<Reply> {
     const start = ctx.log.now()
+    // Routed already by a `request` tap.
+    if (ctx.match !== undefined) return this.#dispatch(ctx, ctx.match, start)
     // With only the kernel's own route taps, ask the router directly: same answer, no loop.
     const { routing, hooks } = this.#deps
     const match = routing.only() ? routing.direct(ctx) : runBail(hooks.route, ctx)
@@ -203,8 +206,5 @@ function guarded(
 }
 
 function noViewEngine(template: string): FwError {
-  return new FwError(
-    'FW_ERR_VIEW_NO_ENGINE',
-    `A handler returned the view '${template}', but no view engine is registered. Register a views plugin, or return html(...).`,
-  )
+  return requestErrors.error('FW_ERR_VIEW_NO_ENGINE', { template })
 }

@@ -1,16 +1,21 @@
+import { createRequire } from 'node:module'
 import { basename, dirname, join } from 'node:path'
+import type { TracerProvider } from '@opentelemetry/api'
+import type * as OtelSdk from '@opentelemetry/sdk-trace-base'
 import { fileURLToPath } from 'node:url'
 import { createKernel, type AppFactory, type Kernel, type Logger } from 'fw'
 import type { CheckedEntry, PluginEntry } from 'fw/testing'
+import admin from 'fw/plugins/admin'
 import api from 'fw/plugins/api'
 import auth from 'fw/plugins/auth'
 import database from 'fw/plugins/database'
 import debug from 'fw/plugins/debug'
 import health from 'fw/plugins/health'
 import list from 'fw/plugins/list'
+import openapi from 'fw/plugins/openapi'
+import telemetry from 'fw/plugins/telemetry'
 import logging from 'fw/plugins/logging'
 import views from 'fw/plugins/views'
-import { declareMe } from './auth/me.js'
 import { DEMO_APPLICATION } from './demo-data.js'
 import { seedDemoUsers } from './auth/seed-users.js'
 import { entities } from './entities/index.js'
@@ -77,16 +82,24 @@ export default function createApp<const E extends readonly PluginEntry[] = reado
       features: ['debug', 'DevPanel'],
       development: env.NODE_ENV !== 'production',
       api: { cors_origins: ['*'] },
+      // The administration area, off until `admin.prefix` is set (PLAYGROUND.md).
+      admin: { theme: 'admin', min_usertype: 50, default_controller: 'dashboard', area: 'Admin' },
       // Under `DATABASE_URL` and `FW_CONFIG`, which replace it.
       database: { url: defaultDatabaseUrl },
     },
   })
   if (logger === undefined) kernel.register(logging)
-  declareMe(kernel)
   kernel
     .register(views)
-    // The toolbar's API tab sends to v1 with the demo application's key (development only).
-    .register(debug, { browser: { apiPrefix: '/api/v1', apiKey: DEMO_APPLICATION.apiKey } })
+    // The toolbar's API tab reads the document `fw api:docs` writes (the openapi plugin serves
+    // it) and sends to v1 with the demo application's key (development only).
+    .register(debug, {
+      browser: {
+        apiPrefix: '/api/v1',
+        apiKey: DEMO_APPLICATION.apiKey,
+        openapi: '/api/openapi.json',
+      },
+    })
     .register(database, {
       entities,
       // Imported when the database opens, not when the app loads (keeps `fw route:list` fast).
@@ -98,10 +111,37 @@ export default function createApp<const E extends readonly PluginEntry[] = reado
     .register(list)
     .register(health)
     .register(playground)
+    .register(openapi, { title: 'playground API' })
+    // The area's controllers beside this module (compiled `.js` under dist/), its views in
+    // `playground/Admin/views`.
+    .register(admin, { controllers: join(here, 'Admin', 'controllers') })
+    // Traces on the console when `playground.console_traces` is on (the playground's slice, just
+    // resolved by registering it); metrics at `/metrics` when `telemetry.metrics` is on.
+    .register(telemetry, { tracerProvider: consoleTracer(kernel.config.playground.console_traces) })
   for (const [plugin, options] of plugins ?? []) {
     ;(kernel.register as (p: unknown, o: unknown) => Kernel)(plugin, options)
   }
   return kernel
+}
+
+/**
+ * The tracer provider of `playground.console_traces`: OpenTelemetry's SDK with its console
+ * exporter. The SDK is the app's to bring (a development dependency of fw): loaded only when on.
+ */
+function consoleTracer(on: boolean): TracerProvider | undefined {
+  if (!on) return undefined
+  let sdk: typeof OtelSdk
+  try {
+    sdk = createRequire(import.meta.url)('@opentelemetry/sdk-trace-base') as typeof OtelSdk
+  } catch (cause) {
+    throw new Error(
+      'playground.console_traces needs @opentelemetry/sdk-trace-base: npm install -D @opentelemetry/sdk-trace-base',
+      { cause },
+    )
+  }
+  return new sdk.BasicTracerProvider({
+    spanProcessors: [new sdk.SimpleSpanProcessor(new sdk.ConsoleSpanExporter())],
+  })
 }
 
 createApp satisfies AppFactory

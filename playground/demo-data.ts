@@ -14,7 +14,12 @@ export const DEMO_USERS: readonly DemoUser[] = [
   { username: 'admin', password: 'admin-pass', usertype: 100, totp_secret: null },
   { username: 'editor', password: 'editor-pass', usertype: 50, totp_secret: null },
   { username: 'user', password: 'user-pass', usertype: 1, totp_secret: null },
-  { username: 'alice', password: 'alice-pass', usertype: 1, totp_secret: 'JBSWY3DPEHPK3PXP' },
+  {
+    username: 'alice',
+    password: 'alice-pass',
+    usertype: 1,
+    totp_secret: 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP',
+  },
 ]
 
 /** The application of PLAYGROUND.md: `client_id` is the API key, `client_secret` the secret. */

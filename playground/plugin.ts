@@ -1,12 +1,12 @@
 import { definePlugin, type Kernel } from 'fw'
 import type {} from 'fw/plugins/api'
+import { declareApiRoutes } from './api/routes.js'
 import { DemoController } from './controllers/demo-controller.js'
 import { array, empty, error, fragment, ping, redirectHome, text } from './controllers/demo.js'
 import { log } from './controllers/demo-log.js'
 import { measureDemo } from './controllers/demo-measure.js'
 import { queries } from './controllers/demo-queries.js'
 import { home } from './controllers/home.js'
-import { ProductsController } from './controllers/products.js'
 import { declareListRoutes } from './list/routes.js'
 
 function declareRoutes(kernel: Kernel): void {
@@ -27,31 +27,31 @@ function declareRoutes(kernel: Kernel): void {
   })
 
   router.classic('demo', DemoController)
+  declareApiRoutes(kernel) // api/v1 (products, me), api/v2
+  declareListRoutes(kernel) // the products page and its table
+}
 
-  // The products resource without its two HTML forms (create, edit), declared route by route so
-  // that `{product}` binds to the entity (a missing id is a 404 before the controller runs).
-  router.group({ prefix: 'api/v1', middleware: ['api'], name: 'v1.' }, (r) => {
-    r.post('products', [ProductsController, 'store']).name('products.store')
-    r.get('products/{product}', [ProductsController, 'show'])
-      .name('products.show')
-      .bind('product', 'Product')
-    r.match(['PUT', 'PATCH'], 'products/{product}', [ProductsController, 'update'])
-      .name('products.update')
-      .bind('product', 'Product')
-    r.delete('products/{product}', [ProductsController, 'destroy'])
-      .name('products.destroy')
-      .bind('product', 'Product')
-  })
-  router.group({ prefix: 'api/v2', middleware: ['api'], name: 'v2.' }, (r) => {
-    r.get('products', [ProductsController, 'flatIndex']).name('products.index')
-  })
-  declareListRoutes(kernel) // v1.products.index, v1.products.datatable, GET /products
+declare module 'fw' {
+  interface FwConfig {
+    playground: {
+      /**
+       * Print every request's trace on the console (OpenTelemetry's console exporter, through the
+       * telemetry plugin). Environment: `FW_CONSOLE_TRACES=1`.
+       */
+      console_traces: boolean
+    }
+  }
 }
 
 /** The playground's own plugin: the `api` middleware group and the routes of PLAYGROUND.md. */
 export default definePlugin({
   name: 'playground',
   dependsOn: ['database', 'api'],
+  config: {
+    defaults: { playground: { console_traces: false } },
+    schema: { 'playground.console_traces': 'boolean' },
+    env: { 'playground.console_traces': 'FW_CONSOLE_TRACES' },
+  },
   setup(kernel) {
     // The `api` middleware group of `/api/v1` and `/api/v2`: the API pipeline (CORS, content
     // type, API key) of the api plugin.

@@ -2,17 +2,21 @@
 // (bench/playground-http.ts's ablation). The factory registers what playground/app.ts's createApp
 // registers, in the same order, with the same config and options, except the plugins named in
 // `FW_BENCH_SKIP` (comma-separated: logging, views, debug, database, auth, api, list, health,
-// playground, or `all` for the kernel alone). `GET /_demo/ping` answers the same JSON in every
+// playground, openapi, telemetry, admin, or `all` for the kernel alone). `FW_BENCH_TRACES=batch` gives the
+// telemetry plugin a tracer provider: OpenTelemetry's SDK with a batch span processor and an
+// exporter that drops each batch (what the SDK and the projection cost, not a collector's network);
+// `batch,no-phases` without phase spans, `batch,sampled` keeping 10% of the traces.
+// `GET /_demo/ping` answers the same JSON in every
 // variant: declared by the playground plugin when it is registered, else directly, with the
 // playground's own `ping` handler. Plugins that depend on a skipped one must be skipped too
-// (auth, list and playground depend on database; playground on api; the `/api/v1/me` route that
-// createApp declares needs the api plugin's middleware): the factory refuses a combination that
+// (auth, list and playground depend on database; playground on api): the factory refuses a combination that
 // would not boot, and says which plugins to add to the list.
 //
 // Plain JavaScript, like bare-app.mjs, so that the compiled CLI loads it without registering tsx.
 // It imports the compiled playground (`dist/playground/`) when `fw` resolves to dist/, and the
 // TypeScript sources when it resolves to them (`-C fw-source`, the CLI through tsx).
 import { createKernel } from 'fw'
+import admin from 'fw/plugins/admin'
 import api from 'fw/plugins/api'
 import auth from 'fw/plugins/auth'
 import database from 'fw/plugins/database'
@@ -20,7 +24,15 @@ import debug from 'fw/plugins/debug'
 import health from 'fw/plugins/health'
 import list from 'fw/plugins/list'
 import logging from 'fw/plugins/logging'
+import openapi from 'fw/plugins/openapi'
+import telemetry from 'fw/plugins/telemetry'
 import views from 'fw/plugins/views'
+import { ExportResultCode } from '@opentelemetry/core'
+import {
+  BasicTracerProvider,
+  BatchSpanProcessor,
+  TraceIdRatioBasedSampler,
+} from '@opentelemetry/sdk-trace-base'
 
 /** Every plugin createApp registers, in its order (`playground` is the app's own plugin). */
 const PLUGINS = /** @type {const} */ ([
@@ -33,6 +45,9 @@ const PLUGINS = /** @type {const} */ ([
   'list',
   'health',
   'playground',
+  'openapi',
+  'telemetry',
+  'admin',
 ])
 
 /** What each plugin needs registered (dependsOn, and the routes createApp declares). */
@@ -47,10 +62,9 @@ const base = new URL(fromSources ? '../../playground/' : '../../dist/playground/
 const ext = fromSources ? '.ts' : '.js'
 /** @param {string} path */
 const load = (path) => import(new URL(path + ext, base).href)
-const [app, meModule, demoData, seedUsers, entitiesModule, seedModule, pluginModule, demo] =
+const [app, demoData, seedUsers, entitiesModule, seedModule, pluginModule, demo] =
   await Promise.all([
     load('app'),
-    load('auth/me'),
     load('demo-data'),
     load('auth/seed-users'),
     load('entities/index'),
@@ -100,16 +114,19 @@ export default function createVariant({ env = process.env } = {}) {
       features: ['debug', 'DevPanel'],
       development: env.NODE_ENV !== 'production',
       api: { cors_origins: ['*'] },
+      admin: { theme: 'admin', min_usertype: 50, default_controller: 'dashboard', area: 'Admin' },
       database: { url: app.defaultDatabaseUrl },
     },
   })
   if (uses('logging')) kernel.register(logging)
-  // `/api/v1/me` goes through the api plugin's middleware (cors, contentType, unified).
-  if (uses('api')) meModule.declareMe(kernel)
   if (uses('views')) kernel.register(views)
   if (uses('debug')) {
     kernel.register(debug, {
-      browser: { apiPrefix: '/api/v1', apiKey: demoData.DEMO_APPLICATION.apiKey },
+      browser: {
+        apiPrefix: '/api/v1',
+        apiKey: demoData.DEMO_APPLICATION.apiKey,
+        openapi: '/api/openapi.json',
+      },
     })
   }
   if (uses('database')) {
@@ -125,5 +142,39 @@ export default function createVariant({ env = process.env } = {}) {
   if (uses('health')) kernel.register(health)
   if (uses('playground')) kernel.register(pluginModule.default)
   else kernel.router.get('_demo/ping', demo.ping).name('demo.ping')
+  if (uses('openapi')) kernel.register(openapi, { title: 'playground API' })
+  if (uses('telemetry')) {
+    const traces = env.FW_BENCH_TRACES ?? ''
+    kernel.register(
+      telemetry,
+      traces === ''
+        ? {}
+        : {
+            tracerProvider: batchTracer(traces.includes('sampled') ? 0.1 : 1),
+            phaseSpans: !traces.includes('no-phases'),
+          },
+    )
+  }
+  if (uses('admin')) {
+    kernel.register(admin, { controllers: new URL('Admin/controllers', base).pathname })
+  }
   return kernel
+}
+
+/**
+ * An SDK tracer provider with a batch processor whose exporter drops every batch; `ratio` < 1
+ * samples that share of the traces (TraceIdRatioBasedSampler).
+ * @param {number} ratio
+ */
+function batchTracer(ratio) {
+  const provider = new BasicTracerProvider({
+    ...(ratio < 1 ? { sampler: new TraceIdRatioBasedSampler(ratio) } : {}),
+    spanProcessors: [
+      new BatchSpanProcessor({
+        export: (_spans, done) => done({ code: ExportResultCode.SUCCESS }),
+        shutdown: async () => {},
+      }),
+    ],
+  })
+  return provider
 }

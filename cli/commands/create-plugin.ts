@@ -55,6 +55,8 @@ An fw plugin, scaffolded by \`fw create:plugin ${name}\` from fw's plugin guide
 - Config key \`${name}.greeting\` (string, default \`Hello\`; env \`${name.toUpperCase()}_GREETING\`).
 - Uses the database plugin (raw SQL) and the health plugin (check \`${name}\`) when registered.
 - \`fw ${name}:greet <name>\` prints a greeting.
+- Error code \`FW_ERR_${name.toUpperCase()}_PREFIX\`: at setup, the \`prefix\` option is not a plain
+  path (lowercase segments such as \`hello\`).
 
 ## Develop
 
@@ -83,7 +85,7 @@ export class CreatePluginCommand extends Command<FwContext> {
     category: 'Plugins',
     description: 'Scaffold a plugin package',
     details: `
-      Writes a complete plugin package into \`fw-plugin-<name>\` (or \`--dir\`): package.json, tsconfigs, the plugin (a route, an event and a header from the request's log, a config slice, optional use of the database and health plugins), a CLI command, a health check, tests and a README. It is the package of fw's plugin guide, renamed. Then \`npm install && npm test\` in that folder.
+      Writes a complete plugin package into \`fw-plugin-<name>\` (or \`--dir\`): package.json, tsconfigs, the plugin (a route, an event and a header from the request's log, a config slice, optional use of the database and health plugins), a CLI command, a health check, an error code registry, tests and a README. It is the package of fw's plugin guide, renamed. Then \`npm install && npm test\` in that folder.
 
       The name is lowercase letters and digits, words joined by \`_\`. The folder must not exist or be empty.
     `,

@@ -56,7 +56,7 @@ export class RouteListCommand extends Command<FwContext> {
     category: 'Routing',
     description: "List the app's routes",
     details: `
-      Prints one row per declared route: its methods (\`HEAD\` is shown wherever \`GET\` is, since a GET route answers HEAD), its path as declared (\`products/{id}\`), its handler and its name. Rows are sorted by path, then method.
+      Prints one row per declared route (and per route a plugin answers by its own routing, such as the admin area's controllers): its methods (\`HEAD\` is shown wherever \`GET\` is, since a GET route answers HEAD), its path as declared (\`products/{id}\`), its handler and its name. Rows are sorted by path, then method.
 
       With \`--json\`, prints an array of \`{methods, path, handler, name, middleware}\` instead.
     `,
@@ -69,7 +69,8 @@ export class RouteListCommand extends Command<FwContext> {
   json = Option.Boolean('--json', false, { description: 'Print a JSON array instead of a table' })
 
   override async execute(): Promise<number> {
-    const rows = routeRows(this.context.kernel.router.routes())
+    const router = this.context.kernel.router
+    const rows = routeRows([...router.routes(), ...router.listedRoutes()])
     const out = this.context.stdout
     if (this.json) {
       out.write(`${JSON.stringify(rows, null, 2)}\n`)

@@ -1,6 +1,6 @@
 import type { OutgoingHttpHeaders } from 'node:http'
 import type { Readable } from 'node:stream'
-import { FwError } from '../errors.js'
+import { requestErrors } from '../error-codes.js'
 import type { Reply } from '../reply.js'
 
 /** A reply as it goes on the wire: final headers and the payload (none for HEAD, 204, 304). */
@@ -54,10 +54,7 @@ export function serialize(reply: Reply, method: string): WireReply {
       payload = undefined
       break
     case 'view':
-      throw new FwError(
-        'FW_ERR_VIEW_NO_ENGINE',
-        `A handler returned the view '${body.template}', but no view engine is registered. Register a views plugin, or return html(...).`,
-      )
+      throw requestErrors.error('FW_ERR_VIEW_NO_ENGINE', { template: body.template })
   }
   if (noBody) {
     delete headers['content-type']

@@ -10,13 +10,32 @@ import { IDLE_GRACE_MS, trackConnections } from './drain.js'
 import { serialize } from './serialize.js'
 
 /** A folder served as static files under a URL prefix (by sirv, before the pipeline). */
-export interface StaticMount {
+export interface StaticMount extends StaticOptions {
   readonly prefix: string
   readonly dir: string
+}
+
+/** How a static mount serves its files (`kernel.static(prefix, dir, options)`). */
+export interface StaticOptions {
   /** Cache-Control max-age in seconds (default 0: revalidate). */
   readonly maxAge?: number
   /** Adds `immutable` to Cache-Control: for files whose names carry a content hash. */
   readonly immutable?: boolean
+  /**
+   * Lets pages of other origins load and time the files: a request with an `Origin` gets it back
+   * in `Access-Control-Allow-Origin` and `Timing-Allow-Origin` (with `Vary: Origin`).
+   */
+  readonly crossOrigin?: boolean
+}
+
+/** The headers that let the request's origin read (and time) a response; none without one. */
+export function crossOriginHeaders(origin: string | undefined): Record<string, string> | undefined {
+  if (origin === undefined || origin === '') return undefined
+  return {
+    'access-control-allow-origin': origin,
+    'timing-allow-origin': origin,
+    vary: 'Origin',
+  }
 }
 
 /** How long `close()` lets requests finish before it closes every socket: 30 s. */
@@ -140,6 +159,15 @@ export async function startServer(
         etag: true,
         maxAge: mount.maxAge ?? 0,
         immutable: mount.immutable ?? false,
+        ...(mount.crossOrigin === true
+          ? {
+              setHeaders: (res: ServerResponse) => {
+                const headers = crossOriginHeaders(res.req.headers.origin)
+                for (const [name, value] of Object.entries(headers ?? {}))
+                  res.setHeader(name, value)
+              },
+            }
+          : {}),
       }),
     )
   }

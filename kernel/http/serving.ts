@@ -1,5 +1,5 @@
-import { FwError } from '../errors.js'
-import type { RunningServer, ServerTarget, StaticMount } from './server.js'
+import { kernelErrors } from '../error-codes.js'
+import type { RunningServer, ServerTarget, StaticMount, StaticOptions } from './server.js'
 
 /** Where a listening kernel accepts connections. */
 export interface ListeningAddress {
@@ -19,17 +19,18 @@ export class Serving {
   #server: RunningServer | undefined
 
   /** Serves a folder under a URL prefix (sirv, on the socket, before the pipeline). */
-  mount(prefix: string, dir: string, options: { maxAge?: number; immutable?: boolean }): void {
+  mount(prefix: string, dir: string, options: StaticOptions): void {
     this.#statics.push({ prefix: `/${prefix.replace(/^\/+|\/+$/g, '')}`, dir, ...options })
   }
 
   /** Fails unless the server is stopped: a kernel listens once at a time. */
   assertIdle(): void {
     if (this.#server !== undefined) {
-      throw new FwError(
-        'FW_ERR_KERNEL_STATE',
-        'The kernel is already listening. Call close() first.',
-      )
+      throw kernelErrors.error('FW_ERR_KERNEL_STATE', {
+        action: 'listen',
+        state: 'already listening',
+        expected: 'not listening: call close() first',
+      })
     }
   }
 

@@ -3,7 +3,7 @@ import { effectiveMiddleware } from './compile-route.js'
 import { hasAction } from './controller-action.js'
 import { decomposeLegacy, decomposeLegacyPath, type LegacyRequest } from './legacy.js'
 import type { GroupFrame, Route, RouteMatch } from './route.js'
-import { RouterError } from './router-error.js'
+import { routerErrors } from './router-error.js'
 
 interface ClassicController {
   readonly name: string
@@ -16,6 +16,31 @@ interface ClassicController {
 const NO_PARAMS: Readonly<Record<string, string>> = Object.freeze({})
 
 /**
+ * A set of classic controllers apart from the router's own (`router.classicSet()`): matched only
+ * where its owner asks, e.g. an area that looks up its own controllers before the site's.
+ */
+export interface ClassicSet {
+  /** Registers `controller` under `name` (compared case-insensitively), replacing an earlier one. */
+  register(name: string, controller: ControllerClass): void
+  /** As the router's own classic lookup: `?r=` first, else the path's first segment. */
+  match(path: string, querystring: string, get: Record<string, unknown>): RouteMatch | undefined
+  /** The registered names, and each controller's actions (its methods), for listings. */
+  actions(): ReadonlyArray<{ name: string; controller: ControllerClass; actions: string[] }>
+}
+
+/** The public methods of a controller class (and of its ancestors), in declaration order. */
+export function actionsOf(controller: ControllerClass): string[] {
+  const out = new Set<string>()
+  let proto: unknown = controller.prototype
+  while (proto !== null && proto !== undefined && proto !== Object.prototype) {
+    for (const name of Object.getOwnPropertyNames(proto))
+      if (!name.startsWith('_') && hasAction(controller, name)) out.add(name)
+    proto = Object.getPrototypeOf(proto)
+  }
+  return [...out]
+}
+
+/**
  * Classic controllers reachable by legacy decomposition (`?r=shop/view/5` or `/shop/view/5`).
  * Names compare case-insensitively; a controller declared inside a group takes the group's
  * middleware and permissions (not its prefix).
@@ -26,10 +51,7 @@ export class ClassicRegistry {
   /** Registers `controller` under `name`, replacing an earlier registration of that name. */
   register(name: string, controller: ControllerClass, groups: readonly GroupFrame[]): void {
     if (name === '' || name.includes('/') || name.includes('?')) {
-      throw new RouterError(
-        'FW_ERR_ROUTER_INVALID_PATH',
-        `Classic controller name '${name}' must be one non-empty path segment (no '/' or '?'), as in classic('shop', ShopController).`,
-      )
+      throw routerErrors.error('FW_ERR_ROUTER_INVALID_PATH', { classic: name })
     }
     this.#byName.set(name.toLowerCase(), { name, controller, groups, routes: new Map() })
   }
@@ -65,6 +87,15 @@ export class ClassicRegistry {
     return { route: this.#route(entry, action), params: NO_PARAMS, legacy }
   }
 
+  /** The registered controllers and their actions. */
+  actions(): ReadonlyArray<{ name: string; controller: ControllerClass; actions: string[] }> {
+    return [...this.#byName.values()].map(({ name, controller }) => ({
+      name,
+      controller,
+      actions: actionsOf(controller),
+    }))
+  }
+
   #route(entry: ClassicController, action: string): Route {
     let route = entry.routes.get(action)
     if (route === undefined) {
@@ -81,6 +112,7 @@ export class ClassicRegistry {
         wheres: Object.freeze({}),
         bindings: Object.freeze({}),
         classic: true,
+        schema: undefined,
       })
       entry.routes.set(action, route)
     }

@@ -1,6 +1,6 @@
 import { anchorPattern, canonicalQuery, paramNames, parsePath, type PathToken } from './path.js'
 import type { Route, RouteDefinition } from './route.js'
-import { RouterError } from './router-error.js'
+import { routerErrors } from './router-error.js'
 
 /** A route together with what the matching structures need to place it. */
 export interface CompiledRoute {
@@ -37,10 +37,11 @@ export function compileRoute(
   const known = new Set(names)
   for (const param of [...def.wheres.keys(), ...def.bindings.keys()]) {
     if (!known.has(param)) {
-      throw new RouterError(
-        'FW_ERR_ROUTER_UNKNOWN_PARAM',
-        `Route ${describeRoute(def)} constrains or binds '{${param}}', but its path has no such placeholder. Use one of: ${names.length === 0 ? '(none)' : names.join(', ')}.`,
-      )
+      throw routerErrors.error('FW_ERR_ROUTER_UNKNOWN_PARAM', {
+        route: describeRoute(def),
+        param,
+        names,
+      })
     }
   }
 
@@ -69,6 +70,7 @@ export function compileRoute(
     wheres: Object.freeze(wheres),
     bindings: Object.freeze(bindings),
     classic: def.classic,
+    schema: def.schema,
   })
   return {
     route,

@@ -3,7 +3,7 @@ import { compileRoute, describeRoute, type CompiledRoute } from './compile-route
 import type { MethodTree } from './method-tree.js'
 import { ResourceDeclaration } from './resource.js'
 import type { Route, RouteDefinition } from './route.js'
-import { RouterError } from './router-error.js'
+import { routerErrors } from './router-error.js'
 import { RouteTree } from './tree.js'
 
 /** Everything a router answers from, built in one go by {@link compileRouter}. */
@@ -39,10 +39,11 @@ export function compileRouter(
       const { name } = compiled.route
       const taken = name === undefined ? undefined : byName.get(name)
       if (taken !== undefined) {
-        throw new RouterError(
-          'FW_ERR_ROUTER_DUPLICATE_NAME',
-          `Route name '${name}' is used by ${describeRoute(taken.route)} and by ${describeRoute(def)}. Rename one of them with .name().`,
-        )
+        throw routerErrors.error('FW_ERR_ROUTER_DUPLICATE_NAME', {
+          name: name!,
+          first: describeRoute(taken.route),
+          second: describeRoute(def),
+        })
       }
       if (name !== undefined) byName.set(name, compiled)
       tree.insert(compiled)
@@ -65,18 +66,16 @@ export function declaredMethods(methods: readonly string[], path: string): HttpM
   for (const method of methods) {
     const verb = METHODS.get(String(method).toUpperCase())
     if (verb === undefined) {
-      throw new RouterError(
-        'FW_ERR_ROUTER_UNKNOWN_METHOD',
-        `Unknown HTTP method '${method}' in the declaration of '${path}'. Use one of: ${HTTP_METHODS.join(', ')}.`,
-      )
+      throw routerErrors.error('FW_ERR_ROUTER_UNKNOWN_METHOD', {
+        path,
+        method,
+        known: HTTP_METHODS,
+      })
     }
     out.add(verb)
   }
   if (out.size === 0) {
-    throw new RouterError(
-      'FW_ERR_ROUTER_UNKNOWN_METHOD',
-      `No HTTP method given for '${path}'. Use one or more of: ${HTTP_METHODS.join(', ')}.`,
-    )
+    throw routerErrors.error('FW_ERR_ROUTER_UNKNOWN_METHOD', { path, known: HTTP_METHODS })
   }
   return [...out]
 }

@@ -1,5 +1,6 @@
 import type { ControllerClass } from '../types.js'
-import { RouterError } from './router-error.js'
+import type { RouteSchema } from './route.js'
+import { routerErrors } from './router-error.js'
 
 /** What `@route()` declares on a controller method. */
 export interface RouteOptions {
@@ -9,6 +10,8 @@ export interface RouteOptions {
   readonly name?: string
   readonly middleware?: readonly string[]
   readonly permissions?: readonly string[]
+  /** The body and responses: validation and the API document (see `RouteBuilder.schema`). */
+  readonly schema?: RouteSchema
 }
 
 /** What `@controller()` declares for every route of a class; all optional, defaults empty. */
@@ -50,10 +53,7 @@ const optionsByClass = new WeakMap<object, ControllerOptions>()
  */
 export function route(declared: RouteOptions): RouteDecorator {
   if (typeof declared?.path !== 'string') {
-    throw new RouterError(
-      'FW_ERR_ROUTER_INVALID_DECORATOR',
-      `@route() needs a string 'path', as in @route({ path: 'shop/{id}' }).`,
-    )
+    throw routerErrors.error('FW_ERR_ROUTER_INVALID_DECORATOR', { problem: 'no-path' })
   }
   return (method, context) => {
     const where = `@route({ path: '${declared.path}' }) on ${String(context.name)}`
@@ -63,10 +63,7 @@ export function route(declared: RouteOptions): RouteDecorator {
       context.private ||
       typeof context.name !== 'string'
     ) {
-      throw new RouterError(
-        'FW_ERR_ROUTER_INVALID_DECORATOR',
-        `${where}: route decorators go on public instance methods with a string name; move it to such a method.`,
-      )
+      throw routerErrors.error('FW_ERR_ROUTER_INVALID_DECORATOR', { where })
     }
     const list = routesByMethod.get(method) ?? []
     list.push(declared)
@@ -106,10 +103,7 @@ export { del as delete }
 export function controller(declared: ControllerOptions = {}): ControllerDecorator {
   return (value, context) => {
     if (context.kind !== 'class') {
-      throw new RouterError(
-        'FW_ERR_ROUTER_INVALID_DECORATOR',
-        '@controller() decorates classes only.',
-      )
+      throw routerErrors.error('FW_ERR_ROUTER_INVALID_DECORATOR', { problem: 'not-a-class' })
     }
     optionsByClass.set(value, declared)
   }

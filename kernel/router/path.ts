@@ -1,4 +1,4 @@
-import { RouterError } from './router-error.js'
+import { routerErrors, type RouterError } from './router-error.js'
 
 /** One segment of a declared path: literal text or a `{name}` / `{name?}` placeholder. */
 export type PathToken =
@@ -86,10 +86,10 @@ export function anchorPattern(pattern: RegExp | string, placeholder: string): Re
   try {
     return new RegExp(`^(?:${source})$`, flags)
   } catch (error) {
-    throw new RouterError(
-      'FW_ERR_ROUTER_INVALID_PATTERN',
-      `The constraint for '{${placeholder}}' is not a valid regular expression (${(error as Error).message}). Fix the pattern passed to where() or pattern().`,
-    )
+    throw routerErrors.error('FW_ERR_ROUTER_INVALID_PATTERN', {
+      placeholder,
+      reason: (error as Error).message,
+    })
   }
 }
 
@@ -115,7 +115,7 @@ export function safeDecode(segment: string): string | undefined {
 }
 
 function invalid(path: string, what: string): RouterError {
-  return new RouterError('FW_ERR_ROUTER_INVALID_PATH', `Route path '${path}': ${what}.`)
+  return routerErrors.error('FW_ERR_ROUTER_INVALID_PATH', { path, problem: what })
 }
 
 /** Strips leading and trailing slashes from a request path without copying when there are none. */

@@ -2,8 +2,8 @@ import type { ControllerClass, HandlerRef, HttpMethod } from '../types.js'
 import { describeRoute } from './compile-route.js'
 import { hasAction } from './controller-action.js'
 import { joinPaths } from './path.js'
-import type { GroupFrame, RouteDefinition } from './route.js'
-import { RouterError } from './router-error.js'
+import type { GroupFrame, RouteDefinition, RouteSchema } from './route.js'
+import { routerErrors } from './router-error.js'
 
 /** The seven actions of a resource, in the order their routes are declared. */
 export const RESOURCE_ACTIONS = [
@@ -25,7 +25,7 @@ const SHAPES: Readonly<Record<ResourceAction, { methods: readonly HttpMethod[]; 
     store: { methods: ['POST'], suffix: '' },
     show: { methods: ['GET'], suffix: '{id}' },
     edit: { methods: ['GET'], suffix: '{id}/edit' },
-    update: { methods: ['PUT', 'PATCH'], suffix: '{id}' },
+    update: { methods: ['PATCH'], suffix: '{id}' },
     destroy: { methods: ['DELETE'], suffix: '{id}' },
   }
 
@@ -36,6 +36,9 @@ export class ResourceDeclaration {
   readonly middleware: string[] = []
   readonly withoutMiddleware: string[] = []
   readonly permissions: string[] = []
+  readonly schemas: Partial<Record<ResourceAction, RouteSchema>> = {}
+  /** The model `{id}` is bound to, for the actions that have it. */
+  model: string | undefined
   baseName: string
 
   /**
@@ -70,15 +73,20 @@ export class ResourceDeclaration {
         middleware: [...this.middleware],
         withoutMiddleware: [...this.withoutMiddleware],
         permissions: [...this.permissions],
-        bindings: new Map(),
+        bindings: new Map(
+          this.model !== undefined && shape.suffix.startsWith('{id}') ? [['id', this.model]] : [],
+        ),
         classic: false,
+        schema: this.schemas[action],
         origin: `resource '${this.name}'`,
       }
       if (typeof this.controller !== 'string' && !hasAction(this.controller, action)) {
-        throw new RouterError(
-          'FW_ERR_ROUTER_MISSING_ACTION',
-          `Route ${describeRoute(def)} (${def.name}) needs a '${action}' method on ${controllerName}, which has none. Add the method, or leave the route out with .except('${action}').`,
-        )
+        throw routerErrors.error('FW_ERR_ROUTER_MISSING_ACTION', {
+          route: describeRoute(def),
+          name: def.name ?? '',
+          action,
+          controller: controllerName,
+        })
       }
       return def
     })
@@ -148,6 +156,22 @@ export class ResourceBuilder {
     return this.#touch()
   }
 
+  /**
+   * Binds `{id}` to a model (implicit model binding) on the routes that have it: `show`, `edit`,
+   * `update`, `destroy` get the loaded record in `ctx.models.id`; a missing one is a 404.
+   */
+  bind(model: string): this {
+    this.#declaration.model = model
+    return this.#touch()
+  }
+
+  /** Declares the body and responses of actions (`{ store: { body: … } }`): see `RouteBuilder.schema`. */
+  schemas(schemas: Partial<Record<ResourceAction, RouteSchema>>): this {
+    for (const action of checked(Object.keys(schemas)))
+      this.#declaration.schemas[action] = schemas[action]!
+    return this.#touch()
+  }
+
   #touch(): this {
     this.#changed()
     return this
@@ -157,10 +181,7 @@ export class ResourceBuilder {
 function checked(actions: readonly string[]): ResourceAction[] {
   for (const action of actions) {
     if (!(RESOURCE_ACTIONS as readonly string[]).includes(action)) {
-      throw new RouterError(
-        'FW_ERR_ROUTER_UNKNOWN_ACTION',
-        `'${action}' is not a resource action. Use one of: ${RESOURCE_ACTIONS.join(', ')}.`,
-      )
+      throw routerErrors.error('FW_ERR_ROUTER_UNKNOWN_ACTION', { action, known: RESOURCE_ACTIONS })
     }
   }
   return actions as ResourceAction[]

@@ -1,6 +1,38 @@
 import type { HandlerRef, HttpMethod } from '../types.js'
 import type { LegacyRequest } from './legacy.js'
 
+/**
+ * A JSON Schema, in the dialect OpenAPI 3.0 documents use (draft-07 keywords, plus `nullable` and
+ * `example`).
+ */
+export type JsonSchema = { readonly [keyword: string]: unknown }
+
+/** One documented response of a route. */
+export interface RouteResponse {
+  /** What the response means (OpenAPI's required `description`). Default: the status's phrase. */
+  readonly description?: string
+  /** The JSON body's schema. */
+  readonly schema?: JsonSchema
+}
+
+/**
+ * What a route declares about its request and responses: one declaration for the API document and
+ * for validation. The body schema is compiled when the route is (at boot) and validates every
+ * request's body before the handler runs: a body that does not match answers 422 naming each
+ * field (`FW_ERR_HTTP_BODY_INVALID`). The rest is documentation.
+ */
+export interface RouteSchema {
+  /** The request body (JSON, or form-urlencoded, whose strings are coerced to the schema's types). */
+  readonly body?: JsonSchema
+  /** Responses by status code. */
+  readonly responses?: Readonly<Record<number, RouteResponse>>
+  /** The operation's summary and description; default: the handler's doc comment. */
+  readonly summary?: string
+  readonly description?: string
+  /** The operation's tags; default: the controller's name. */
+  readonly tags?: readonly string[]
+}
+
 /** A declared route as the kernel sees it after compilation: every group already applied. */
 export interface Route {
   /** Declared methods, upper case; `any` declares all of `HTTP_METHODS`. */
@@ -22,6 +54,8 @@ export interface Route {
   readonly bindings: Readonly<Record<string, string>>
   /** True for an action of a classic controller reached by legacy decomposition. */
   readonly classic: boolean
+  /** What the route declares about its body and responses (validation and the API document). */
+  readonly schema: RouteSchema | undefined
 }
 
 /** What `find()` answers: the route, the decoded placeholder values and, for classic actions, the legacy request. */
@@ -58,6 +92,7 @@ export interface RouteDefinition {
   readonly permissions: string[]
   readonly bindings: Map<string, string>
   readonly classic: boolean
+  schema: RouteSchema | undefined
   /** Where the route came from, for error messages: `resource 'photos'`, `Shop.index`. */
   readonly origin: string | undefined
 }
@@ -111,6 +146,21 @@ export class RouteBuilder {
   /** Declares that a placeholder holds the key of a model, for implicit model binding. */
   bind(param: string, model: string): this {
     this.#definition.bindings.set(param, model)
+    return this.#touch()
+  }
+
+  /**
+   * Declares the request body and responses: the body schema validates each request (422 on a
+   * mismatch), and everything goes into the API document (`fw api:docs`).
+   *
+   * @example
+   * router.post('products', store).schema({
+   *   body: { type: 'object', required: ['name'], properties: { name: { type: 'string' } } },
+   *   responses: { 201: { description: 'The created product.' } },
+   * })
+   */
+  schema(schema: RouteSchema): this {
+    this.#definition.schema = schema
     return this.#touch()
   }
 

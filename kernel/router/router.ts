@@ -1,6 +1,6 @@
 import { redirect as redirectReply, view as viewReply } from '../reply.js'
 import { HTTP_METHODS, type ControllerClass, type HandlerRef, type HttpMethod } from '../types.js'
-import { ClassicRegistry } from './classic.js'
+import { ClassicRegistry, type ClassicSet } from './classic.js'
 import { compileRouter, declaredMethods, type CompiledRouter } from './compile-router.js'
 import { controllerRoutes } from './decorators.js'
 import { anchorPattern, joinPaths, parsePath, splitDeclaration, trimSlashes } from './path.js'
@@ -12,7 +12,7 @@ import {
   type RouteDefinition,
   type RouteMatch,
 } from './route.js'
-import { RouterError } from './router-error.js'
+import { routerErrors } from './router-error.js'
 import { buildUrl, type UrlValues } from './url.js'
 
 /** Options of `router.group()`; nested groups compose outer-first. */
@@ -46,6 +46,7 @@ export class Router {
   readonly #patterns = new Map<string, RegExp>()
   readonly #groups: GroupFrame[] = []
   readonly #classics = new ClassicRegistry()
+  readonly #listed: Array<() => readonly Route[]> = []
   readonly #values: string[] = []
   #fallback: RouteDefinition | undefined
   #compiled: CompiledRouter | undefined
@@ -118,10 +119,7 @@ export class Router {
   /** Constrains every placeholder called `name`, in every route; a route's own `where()` overrides it. */
   pattern(name: string, regex: RegExp | string): void {
     if (!PLACEHOLDER_NAME.test(name)) {
-      throw new RouterError(
-        'FW_ERR_ROUTER_INVALID_PATTERN',
-        `pattern('${name}', …): '${name}' is not a placeholder name; use letters, digits and '_'.`,
-      )
+      throw routerErrors.error('FW_ERR_ROUTER_INVALID_PATTERN', { name })
     }
     this.#patterns.set(name, anchorPattern(regex, name))
     this.#changed()
@@ -167,10 +165,7 @@ export class Router {
     for (const Class of classes) {
       const { options, actions } = controllerRoutes(Class)
       if (actions.length === 0) {
-        throw new RouterError(
-          'FW_ERR_ROUTER_NO_ROUTES',
-          `${Class.name} has no methods decorated with @route, @get, @post…; decorate its actions, or register it with router.classic() if it is a classic controller.`,
-        )
+        throw routerErrors.error('FW_ERR_ROUTER_NO_ROUTES', { controller: Class.name })
       }
       const group = {
         prefix: options.prefix,
@@ -189,6 +184,7 @@ export class Router {
           def.name = declared.name
           def.middleware.push(...(declared.middleware ?? []))
           def.permissions.push(...(declared.permissions ?? []))
+          def.schema = declared.schema
         }
       })
     }
@@ -197,6 +193,33 @@ export class Router {
   /** Registers a classic controller reachable by legacy decomposition under `name`. */
   classic(name: string, controller: ControllerClass): void {
     this.#classics.register(name, controller, [...this.#groups])
+  }
+
+  /**
+   * A set of classic controllers of its own, which the router never searches: its owner matches
+   * it where it applies (an area's controllers, looked up before the site's inside the area).
+   * A controller registered while a group is open takes the group's middleware, as `classic()`.
+   */
+  classicSet(): ClassicSet {
+    const registry = new ClassicRegistry()
+    return {
+      register: (name, controller) => registry.register(name, controller, [...this.#groups]),
+      match: (path, querystring, get) => registry.match(path, querystring, get),
+      actions: () => registry.actions(),
+    }
+  }
+
+  /**
+   * Adds rows to `fw route:list` for routes answered outside the declared table (a plugin's own
+   * routing: an area's controllers). `rows` runs when the list is asked for.
+   */
+  listRoutes(rows: () => readonly Route[]): void {
+    this.#listed.push(rows)
+  }
+
+  /** The routes of {@link listRoutes}' providers, for `fw route:list`. */
+  listedRoutes(): Route[] {
+    return this.#listed.flatMap((rows) => rows())
   }
 
   /** Validates every declaration and builds the matching tree and name index; `find()` calls it when needed. */
@@ -233,10 +256,7 @@ export class Router {
     const compiled = (this.#compiled ?? this.#compile()).byName.get(name)
     if (compiled === undefined) {
       const known = [...(this.#compiled?.byName.keys() ?? [])]
-      throw new RouterError(
-        'FW_ERR_ROUTER_UNKNOWN_NAME',
-        `No route is named '${name}'. Name one with .name('${name}')${known.length === 0 ? '' : `, or use one of: ${known.slice(0, 20).join(', ')}`}.`,
-      )
+      throw routerErrors.error('FW_ERR_ROUTER_UNKNOWN_NAME', { name, known })
     }
     return buildUrl(compiled, params, query)
   }
@@ -294,6 +314,7 @@ export class Router {
       permissions: [],
       bindings: new Map(),
       classic: false,
+      schema: undefined,
       origin,
     }
   }

@@ -3,7 +3,7 @@ import { describeRoute, type CompiledRoute } from './compile-route.js'
 import { decodeSegments, isParamValue, MethodNode, MethodTree } from './method-tree.js'
 import { canonicalQuery, trimRequestPath } from './path.js'
 
-import { RouterError } from './router-error.js'
+import { routerErrors } from './router-error.js'
 import { createEntry, type TreeEntry } from './tree-entry.js'
 
 /** The routes ending at one node for one query form (or for no query form). */
@@ -106,10 +106,11 @@ export class RouteTree {
     for (const method of route.methods) {
       const taken = leaf.declared.get(method)
       if (taken !== undefined) {
-        throw new RouterError(
-          'FW_ERR_ROUTER_DUPLICATE_ROUTE',
-          `${method} /${route.path} is declared twice (the first: ${describeRoute(taken.route)}). Remove one of the declarations or give them different paths.`,
-        )
+        throw routerErrors.error('FW_ERR_ROUTER_DUPLICATE_ROUTE', {
+          method,
+          path: route.path,
+          first: describeRoute(taken.route),
+        })
       }
       leaf.declared.set(method, entry)
     }

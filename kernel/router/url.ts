@@ -1,6 +1,6 @@
 import type { CompiledRoute } from './compile-route.js'
 import { describeRoute } from './compile-route.js'
-import { RouterError } from './router-error.js'
+import { routerErrors } from './router-error.js'
 
 /** Values accepted for placeholders and query parameters when generating a URL. */
 export type UrlValues = Readonly<Record<string, string | number>>
@@ -27,10 +27,11 @@ export function buildUrl(
     if (value === undefined || value === '') {
       if (token.optional) continue
       const { route } = compiled
-      throw new RouterError(
-        'FW_ERR_ROUTER_MISSING_PARAM',
-        `Route '${route.name ?? route.path}' (${describeRoute(route)}) needs a value for '{${token.name}}'. Pass it: url('${route.name ?? ''}', { ${token.name}: … }).`,
-      )
+      throw routerErrors.error('FW_ERR_ROUTER_MISSING_PARAM', {
+        name: route.name ?? route.path,
+        route: describeRoute(route),
+        param: token.name,
+      })
     }
     segments.push(encodeURIComponent(String(value)))
   }

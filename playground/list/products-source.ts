@@ -26,6 +26,19 @@ export const productList = defineListSource({
   joins: [{ table: 'categories', on: ['categories.id', 'products.category_id'] }],
 })
 
+/**
+ * What the `/products` page shows to anyone, guests included: the columns of its table and no
+ * other (not `notes`, not `active`), searched by name and sku. Its endpoint is not behind the API
+ * key, so it must not list more than the page does.
+ */
+export const productCatalogue = defineListSource({
+  entity: Product,
+  fields: ['id', 'name', 'sku', 'price', 'stock', 'categories.title'],
+  defaultFields: ['id', 'name', 'sku', 'price'],
+  searchable: ['name', 'sku'],
+  joins: [{ table: 'categories', on: ['categories.id', 'products.category_id'] }],
+})
+
 /** A column of the `/products` page's table. */
 export interface ProductColumn {
   /** The list field it shows (DataTables' `columns[i][data]`). */

@@ -138,6 +138,7 @@ export function apiKeyMiddleware(keys: KeyCache): Middleware {
     const state = (ctx.state.api ??= {})
     state.application = application
     state.via = 'apiKey'
+    ctx.log.record('api.key.accepted', { application: application.name })
     if (carriesToken(ctx) && presentedToken(ctx) !== undefined) return withToken(ctx, next)
     return next()
   }

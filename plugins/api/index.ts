@@ -3,7 +3,6 @@
 // preflight for API paths, JSON/XML negotiation, and `fw app:create`.
 import {
   definePlugin,
-  FwError,
   type Kernel,
   type Middleware,
   type Next,
@@ -14,6 +13,7 @@ import type {} from 'fw/plugins/auth'
 import type {} from 'fw/plugins/database'
 import { apiKeyMiddleware, applicationsTable, KeyCache, type ApiKeyChecker } from './api-key.js'
 import { AppCreateCommand } from './app-create-command.js'
+import { apiErrors } from './errors.js'
 import { contentType, renderFormat } from './content-type.js'
 import { applyCors, CorsSource, preflight, type CorsPolicy } from './cors.js'
 import './state.js'
@@ -88,10 +88,7 @@ export default definePlugin<ApiOptions | undefined, ApiApi>({
   },
   setup(kernel: Kernel, options) {
     if (options?.checkKey === undefined && !kernel.hasPlugin('database')) {
-      throw new FwError(
-        'FW_ERR_API_NO_KEY_CHECK',
-        "The api plugin checks API keys against the database's applications table by default, and the database plugin is not registered. Register it, or pass { checkKey } to the api plugin.",
-      )
+      throw apiErrors.error('FW_ERR_API_NO_KEY_CHECK')
     }
     const keys = new KeyCache(
       options?.checkKey ?? applicationsTable,
@@ -161,3 +158,4 @@ export { CORS_DEFAULTS, policyOf, policyFromRecord, normaliseOrigin } from './co
 export type { CorsPolicy, CorsSettingsRecord } from './cors.js'
 export type { ApiApplication, ApiRequestState } from './state.js'
 export { AppCreateCommand } from './app-create-command.js'
+export { apiErrors } from './errors.js'

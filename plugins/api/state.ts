@@ -20,6 +20,13 @@ export interface ApiRequestState {
 }
 
 declare module 'fw' {
+  interface EventMap {
+    /**
+     * An API key authenticated the request (the `apiKey` middleware): the application's name,
+     * never the key. The debug payload's `auth` reports it (`what: "apiKey"`).
+     */
+    'api.key.accepted': { application: string }
+  }
   interface ContextState {
     /** The API middleware's findings (`fw/plugins/api`). */
     api?: ApiRequestState

@@ -6,10 +6,6 @@ import type { AuthRuntime } from './runtime.js'
 import { issueAccessToken, revokeAccessToken } from './tokens.js'
 import { publicUser } from './users.js'
 
-function methodNotAllowed(): Reply {
-  return json({ error: 'method_not_allowed' }, 405).header('allow', 'POST')
-}
-
 function tokenUnavailable(): Reply {
   return json({ error: 'token_unavailable' }, 500)
 }
@@ -100,15 +96,15 @@ async function logout(rt: AuthRuntime, ctx: RequestContext): Promise<Reply> {
   return json({ status: 'ok' })
 }
 
-const OTHER_METHODS = ['GET', 'PUT', 'PATCH', 'DELETE'] as const
-
-/** Declares `/account/login`, `/account/login2fa` and `/account/logout` (405 for other methods). */
+/**
+ * Declares `/account/login`, `/account/login2fa` and `/account/logout`, POST only. Another method
+ * gets the kernel's own 405 with `Allow: POST` (spec-notes "Login and tokens"): `{"error":
+ * "method_not_allowed", "allowed": ["POST"]}` for a client that asks for JSON, a page otherwise.
+ */
 export function declareAccountRoutes(kernel: Kernel, rt: AuthRuntime): void {
   kernel.router.group({ prefix: 'account', name: 'auth.' }, (r) => {
     r.post('login', (ctx) => login(rt, ctx)).name('login')
     r.post('login2fa', (ctx) => login2fa(rt, ctx)).name('login2fa')
     r.post('logout', (ctx) => logout(rt, ctx)).name('logout')
-    for (const path of ['login', 'login2fa', 'logout'])
-      r.match(OTHER_METHODS, path, methodNotAllowed)
   })
 }

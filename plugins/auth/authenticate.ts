@@ -95,7 +95,11 @@ export function tapAuthenticate(kernel: Kernel, rt: AuthRuntime): void {
   kernel.hooks.authenticate.tapPromise('auth.session', async (ctx) => {
     const value = ctx.cookies[SESSION_COOKIE]
     if (value === undefined || value === '') return undefined
+    // The `session` phase: loading the web session (Server-Timing, the debug payload's timing).
+    const start = ctx.log.now()
     const found = await readWebSession(rt, value)
+    const end = ctx.log.now()
+    ctx.log.record('phase.completed', { name: 'session', start, duration: end - start }, end)
     if (!found.ok) {
       ctx.state.authRefused = { credential: 'session', reason: found.reason }
       record(ctx, undefined, {

@@ -20,6 +20,10 @@ export interface ReportedClaims {
 }
 
 declare module 'fw' {
+  interface PhaseNames {
+    /** Loading the web session of a request that carries its cookie (spec-notes "Debug facility"). */
+    session: true
+  }
   interface EventMap {
     /**
      * Who the request is from, as the auth plugin found out (or created, on a login; or ended, on

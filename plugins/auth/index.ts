@@ -197,6 +197,7 @@ export default definePlugin<AuthOptions | undefined, AuthApi>({
 })
 
 export { hashPassword, verifyPassword } from './passwords.js'
+export { generateTotpSecret, MIN_TOTP_SECRET_BITS, TOTP_SECRET_BITS } from './second-factor.js'
 export { safeReturnPath } from './return-path.js'
 export { presentedToken } from './authenticate.js'
 export { signingKeysCheck, type SigningKeysOptions } from './signing-keys-check.js'
@@ -214,3 +215,4 @@ export type { NewUser, AuthUser } from './users.js'
 export type { IssuedToken, TokenCheck, TokenRefusal } from './tokens.js'
 export type { AuthCredential, AuthSource, ReportedClaims } from './events.js'
 export { LOCK_STEPS } from './lockout.js'
+export { authErrors } from './errors.js'

@@ -8,6 +8,26 @@ const WINDOW = 1
 /** How many backup codes a user gets. */
 export const BACKUP_CODE_COUNT = 10
 
+/** The shortest TOTP secret accepted, in bits (RFC 4226 §4; authenticator libraries refuse less). */
+export const MIN_TOTP_SECRET_BITS = 128
+/** The size of a secret {@link generateTotpSecret} makes, in bits (RFC 4226's recommended 160). */
+export const TOTP_SECRET_BITS = 160
+
+/**
+ * A new TOTP secret for enrolment: 160 random bits from the CSPRNG, base32 (32 characters), as
+ * an authenticator app takes it.
+ */
+export function generateTotpSecret(): string {
+  return new Secret({ size: TOTP_SECRET_BITS / 8 }).base32
+}
+
+/** The bits of a base32 secret (spaces ignored), or undefined when it is not base32. */
+export function totpSecretBits(secretBase32: string): number | undefined {
+  const text = secretBase32.replace(/\s+/g, '').toUpperCase().replace(/=+$/, '')
+  if (!/^[A-Z2-7]+$/.test(text)) return undefined
+  return Math.floor((text.length * 5) / 8) * 8
+}
+
 /**
  * The time step a TOTP code matches (within ±1 step of `nowMs`), or undefined. Only the check:
  * {@link acceptTotpStep} refuses a replay.

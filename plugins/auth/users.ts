@@ -1,8 +1,9 @@
 import type { SqlEntityManager as EntityManager } from '@mikro-orm/knex'
-import { FwError } from 'fw'
+import { authErrors } from './errors.js'
 import { openSecret, sealSecret } from './app-key.js'
 import { hashPassword } from './passwords.js'
 import { query, type AuthRuntime, type Row } from './runtime.js'
+import { MIN_TOTP_SECRET_BITS, totpSecretBits } from './second-factor.js'
 
 /** What {@link createUser} takes. */
 export interface NewUser {
@@ -132,13 +133,13 @@ export async function createUser(
     username.length > 100 ||
     (hashed === undefined ? !input.password : !hashed.startsWith('scrypt$'))
   ) {
-    throw new FwError(
-      'FW_ERR_AUTH_USER_INVALID',
-      'createUser() needs a username of 1 to 100 characters and a non-empty password (or a passwordHash from hashPassword()).',
-    )
+    throw authErrors.error('FW_ERR_AUTH_USER_INVALID')
   }
   let sealed: string | null = null
   if (input.totpSecret) {
+    const bits = totpSecretBits(input.totpSecret)
+    if (bits === undefined || bits < MIN_TOTP_SECRET_BITS)
+      throw authErrors.error('FW_ERR_AUTH_TOTP_SECRET_WEAK', { bits })
     // Without an application key the secret cannot be sealed, and is not kept: the user still
     // needs a second factor (no sign-in succeeds until sealPendingTotp() stores the secret once a
     // key exists; without a key no token can be issued anyway).

@@ -1,5 +1,6 @@
 import { isAbsolute, resolve } from 'node:path'
-import { FwError } from 'fw'
+import type { FwError } from 'fw'
+import { databaseErrors } from './errors.js'
 
 /** Where the database is, as `DATABASE_URL` says. */
 export type DatabaseTarget =
@@ -20,11 +21,7 @@ export function parseDatabaseUrl(url: string, base: string): DatabaseTarget {
       throw invalid(url)
     }
     const dbName = decodeURIComponent(parsed.pathname.replace(/^\//, ''))
-    if (!dbName)
-      throw new FwError(
-        'FW_ERR_DATABASE_URL',
-        `DATABASE_URL names no database: add one after the host, e.g. postgresql://user@127.0.0.1:5432/app.`,
-      )
+    if (!dbName) throw databaseErrors.error('FW_ERR_DATABASE_URL', { noDatabase: true })
     return { kind: 'postgresql', url, dbName }
   }
   if (url.startsWith('pglite://')) {
@@ -37,9 +34,5 @@ export function parseDatabaseUrl(url: string, base: string): DatabaseTarget {
 }
 
 function invalid(url: string): FwError {
-  const shown = url.replace(/\/\/([^:/@]+):[^@/]*@/, '//$1:***@')
-  return new FwError(
-    'FW_ERR_DATABASE_URL',
-    `DATABASE_URL ${JSON.stringify(shown)} is not a database URL. Use postgresql://user@host:5432/db, pglite://memory or pglite://<dir>.`,
-  )
+  return databaseErrors.error('FW_ERR_DATABASE_URL', { url })
 }

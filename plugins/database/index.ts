@@ -5,8 +5,7 @@ import { performance } from 'node:perf_hooks'
 import {
   currentContext,
   definePlugin,
-  FwError,
-  HttpError,
+  type FwError,
   httpErrorReply,
   type Kernel,
   type RequestContext,
@@ -14,6 +13,7 @@ import {
 import { isUnavailableError, retryUntilReady, type Availability } from './availability.js'
 import { runPreparedRead, runStatement, type Statement } from './bound-query.js'
 import { parseDatabaseUrl, type DatabaseTarget } from './connection-url.js'
+import { databaseErrors } from './errors.js'
 import './events.js'
 import { MigrateCommand } from './migrate-command.js'
 import {
@@ -58,6 +58,13 @@ export interface DatabaseOptions {
 }
 
 /** What `kernel.plugin('database')` returns. */
+/** A migration and its state: when it ran, or null while pending. */
+export interface MigrationState {
+  readonly name: string
+  /** ISO 8601, or null: pending. */
+  readonly executed_at: string | null
+}
+
 export interface DatabaseApi {
   /** The ORM, once the database is open (`await ready()`; serving and requests open it). */
   readonly orm: MikroORM
@@ -85,6 +92,12 @@ export interface DatabaseApi {
   prepare(): Promise<PrepareResult>
   /** Executed and pending migration names. */
   status(): Promise<{ executed: string[]; pending: string[] }>
+  /**
+   * Every migration the app knows with its state, oldest first (`executed_at` null: pending), as
+   * last read: when the database was prepared (at listen, `fw migrate`) or its status asked; `[]`
+   * before. The debug payload's `migrations` is this list.
+   */
+  migrations(): readonly MigrationState[]
   /** Adds entities (a plugin's own tables); only during setup, before the database opens at boot. */
   addEntities(...entities: AnyEntitySchema[]): void
   /** Adds migrations (run in name order with everyone's); only during setup. */
@@ -276,10 +289,7 @@ export default definePlugin<DatabaseOptions, DatabaseApi>({
       // 503 (it may be back but not yet migrated); the background retries are no request.
       if (availability.state === 'waiting' && currentContext() !== undefined) throw unavailable()
       if (db === undefined) {
-        throw new FwError(
-          'FW_ERR_DATABASE_NOT_READY',
-          "The database opens on first need: await kernel.plugin('database').ready() before using it outside a request (in a boot tap, a script, a command).",
-        )
+        throw databaseErrors.error('FW_ERR_DATABASE_NOT_READY')
       }
       return db
     }
@@ -349,26 +359,42 @@ export default definePlugin<DatabaseOptions, DatabaseApi>({
       async prepare() {
         await connect()
         const { prepareDatabase } = await import('./prepare.js')
-        return prepareDatabase(
+        const result = await prepareDatabase(
           db!.orm,
           target,
           seeds.length > 0 ? seed : undefined,
           timeouts.acquireMs,
         )
+        await readMigrations()
+        return result
       },
       async status() {
         await connect()
-        const migrator = db!.orm.getMigrator()
-        const executed = (await migrator.getExecutedMigrations()).map((m) => m.name)
-        const pending = (await migrator.getPendingMigrations()).map((m) => m.name)
-        return { executed, pending }
+        const { executed, pending } = await readMigrations()
+        return { executed: executed.map((m) => m.name), pending: pending.map((m) => m.name) }
       },
+      migrations: () => migrationStates,
       subscribe(channel, handler, onListening) {
         notifications?.subscribe(channel, handler, onListening)
         return notifications !== undefined
       },
       notify: async (channel, payload, options) =>
         notifications === undefined ? true : notifications.notify(channel, payload, options),
+    }
+    /** Reads the migrations' state into the snapshot `migrations()` answers. */
+    let migrationStates: readonly MigrationState[] = []
+    async function readMigrations() {
+      const migrator = db!.orm.getMigrator()
+      const executed = await migrator.getExecutedMigrations()
+      const pending = await migrator.getPendingMigrations()
+      migrationStates = [
+        ...executed.map((m) => ({
+          name: m.name,
+          executed_at: new Date(m.executed_at as unknown as string | Date).toISOString(),
+        })),
+        ...pending.map((m) => ({ name: m.name, executed_at: null })),
+      ]
+      return { executed, pending }
     }
     // Bindings are declared at boot (every plugin has added its entities by then); the database
     // itself opens on the first request, or earlier when serving or when a command asks.
@@ -429,11 +455,7 @@ export default definePlugin<DatabaseOptions, DatabaseApi>({
 const RETRY_AFTER_S = 5
 
 function unavailable(): FwError {
-  return new FwError(
-    'FW_ERR_DATABASE_UNAVAILABLE',
-    'The database could not be reached when the app started; it is being retried.',
-    { status: 503 },
-  )
+  return databaseErrors.error('FW_ERR_DATABASE_UNAVAILABLE')
 }
 
 function messageOf(error: unknown): string {
@@ -444,11 +466,9 @@ function unavailableReply(kernel: Kernel, ctx: RequestContext, error: unknown) {
   kernel.logger.warn('database unavailable', { error: messageOf(error), path: ctx.path })
   return httpErrorReply(
     ctx,
-    new HttpError(
-      503,
-      { error: 'unavailable' },
-      { headers: { 'retry-after': String(RETRY_AFTER_S) }, code: 'FW_ERR_DATABASE_UNAVAILABLE' },
-    ),
+    databaseErrors.httpError('FW_ERR_DATABASE_UNAVAILABLE', {
+      headers: { 'retry-after': String(RETRY_AFTER_S) },
+    }),
   )
 }
 
@@ -459,10 +479,7 @@ function timeoutsOf(kernel: Kernel): DatabaseTimeouts {
 }
 
 function tooLate(method: string): FwError {
-  return new FwError(
-    'FW_ERR_DATABASE_NOT_READY',
-    `database.${method}() was called after the database started opening. Call it in your plugin's setup(), and list 'database' in its dependsOn.`,
-  )
+  return databaseErrors.error('FW_ERR_DATABASE_SETUP_CLOSED', { method })
 }
 
 export { runStatement, StatementError } from './bound-query.js'
@@ -473,6 +490,7 @@ export type { Statement, StatementFailure } from './bound-query.js'
 export { createTestDatabase } from './test-database.js'
 export type { TestDatabase } from './test-database.js'
 export { parseDatabaseUrl } from './connection-url.js'
+export { databaseErrors } from './errors.js'
 export type { DatabaseTarget } from './connection-url.js'
 export type { AnyEntitySchema } from './orm.js'
 export type { PrepareResult } from './prepare.js'

@@ -18,7 +18,7 @@ import {
 import { createRequire } from 'node:module'
 import { dirname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { FwError } from 'fw'
+import { debugErrors } from './errors.js'
 
 /** The built toolbar. */
 export interface ToolbarAssets {
@@ -53,11 +53,7 @@ function packageRoot(): string {
     )
       return dir
     const up = dirname(dir)
-    if (up === dir)
-      throw new FwError(
-        'FW_ERR_DEBUG_ASSETS',
-        'Cannot find the fw package root for the toolbar assets.',
-      )
+    if (up === dir) throw debugErrors.error('FW_ERR_DEBUG_ASSETS', { built: true })
     dir = up
   }
 }
@@ -95,11 +91,7 @@ export function buildToolbar(root = packageRoot()): Manifest {
   try {
     esbuild = createRequire(import.meta.url)('esbuild') as EsbuildLike
   } catch (cause) {
-    throw new FwError(
-      'FW_ERR_DEBUG_ASSETS',
-      'The debug toolbar is not built and esbuild is not installed to build it. Run `npm run build` in the fw package.',
-      { cause },
-    )
+    throw debugErrors.error('FW_ERR_DEBUG_ASSETS', { built: false }, { cause })
   }
   const src = join(root, 'plugins', 'debug', 'toolbar')
   const common = {

@@ -107,8 +107,12 @@ function logFile(kernel: Kernel): string | undefined {
 
 const noStore = (reply: Reply): Reply => reply.header('cache-control', 'no-store, private')
 
-/** Declares `/devpanel/logs` and `/devpanel`. */
-export function declareDevPanel(kernel: Kernel, hasGrant: (ctx: RequestContext) => boolean): void {
+/** Declares `/devpanel/logs` and, unless `page` is false (the `spa` option), `/devpanel`. */
+export function declareDevPanel(
+  kernel: Kernel,
+  hasGrant: (ctx: RequestContext) => boolean,
+  options: { page: boolean } = { page: true },
+): void {
   const allowed = async (ctx: RequestContext): Promise<boolean> => {
     if (hasGrant(ctx)) return true
     const who = await ctx.identity()
@@ -131,6 +135,7 @@ export function declareDevPanel(kernel: Kernel, hasGrant: (ctx: RequestContext) 
     })
     .name('devpanel.logs')
 
+  if (!options.page) return
   kernel.router
     .get('devpanel', async (ctx) => {
       if (!(await allowed(ctx))) {

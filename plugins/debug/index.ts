@@ -1,7 +1,14 @@
 // The debug facility, server side: the debug-access grant, projections of the request's event log
 // (the `_debug` payload, `Server-Timing`, `X-Fw-Debug`, `X-Request-Id`), their delivery through the
 // `render` and `annotate` hooks, `measure()`/`recordService()`, `fw debug:token` and the dev panel.
-import { definePlugin, send, type Kernel, type Reply, type RequestContext } from 'fw'
+import {
+  crossOriginHeaders,
+  definePlugin,
+  send,
+  type Kernel,
+  type Reply,
+  type RequestContext,
+} from 'fw'
 import type {} from 'fw/plugins/logging'
 import { declareDevPanel } from './devpanel.js'
 import './events.js'
@@ -57,6 +64,11 @@ export interface DebugOptions {
   toolbar?: boolean
   /** Serve the dev panel. Default: `features` lists `DevPanel`. */
   devPanel?: boolean
+  /**
+   * A single-page app brings its own pages: no `/devpanel` page (its log endpoint,
+   * `/devpanel/logs`, stays for the toolbar's server-log button). Default `false`.
+   */
+  spa?: boolean
   /** The clock, Unix milliseconds (grant expiry). Default `Date.now`. */
   now?: () => number
   /** What the browser toolbar is told about the application (its API tab, the dev panel). */
@@ -146,10 +158,26 @@ function plainJsonObject(value: unknown): Record<string, unknown> | undefined {
  * kernel.register(debug)                       // features: ['debug', 'DevPanel']
  * kernel.register(debug, { nonce: (ctx) => ctx.state.cspNonce })
  */
+/**
+ * Lets the request's origin read and time the reply (development only): unless something
+ * (the API's CORS policy) already answered for the origin.
+ */
+function allowOrigin(reply: Reply, ctx: RequestContext): Reply {
+  if (reply.getHeader('access-control-allow-origin') !== undefined) return reply
+  const headers = crossOriginHeaders(ctx.headers.origin)
+  if (headers === undefined) return reply
+  reply.header('access-control-allow-origin', headers['access-control-allow-origin']!)
+  reply.header('timing-allow-origin', headers['timing-allow-origin']!)
+  const vary = reply.getHeader('vary')
+  if (vary === undefined || !/(^|,)\s*origin\s*(,|$)/i.test(String(vary)))
+    reply.appendHeader('vary', 'Origin')
+  return reply
+}
+
 const debug = definePlugin<DebugOptions | undefined, DebugApi>({
   name: 'debug',
   // logging: the dev panel's log view reads its file.
-  optionalDependsOn: ['logging'],
+  optionalDependsOn: ['logging', 'database'],
   config: {
     defaults: { debug_token_secret: undefined },
     schema: { debug_token_secret: 'string?' },
@@ -175,7 +203,7 @@ const debug = definePlugin<DebugOptions | undefined, DebugApi>({
 
     kernel.command(DebugTokenCommand)
     if (options.devPanel ?? kernel.hasFeature('DevPanel'))
-      declareDevPanel(kernel, api.hasDebugGrant)
+      declareDevPanel(kernel, api.hasDebugGrant, { page: options.spa !== true })
     // Production without a key: nothing can ever be annotated, so nothing is tapped.
     if (!toolbar || (!development && secret === undefined)) return api
 
@@ -185,20 +213,26 @@ const debug = definePlugin<DebugOptions | undefined, DebugApi>({
 
     // The built toolbar: hashed files served by sirv for a year, plus two stable names that
     // always revalidate (the classic script, and an ES module re-exporting the hashed one).
+    // In development a single-page app served from another origin (a Vite dev server) may
+    // import the module and read the timings (spec-notes "Debug facility"): the assets and the
+    // annotated responses answer CORS for the request's origin, with `Timing-Allow-Origin`.
     const assets = toolbarAssets()
     kernel.static(TOOLBAR_PATH.slice(1, TOOLBAR_PATH.lastIndexOf('/')), assets.dir, {
       maxAge: 31_536_000,
       immutable: true,
+      crossOrigin: development,
     })
-    const classic = new TextEncoder().encode(assets.inline)
-    kernel.router.get(TOOLBAR_PATH.slice(1), () =>
-      send(classic, 'text/javascript; charset=utf-8').header('cache-control', 'no-cache'),
-    )
-    const entry = new TextEncoder().encode(
-      `export { record, reportError } from './${assets.module}'\n`,
-    )
-    kernel.router.get(TOOLBAR_MODULE_PATH.slice(1), () =>
-      send(entry, 'text/javascript; charset=utf-8').header('cache-control', 'no-cache'),
+    const asset = (bytes: Uint8Array) => (ctx: RequestContext) => {
+      const reply = send(bytes, 'text/javascript; charset=utf-8').header(
+        'cache-control',
+        'no-cache',
+      )
+      return development ? allowOrigin(reply, ctx) : reply
+    }
+    kernel.router.get(TOOLBAR_PATH.slice(1), asset(new TextEncoder().encode(assets.inline)))
+    kernel.router.get(
+      TOOLBAR_MODULE_PATH.slice(1),
+      asset(new TextEncoder().encode(`export { record, reportError } from './${assets.module}'\n`)),
     )
     const b = options.browser ?? {}
     const script = {
@@ -269,13 +303,18 @@ const debug = definePlugin<DebugOptions | undefined, DebugApi>({
       annotated(ctx) === undefined ? reply : render(reply, ctx),
     )
 
+    let bootTimed = false
     kernel.hooks.annotate.tap('debug', (reply: Reply, ctx) => {
       const s = decide(ctx, decider)
       if (s.setCookie !== undefined) reply.appendHeader('set-cookie', s.setCookie)
       if (annotated(ctx) === undefined) return
       const events = ctx.log.all()
       const total = ctx.log.now()
-      const timing = serverTiming(events, kernel.bootPhases, total)
+      // The boot phases' durations go out once per process (then `desc="boot"`), so browser tools
+      // do not draw a multi-second bar on every request.
+      const timing = serverTiming(events, kernel.bootPhases, total, !bootTimed)
+      bootTimed = true
+      if (development) allowOrigin(reply, ctx)
       const existing = reply.getHeader('server-timing')
       reply.header(
         'server-timing',
@@ -297,3 +336,4 @@ const debug = definePlugin<DebugOptions | undefined, DebugApi>({
 })
 
 export default debug
+export { debugErrors } from './errors.js'

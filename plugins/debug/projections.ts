@@ -1,6 +1,8 @@
 // Projections of a request's event log: the `_debug` payload, `Server-Timing` and the
 // `X-Fw-Debug` summary. Each is a function of the log (plus the kernel's boot phases and the
 // request's own fields); nothing here keeps state of its own.
+import type {} from 'fw/plugins/api'
+import type {} from 'fw/plugins/database'
 import type { AnyEvent, BootTiming, FwEvent, RequestContext } from 'fw'
 import { redactParams } from './redact.js'
 
@@ -63,16 +65,21 @@ export function queryTotals(events: readonly AnyEvent[]): { count: number; ms: n
 
 /**
  * `Server-Timing`: the framework phases, `db;dur=<ms>;desc="<n> queries"` when statements ran,
- * and `total;dur=<ms>`. Application-named timers never appear.
+ * and `total;dur=<ms>`. Application-named timers never appear. The boot phases carry their
+ * durations only when `bootDurations` (the first annotated response of the process); afterwards
+ * `desc="boot"` without `dur` (spec-notes "Debug facility").
  */
 export function serverTiming(
   events: readonly AnyEvent[],
   bootPhases: readonly BootTiming[],
   total: number,
+  bootDurations = true,
 ): string {
   const parts: string[] = []
   for (const [name, ms] of Object.entries(phaseTimes(events, bootPhases)))
-    parts.push(`${name};dur=${ms}`)
+    parts.push(
+      BOOT_PHASES.has(name) && !bootDurations ? `${name};desc="boot"` : `${name};dur=${ms}`,
+    )
   const q = queryTotals(events)
   if (q.count > 0)
     parts.push(`db;dur=${round(q.ms)};desc="${q.count} ${q.count === 1 ? 'query' : 'queries'}"`)
@@ -219,14 +226,22 @@ const PROJECTIONS: Record<string, (input: PayloadInput) => unknown> = {
   },
   auth: (i) => {
     const last = only(i.events, 'auth.resolved').at(-1)
-    if (last === undefined) return null
+    // An API key (the api plugin): the application's name, never the key (spec-notes "Debug
+    // facility"). It is `what` authenticated the request unless a user's credential did too.
+    const key = only(i.events, 'api.key.accepted').at(-1)
+    if (last === undefined) {
+      if (key === undefined) return null
+      return { what: 'apiKey', application: key.data.application, user: null }
+    }
     const d = last.data
     const out: Record<string, unknown> = {
+      what: d.user === null && key !== undefined ? 'apiKey' : d.credential,
       user: d.user,
       credential: d.credential,
       source: d.source,
       expires: d.expires,
     }
+    if (key !== undefined) out.application = key.data.application
     if (d.action !== undefined) out.action = d.action
     if (d.refused !== undefined) out.refused = d.refused
     if (d.claims !== undefined) {
@@ -302,9 +317,12 @@ const PROJECTIONS: Record<string, (input: PayloadInput) => unknown> = {
     }
     return out
   },
-  // No plugin records migration events per request yet (the database plugin migrates at listen):
-  // the key is present and empty until one does.
-  migrations: () => [],
+  // Every migration the app knows with its state (spec-notes "Debug facility"): the database
+  // plugin's snapshot, read when it prepared the database (at listen, `fw migrate`).
+  migrations: (i) => {
+    const kernel = i.ctx.kernel
+    return kernel.hasPlugin('database') ? kernel.plugin('database').migrations() : []
+  },
   exceptions: (i) =>
     only(i.events, 'exception.raised').map((e) => ({
       name: e.data.name,

@@ -44,6 +44,7 @@ const IETF: Record<HealthStatus, 'pass' | 'warn' | 'fail'> = {
 /** One entry of the draft's `checks` map. */
 export interface IetfCheck {
   componentId: string
+  componentType: string
   status: 'pass' | 'warn' | 'fail'
   output?: string
   time?: string
@@ -59,17 +60,50 @@ export interface IetfHealth {
   checks: Record<string, IetfCheck[]>
 }
 
+/**
+ * The draft's `componentType` of a check (spec-notes "Health"): `datastore` for the database and
+ * the cache, `system` for disk and memory, `component` otherwise; a check's own
+ * `details.component_type` wins.
+ */
+function componentTypeOf(name: string, details: Record<string, unknown> | undefined): string {
+  const own = details?.component_type
+  if (typeof own === 'string' && own !== '') return own
+  if (name === 'database' || name === 'cache' || name === 'redis') return 'datastore'
+  if (name === 'disk_space' || name === 'memory_limit') return 'system'
+  return 'component'
+}
+
+/**
+ * What a check measured, from its `details` (first match): `free_bytes` (disk free), `used_bytes`
+ * (memory used), `bits` (key size), `latency_ms` (an answer's time).
+ */
+const OBSERVED: ReadonlyArray<readonly [key: string, unit: string]> = [
+  ['free_bytes', 'bytes'],
+  ['used_bytes', 'bytes'],
+  ['bits', 'bits'],
+  ['latency_ms', 'ms'],
+]
+
 export function ietf(report: HealthReport, service: string): IetfHealth {
   const checks: Record<string, IetfCheck[]> = {}
   for (const c of Object.values(report.checks)) {
-    const entry: IetfCheck = { componentId: c.name, status: IETF[c.status], output: c.message }
+    const entry: IetfCheck = {
+      componentId: c.name,
+      componentType: componentTypeOf(c.name, c.details),
+      status: IETF[c.status],
+    }
+    for (const [key, unit] of OBSERVED) {
+      const value = c.details?.[key]
+      if (typeof value === 'number' && Number.isFinite(value)) {
+        entry.observedValue = value
+        entry.observedUnit = unit
+        break
+      }
+    }
+    // The draft: `output` is for what went wrong; a passing check has none.
+    if (entry.status !== 'pass') entry.output = c.message
     const at = c.details?.checked_at
     if (typeof at === 'string') entry.time = at
-    const latency = c.details?.latency_ms
-    if (typeof latency === 'number') {
-      entry.observedValue = latency
-      entry.observedUnit = 'ms'
-    }
     checks[c.name] = [entry]
   }
   return {

@@ -1,13 +1,30 @@
+import { defineErrors, type CodesOf, type ErrorCode } from 'fw'
 import type { ListDebug } from './compile.js'
-
-/** The error codes of the list engine (mirrored in plugins/list/README.md). */
-export const LIST_ERROR_CODES = {
-  FW_ERR_LIST_SOURCE_INVALID: 'A list source declaration is wrong (a field, join or entity).',
-  FW_ERR_LIST_QUERY_FAILED: 'The database refused or failed a list statement.',
-} as const
 
 /** The `error` of a failed list in production: the database's own text only in development. */
 export const QUERY_FAILED = 'Database query failed'
+
+/** The list engine's error codes. */
+export const listErrors = defineErrors(
+  { owner: 'list', title: 'list plugin' },
+  {
+    FW_ERR_LIST_SOURCE_INVALID: {
+      when: 'A list source declaration is wrong: a field, join, table or entity (checked where it is declared, and against the ORM metadata on first use).',
+      fix: 'The message names the source and the mistake; fix the declaration.',
+      message: ({ source, problem }: { source: string; problem: string }) =>
+        `List source '${source}': ${problem}`,
+    },
+    FW_ERR_LIST_QUERY_FAILED: {
+      when: "The database refused or failed a list statement. Carried by `ListQueryError`: status 400 when the database rejected a value the caller sent (SQLSTATE class 22), else 500; the database's text only in development.",
+      fix: "A 400 is the caller's; a 500 is logged with the statement fragments (never values).",
+      message: ({ detail }: { detail: string }) => `${QUERY_FAILED}: ${detail}`,
+    },
+  },
+)
+
+declare module 'fw' {
+  interface ErrorCodes extends CodesOf<typeof listErrors> {}
+}
 
 /** SQLSTATE class 22 ("data exception"): the database could not use a value the caller sent. */
 function isDataException(sqlState: string | undefined): boolean {
@@ -20,7 +37,7 @@ function isDataException(sqlState: string | undefined): boolean {
  * SQL fragments that ran, with `?` placeholders and never a value.
  */
 export class ListQueryError extends Error {
-  readonly code = 'FW_ERR_LIST_QUERY_FAILED'
+  readonly code: ErrorCode = 'FW_ERR_LIST_QUERY_FAILED'
   readonly status: 400 | 500
   /** The SQLSTATE the database answered with, when it answered. */
   readonly sqlState: string | undefined
@@ -35,7 +52,7 @@ export class ListQueryError extends Error {
     debug: ListDebug,
     cause: unknown,
   ) {
-    super(`${QUERY_FAILED}: ${databaseMessage}`, { cause })
+    super(listErrors.message('FW_ERR_LIST_QUERY_FAILED', { detail: databaseMessage }), { cause })
     this.name = 'ListQueryError'
     this.sqlState = sqlState
     this.status = isDataException(sqlState) ? 400 : 500

@@ -76,7 +76,7 @@ export { listReply, errorEnvelope, failureReply, showsListDetails } from './enve
 export type { ListErrorEnvelope } from './envelope.js'
 export { datatableReply, fetchDatatable, datatableParams } from './datatables.js'
 export type { DatatableResult } from './datatables.js'
-export { ListQueryError, isListQueryError, LIST_ERROR_CODES, QUERY_FAILED } from './errors.js'
+export { ListQueryError, isListQueryError, listErrors, QUERY_FAILED } from './errors.js'
 export { OPERATORS } from './read-filter.js'
 export type { FilterEntry, FilterCondition, FilterGroup, Operator } from './read-filter.js'
 export type { ListDebug } from './compile.js'

@@ -1,5 +1,6 @@
 import type { EntityName, EntityProperty, MetadataStorage, Platform } from '@mikro-orm/core'
-import { FwError } from 'fw'
+import type { FwError } from 'fw'
+import { listErrors } from './errors.js'
 import { isFieldName, isIdentifier, quote } from './identifiers.js'
 
 /** A value the engine binds as a statement parameter. */
@@ -76,7 +77,7 @@ export interface CompiledSource {
 }
 
 function invalid(name: string, message: string): FwError {
-  return new FwError('FW_ERR_LIST_SOURCE_INVALID', `List source '${name}': ${message}`)
+  return listErrors.error('FW_ERR_LIST_SOURCE_INVALID', { source: name, problem: message })
 }
 
 /**

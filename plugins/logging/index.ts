@@ -50,6 +50,11 @@ declare module 'fw' {
   interface ContextState {
     /** The request's id, once a plugin issued one (16 lowercase hex characters). */
     requestId?: string
+    /**
+     * More fields for every log line of the request, set by the plugins that know them (the
+     * telemetry plugin's `trace_id` and `span_id`, say).
+     */
+    logFields?: Readonly<Record<string, string>>
   }
 }
 

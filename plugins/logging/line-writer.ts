@@ -7,7 +7,8 @@ export type LineLevel = 'error' | 'warn' | 'info'
 
 /**
  * Writes one line: to the file through pino, with `request` = the request's id when it has one
- * (`ctx.state.requestId`, read when the line is written, so an id issued later still counts), and
+ * (`ctx.state.requestId`, read when the line is written, so an id issued later still counts) and
+ * the request's `ctx.state.logFields` (a trace id…), and
  * as a `log.written` event in the request's log. Lines below the configured level are neither.
  */
 export function writeLine(
@@ -21,7 +22,9 @@ export function writeLine(
   if (!base.isLevelEnabled(level)) return
   const clean = toLogContext(context, redaction)
   const id = ctx?.state.requestId
-  base[level](id === undefined ? clean : { ...clean, request: id }, message)
+  const fields = ctx?.state.logFields
+  const line = id === undefined ? clean : { ...clean, request: id }
+  base[level](fields === undefined ? line : { ...line, ...fields }, message)
   ctx?.log.record('log.written', { level, message, context: clean })
 }
 

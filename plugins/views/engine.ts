@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks'
 import { Eta, type Options } from 'eta'
 import { FwError } from 'fw'
 import { renderFailed, viewNotFound } from './errors.js'
-import type { TemplateLookup } from './lookup.js'
+import type { LookupScope, TemplateLookup } from './lookup.js'
 
 /** What one render produced. */
 export interface RenderResult {
@@ -29,21 +29,21 @@ class LookupEta extends Eta {
     this.resolvePath = this.#resolverFor(undefined)
   }
 
-  /** A copy of this engine that resolves names with `theme`. */
-  themed(theme: string | undefined): Eta {
+  /** A copy of this engine that resolves names in `scope` (its theme and first directories). */
+  themed(scope: LookupScope | undefined): Eta {
     const copy = Object.create(this) as Eta
-    copy.resolvePath = this.#resolverFor(theme)
+    copy.resolvePath = this.#resolverFor(scope)
     return copy
   }
 
   #resolverFor(
-    theme: string | undefined,
+    scope: LookupScope | undefined,
   ): (template: string, options?: Partial<Options>) => string {
     const lookup = this.#lookup
     return (template, options) => {
       const from = options?.filepath || undefined
-      const file = lookup.find(template, theme, from)
-      if (file === undefined) throw viewNotFound(template, lookup.candidates(template, theme, from))
+      const file = lookup.find(template, scope, from)
+      if (file === undefined) throw viewNotFound(template, lookup.candidates(template, scope, from))
       return file
     }
   }
@@ -64,9 +64,9 @@ export class ViewRenderer {
     })
   }
 
-  /** The file `template` resolves to with `theme`, or `undefined`. */
-  resolve(template: string, theme: string | undefined): string | undefined {
-    return this.#lookup.find(template, theme)
+  /** The file `template` resolves to in `scope`, or `undefined`. */
+  resolve(template: string, scope: LookupScope | undefined): string | undefined {
+    return this.#lookup.find(template, scope)
   }
 
   /**
@@ -78,14 +78,14 @@ export class ViewRenderer {
   async render(
     template: string,
     data: Record<string, unknown>,
-    theme: string | undefined,
+    scope: LookupScope | undefined,
   ): Promise<RenderResult> {
-    const file = this.#lookup.find(template, theme)
-    if (file === undefined) throw viewNotFound(template, this.#lookup.candidates(template, theme))
+    const file = this.#lookup.find(template, scope)
+    if (file === undefined) throw viewNotFound(template, this.#lookup.candidates(template, scope))
     const started = performance.now()
     let html: string
     try {
-      html = await this.#eta.themed(theme).renderAsync(template, data)
+      html = await this.#eta.themed(scope).renderAsync(template, data)
     } catch (error) {
       // A missing layout or partial is reported as itself, also when Eta's debug mode wrapped it.
       const fwError = fwErrorIn(error)

@@ -3,7 +3,7 @@
 import { join } from 'node:path'
 import { definePlugin, type RequestContext } from 'fw'
 import { ViewRenderer } from './engine.js'
-import { TemplateLookup } from './lookup.js'
+import { TemplateLookup, type LookupScope } from './lookup.js'
 import './events.js'
 
 /** Options of the views plugin. */
@@ -38,6 +38,15 @@ export interface ViewsApi {
   render(template: string, data?: Record<string, unknown>, ctx?: RequestContext): Promise<string>
   /** The file a template name resolves to (for `ctx`'s theme), or `undefined` when there is none. */
   resolve(template: string, ctx?: RequestContext): string | undefined
+  /**
+   * Data every template gets, under the render's own (which wins on a name clash): `provide`
+   * runs once per render with the request, when there is one. The admin plugin gives views
+   * `adminUrl`, `URL` and `sURL` so.
+   *
+   * @example
+   * kernel.plugin('views').share((ctx) => ({ user: ctx?.state.user }))
+   */
+  share(provide: (ctx: RequestContext | undefined) => Record<string, unknown>): void
 }
 
 declare module 'fw' {
@@ -47,6 +56,11 @@ declare module 'fw' {
   interface ContextState {
     /** The theme for this request's views; overrides the views plugin's `theme` option. */
     theme?: string
+    /**
+     * Template directories searched before the plugin's own, for this request only (an area's
+     * templates, never searched outside it).
+     */
+    viewPaths?: readonly string[]
   }
 }
 
@@ -70,15 +84,24 @@ const views = definePlugin({
       cache: options.cache ?? !kernel.isDevelopment(),
       debug: kernel.isDevelopment(),
     })
-    const themeOf = (ctx?: RequestContext): string | undefined => ctx?.state.theme ?? options.theme
+    const scopeOf = (ctx?: RequestContext): LookupScope => ({
+      theme: ctx?.state.theme ?? options.theme,
+      first: ctx?.state.viewPaths,
+    })
+    const shared: Array<(ctx: RequestContext | undefined) => Record<string, unknown>> = []
 
     const api: ViewsApi = {
       prependPath: (dir) => lookup.prepend(dir),
       appendPath: (dir) => lookup.append(dir),
       paths: () => lookup.paths,
-      resolve: (template, ctx) => renderer.resolve(template, themeOf(ctx)),
+      resolve: (template, ctx) => renderer.resolve(template, scopeOf(ctx)),
+      share: (provide) => void shared.push(provide),
       async render(template, data = {}, ctx) {
-        const { html, file, duration } = await renderer.render(template, data, themeOf(ctx))
+        const all =
+          shared.length === 0
+            ? data
+            : Object.assign({}, ...shared.map((provide) => provide(ctx)), data)
+        const { html, file, duration } = await renderer.render(template, all, scopeOf(ctx))
         ctx?.log.record('view.rendered', { template, file, duration })
         return html
       },
@@ -99,3 +122,4 @@ const views = definePlugin({
 })
 
 export default views
+export { viewErrors } from './errors.js'

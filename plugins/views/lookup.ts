@@ -6,6 +6,15 @@ import { invalidTheme } from './errors.js'
 const THEME_NAME = /^[A-Za-z0-9_-][A-Za-z0-9._-]*$/
 
 /**
+ * What one render looks up with: its theme, and directories searched before the lookup's own (a
+ * request's `ctx.state.viewPaths`: an area's templates, for requests inside the area only).
+ */
+export interface LookupScope {
+  readonly theme?: string | undefined
+  readonly first?: readonly string[] | undefined
+}
+
+/**
  * Where templates live: an ordered list of directories and the rule that maps a template name to a
  * file. For `products/index` with theme `dark`, each directory in turn is asked for
  * `themes/dark/products/index.eta`, then `products/index.eta`; the first file that exists wins.
@@ -45,18 +54,23 @@ export class TemplateLookup {
    * The files that would be tried for `name`, in order. `from` is the including template's file,
    * for relative names. Empty when the name leaves the directories.
    */
-  candidates(name: string, theme: string | undefined, from?: string): string[] {
+  candidates(name: string, scope: LookupScope = {}, from?: string): string[] {
+    const theme = scope.theme
     if (theme !== undefined && !THEME_NAME.test(theme)) throw invalidTheme(theme)
+    const roots =
+      scope.first === undefined
+        ? this.#paths
+        : [...scope.first.map((p) => resolve(p)), ...this.#paths]
     const file = this.#withExtension(name)
     if (file.startsWith('./') || file.startsWith('../')) {
       if (from === undefined) return []
       const target = resolve(dirname(from), file)
-      return this.#paths.some((root) => isInside(root, target)) ? [target] : []
+      return roots.some((root) => isInside(root, target)) ? [target] : []
     }
     const normalised = posix.normalize(file.replace(/\\/g, '/')).replace(/^\/+/, '')
     if (normalised === '..' || normalised.startsWith('../')) return []
     const out: string[] = []
-    for (const root of this.#paths) {
+    for (const root of roots) {
       if (theme !== undefined) out.push(join(root, 'themes', theme, normalised))
       out.push(join(root, normalised))
     }
@@ -64,12 +78,13 @@ export class TemplateLookup {
   }
 
   /** The file `name` resolves to, or `undefined` when none of the candidates exists. */
-  find(name: string, theme: string | undefined, from?: string): string | undefined {
+  find(name: string, scope: LookupScope = {}, from?: string): string | undefined {
     const relativeName = name.startsWith('./') || name.startsWith('../')
-    const key = `${relativeName ? (from ?? '') : (theme ?? '')}\0${name}`
+    const first = scope.first === undefined ? '' : scope.first.join('\0')
+    const key = `${relativeName ? (from ?? '') : (scope.theme ?? '')}\0${first}\0${name}`
     const known = this.#found?.get(key)
     if (known !== undefined) return known ?? undefined
-    const file = this.candidates(name, theme, from).find(isFile)
+    const file = this.candidates(name, scope, from).find(isFile)
     this.#found?.set(key, file ?? null)
     return file
   }

@@ -621,7 +621,7 @@ test('the Domain tab: models loaded, a service recorded and its measured call ti
 // ---------------------------------------------------------------------------------------------
 // API
 
-test('the API tab says no OpenAPI document is served, without adding a request row', async ({
+test("the API tab lists the playground's own document and sends an operation, recorded as a row", async ({
   browser,
   pg,
 }) => {
@@ -629,9 +629,48 @@ test('the API tab says no OpenAPI document is served, without adding a request r
     await page.goto(`${pg.url}/`)
     await waitForRows(page, 1)
     const api = await openTab(page, 'api')
-    await api.locator('p.note', { hasText: 'No OpenAPI document is served' }).waitFor()
-    assert.match(await textOf(api), 'No OpenAPI document is served at /openapi.json (404).')
-    assert.is(await tab(page, 'requests').locator('.count').textContent(), '1')
+    await api.locator('[data-api]').waitFor()
+    assert.match(await textOf(api), 'from /api/openapi.json, sent to /api/v1')
+    const ops = await api
+      .locator('button[data-op]')
+      .evaluateAll((b) => b.map((x) => x.getAttribute('data-op')))
+    // The document `fw api:docs` writes (the openapi plugin wrote it when the playground started).
+    assert.equal(ops, [
+      'GET /api/v1/me',
+      'GET /api/v1/products',
+      'POST /api/v1/products',
+      'GET /api/v1/products/datatable',
+      'GET /api/v1/products/{id}',
+      'DELETE /api/v1/products/{id}',
+      'PATCH /api/v1/products/{id}',
+      'GET /api/v2/products',
+    ])
+    const path = api.locator('input.path')
+    // The create operation's body comes from its schema's examples.
+    await api.locator('button[data-op="POST /api/v1/products"]').click()
+    assert.equal(JSON.parse(await api.locator('textarea').inputValue()), {
+      name: 'Desk lamp',
+      sku: 'LAMP-01',
+      price: 19.5,
+      stock: 3,
+      active: false,
+      tags: [],
+      notes: '',
+      category_id: 0,
+    })
+    // v2 keeps its own version: the document's paths are rooted at /api already.
+    await api.locator('button[data-op="GET /api/v2/products"]').click()
+    assert.is(await path.inputValue(), '/api/v2/products')
+    await api.locator('button[data-op="GET /api/v1/products/{id}"]').click()
+    assert.is(await path.inputValue(), '/api/v1/products/{id}')
+    await path.fill('/api/v1/products/7')
+    await api.locator('button[type="submit"]').click()
+    await api.locator('h3', { hasText: 'Reply: 200' }).waitFor()
+    assert.match((await api.locator('[data-reply]').textContent()) ?? '', '"sku":"PG-0007"')
+    await waitForRows(page, 2)
+    await openTab(page, 'requests')
+    const rows = await cells(page, 'tr[data-row]')
+    assert.equal(rows[0]!.slice(1, 4), ['GET', '/api/v1/products/7', '200'])
   })
 })
 
@@ -760,7 +799,9 @@ test('the API tab lists the operations and sends them through the real server to
 
     // Through the real server, with the configured key, recorded as rows.
     const origin = new URL(pg.url).origin
-    const sent = seen.filter((r) => new URL(r.url()).pathname.startsWith('/api/'))
+    const sent = seen.filter(
+      (r) => new URL(r.url()).pathname.startsWith('/api/v'), // not the document itself
+    )
     assert.equal(
       sent.map((r) => `${r.method()} ${r.url().slice(origin.length)}`),
       ['GET /api/v1/products/1', 'POST /api/v1/products', 'GET /api/v1/products/2'],
@@ -804,7 +845,7 @@ test('Route, Session, Views and Migrations show their data when present and are 
   pg,
 }) => {
   await withPage(browser, async (page) => {
-    // An anonymous first visit: a route and a view, no cookie, no migration.
+    // An anonymous first visit: a route and a view, no cookie, every migration ran.
     await page.goto(`${pg.url}/`)
     await waitForRows(page, 1)
     let ids = await tabIds(page)
@@ -829,13 +870,16 @@ test('Route, Session, Views and Migrations show their data when present and are 
     )
     // A JSON array carries no payload: none of the four.
     assert.is(await call(page, '/_demo/array', { headers: json }), 200)
-    // A payload reported by an app, with migrations.
+    // A payload reported by an app, with one migration that ran and one pending.
     await page.evaluate(() => {
       const bar = (window as unknown as { __fwDebugBar: { record: (...a: unknown[]) => void } })
         .__fwDebugBar
       bar.record('POST', '/spa/migrate', 200, {
         time: 40,
-        migrations: [{ name: '2024_01_01_000000_create_widgets', action: 'applied', ms: 12.5 }],
+        migrations: [
+          { name: '2024_01_01_000000_create_widgets', executed_at: '2024-01-01T00:00:00.000Z' },
+          { name: '2024_02_01_000000_add_prices', executed_at: null },
+        ],
       })
     })
 
@@ -846,10 +890,10 @@ test('Route, Session, Views and Migrations show their data when present and are 
     await openTab(page, 'route')
     assert.equal(await pairs(page, 'route'), {
       Method: 'GET',
-      Path: 'api/v1/products/{product}',
+      Path: 'api/v1/products/{id}',
       Name: 'v1.products.show',
       Handler: 'ProductsController@show',
-      Parameters: '{"product":"7"}',
+      Parameters: '{"id":"7"}',
     })
 
     await select(page, '/_demo/array')
@@ -859,9 +903,16 @@ test('Route, Session, Views and Migrations show their data when present and are 
 
     await select(page, '/spa/migrate')
     const migrations = await openTab(page, 'migrations')
+    // The pending one is counted and marked; the one that ran is listed with its time.
     assert.is(await tab(page, 'migrations').locator('.count').textContent(), '1')
-    assert.match(await textOf(migrations), '2024_01_01_000000_create_widgets')
-    assert.match(await textOf(migrations), 'applied')
+    assert.match(await textOf(migrations), '1 pending: run fw migrate')
+    const pendingRow = migrations.locator('tr[data-pending="true"]')
+    assert.is(await pendingRow.count(), 1)
+    assert.match(await textOf(pendingRow), /2024_02_01_000000_add_prices\s*pending/)
+    assert.match(
+      await textOf(migrations.locator('tr[data-pending="false"]')),
+      /2024_01_01_000000_create_widgets\s*ran 2024-01-01T00:00:00.000Z/,
+    )
     assert.not.ok((await tabIds(page)).includes('route'))
 
     // Signed in: the session's cookies, masked.

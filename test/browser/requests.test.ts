@@ -316,16 +316,19 @@ test('lists every request the page made, its own included, newest first: fetch a
   })
 })
 
-test("the /products page's datatable calls appear as rows (signed in)", async ({ browser, pg }) => {
+test("the /products page's table calls appear as rows, for a guest too", async ({
+  browser,
+  pg,
+}) => {
   await withPage(browser, async (page) => {
-    await signIn(page, pg.url, '/products')
+    await page.goto(`${pg.url}/products`)
     await page.locator('#product-status').filter({ hasText: 'of' }).waitFor()
     await waitForRows(page, 2)
     await openTab(page, 'requests')
     let rows = await readRows(page)
     assert.equal(rows.at(-1)!.path, '/products')
     assert.ok(rows.at(-1)!.own)
-    assert.match(rows[0]!.path, /^\/api\/v1\/products\/datatable\?draw=1&start=0&length=20/)
+    assert.match(rows[0]!.path, /^\/products\/table\?draw=1&start=0&length=20/)
     assert.is(rows[0]!.status, '200')
     assert.ok(Number(rows[0]!.queries) >= 2, `queries: ${rows[0]!.queries}`)
     // Paging is one more call, on top (the open panel covers the pager: close it first).
@@ -334,7 +337,7 @@ test("the /products page's datatable calls appear as rows (signed in)", async ({
     await waitForRows(page, rows.length + 1)
     await openTab(page, 'requests')
     rows = await readRows(page)
-    assert.match(rows[0]!.path, /^\/api\/v1\/products\/datatable\?draw=2&start=20&length=20/)
+    assert.match(rows[0]!.path, /^\/products\/table\?draw=2&start=20&length=20/)
   })
 })
 
@@ -850,6 +853,42 @@ test('clicking a request switches the other tabs to it; again, or its chip, rele
     await page.locator('fw-debugbar .chip').click()
     assert.is(await chip(page), null)
     assert.match(await route(), /#1 GET \//)
+  })
+})
+
+test('the whole row selects: its status, time, queries or id cell; the log button keeps its action', async ({
+  browser,
+  pg,
+}) => {
+  await withPage(browser, async (page) => {
+    await visit(page, `${pg.url}/`)
+    await pageFetch(page, '/_demo/queries?n=3')
+    await pageFetch(page, '/_demo/ping')
+    await waitForRows(page, 3)
+    await openTab(page, 'requests')
+    const row = (n: number) => page.locator(`fw-debugbar tr[data-row="${n}"]`)
+    // Cells 4 to 7: status, time, queries, request id (the id text, not its log button).
+    for (const cell of [4, 5, 6]) {
+      await row(2).locator(`td:nth-child(${cell})`).click()
+      assert.is(await row(2).getAttribute('aria-selected'), 'true', `cell ${cell} selects`)
+      assert.is(await chip(page), '#2 GET /_demo/queries?n=3 ×')
+      await row(2).locator(`td:nth-child(${cell})`).click()
+      assert.is(await chip(page), null, `cell ${cell} again releases`)
+    }
+    await row(3)
+      .locator('td:nth-child(7)')
+      .click({ position: { x: 4, y: 4 } })
+    assert.is(await chip(page), '#3 GET /_demo/ping ×')
+    assert.is(await row(3).getAttribute('aria-selected'), 'true')
+    // The path button still selects (keyboard users), once, not twice through the row.
+    await row(2).locator('button.pick').click()
+    assert.is(await chip(page), '#2 GET /_demo/queries?n=3 ×')
+    // The server-log button asks for the log and leaves the selection as it was.
+    const logButton = row(3).locator('[data-log]')
+    if ((await logButton.count()) > 0) {
+      await logButton.click()
+      assert.is(await chip(page), '#2 GET /_demo/queries?n=3 ×')
+    }
   })
 })
 

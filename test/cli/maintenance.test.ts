@@ -1,5 +1,7 @@
+import { spawn } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { maintenanceFile } from 'fw'
@@ -89,6 +91,52 @@ test('down and up work when the app cannot boot', async () => {
     assert.is((await runCli(['up'], { env: broken.env })).code, 0)
   } finally {
     broken.remove()
+  }
+})
+
+/** `fw serve --port 0` on the temp app, resolved once it prints where it listens. */
+function serve(env: Record<string, string>) {
+  const bin = fileURLToPath(new URL('../../cli/bin.ts', import.meta.url))
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', '-C', 'fw-source', bin, 'serve', '--port', '0'],
+    {
+      env: { ...process.env, FORCE_COLOR: '0', ...env },
+    },
+  )
+  let out = ''
+  child.stdout.on('data', (c: Buffer) => (out += c.toString()))
+  child.stderr.on('data', (c: Buffer) => (out += c.toString()))
+  return new Promise<{ url: string; stop: () => void }>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`fw serve did not start:\n${out}`)), 20_000)
+    child.on('exit', (code) => reject(new Error(`fw serve exited ${code}:\n${out}`)))
+    child.stdout.on('data', () => {
+      const url = /listening on (http:\/\/\S+)/.exec(out)?.[1]
+      if (url === undefined) return
+      clearTimeout(timer)
+      resolve({ url, stop: () => child.kill('SIGKILL') })
+    })
+  })
+}
+
+test('a running app sees each change of the flag on the very next request', async () => {
+  const served = await serve(app.env)
+  try {
+    const hello = async () => {
+      const res = await fetch(`${served.url}/hello`, { headers: { accept: 'application/json' } })
+      return { status: res.status, retry: res.headers.get('retry-after') }
+    }
+    assert.equal(await hello(), { status: 200, retry: null })
+    assert.is((await runCli(['down'], { env: app.env })).code, 0)
+    assert.equal(await hello(), { status: 503, retry: '300' }, 'down')
+    assert.is((await runCli(['down', '--retry=120'], { env: app.env })).code, 0)
+    assert.equal(await hello(), { status: 503, retry: '120' }, 'down --retry=120 over down')
+    assert.is((await runCli(['up'], { env: app.env })).code, 0)
+    assert.equal(await hello(), { status: 200, retry: null }, 'up')
+    assert.is((await runCli(['down', '--retry=60'], { env: app.env })).code, 0)
+    assert.equal(await hello(), { status: 503, retry: '60' }, 'down again')
+  } finally {
+    served.stop()
   }
 })
 

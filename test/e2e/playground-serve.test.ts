@@ -18,8 +18,8 @@ test('serves the seeded API, writes its log line and exits 0 on SIGTERM', async 
       headers: { accept: 'application/json', apikey: 'demo-api-key' },
     })
     assert.is(product.status, 200)
-    const body = (await product.json()) as { data: { id: number; sku: string } }
-    assert.is(body.data.id, 1)
+    const body = (await product.json()) as { id: number; sku: string }
+    assert.is(body.id, 1)
     const logged = await fetch(`${app.url}/_demo/log?message=${marker}`)
     assert.equal(await logged.json(), { logged: true, message: marker })
   } finally {

@@ -19,7 +19,8 @@ interface Page {
   pagination: Pagination
   fields: string[]
 }
-type One = { data: Record<string, unknown> }
+/** A product as show, store and update answer it: the record itself. */
+type One = Record<string, unknown>
 type Invalid = { errors: Record<string, string[]> }
 
 const test = suite<{ db: TestDatabase; kernel: Kernel }>('playground products API')
@@ -118,7 +119,7 @@ test('pages with page and per_page, clamping per_page into 1…500 and defaultin
 test('shows a product with every column', async ({ kernel }) => {
   const res = await kernel.inject({ url: '/api/v1/products/1', headers: API })
   assert.is(res.status, 200)
-  const { data } = res.json<One>()
+  const data = res.json<One>()
   assert.equal(Object.keys(data).sort(), [
     'active',
     'category_id',
@@ -154,7 +155,7 @@ test('stores a product: 201, the record, a Location, and the row', async ({ kern
     colour: 'red',
   })
   assert.is(res.status, 201)
-  const { data } = res.json<One>()
+  const data = res.json<One>()
   assert.ok((data.id as number) > 1000, 'the id comes from the sequence, not the body')
   assert.equal(
     { ...data, id: 0, created_at: 0 },
@@ -175,8 +176,7 @@ test('stores a product: 201, the record, a Location, and the row', async ({ kern
   const row = await kernel.plugin('database').em().findOne(Product, { sku: 'NEW-0001' })
   assert.is(row?.id, data.id)
   assert.is(
-    (await kernel.inject({ url: `/api/v1/products/${data.id}`, headers: API })).json<One>().data
-      .name,
+    (await kernel.inject({ url: `/api/v1/products/${data.id}`, headers: API })).json<One>().name,
     'Desk lamp',
   )
   assert.ok(eventsOf(res.events, 'model.created').some((e) => e.data.entity === 'Product'))
@@ -190,7 +190,7 @@ test('stores a product from a form body', async ({ kernel }) => {
     body: 'name=Form+chair&sku=FORM-1&price=12.50&stock=4&active=false&tags[]=a&tags[]=b&category_id=2',
   })
   assert.is(res.status, 201)
-  const { data } = res.json<One>()
+  const data = res.json<One>()
   assert.equal(
     [data.price, data.stock, data.active, data.tags, data.category_id],
     [12.5, 4, false, ['a', 'b'], 2],
@@ -219,8 +219,10 @@ for (const [field, body] of [
     const res = await post(kernel, body)
     assert.is(res.status, 422)
     const { errors } = res.json<Invalid>()
-    assert.equal(Object.keys(errors), [field])
-    assert.ok(errors[field]!.length > 0 && errors[field]!.every((m) => typeof m === 'string'))
+    // An element of an array is named by its index (`tags.1`), as Laravel names it.
+    const name = Array.isArray(body[field as keyof typeof body]) ? `${field}.1` : field
+    assert.equal(Object.keys(errors), [name])
+    assert.ok(errors[name]!.length > 0 && errors[name]!.every((m) => typeof m === 'string'))
   })
 }
 
@@ -245,7 +247,7 @@ test('answers 201 and 422 when two requests store one sku at once', async ({ ker
 })
 
 test('updates only the given fields on PATCH', async ({ kernel }) => {
-  const before = (await kernel.inject({ url: '/api/v1/products/2', headers: API })).json<One>().data
+  const before = (await kernel.inject({ url: '/api/v1/products/2', headers: API })).json<One>()
   const res = await post(
     kernel,
     { price: 7.25, notes: null, sku: before.sku },
@@ -253,33 +255,30 @@ test('updates only the given fields on PATCH', async ({ kernel }) => {
     '/api/v1/products/2',
   )
   assert.is(res.status, 200)
-  assert.equal(res.json<One>().data, { ...before, price: 7.25, notes: null })
-  assert.equal(
-    (await kernel.inject({ url: '/api/v1/products/2', headers: API })).json<One>().data,
-    {
-      ...before,
-      price: 7.25,
-      notes: null,
-    },
+  assert.equal(res.json<One>(), { ...before, price: 7.25, notes: null })
+  assert.equal((await kernel.inject({ url: '/api/v1/products/2', headers: API })).json<One>(), {
+    ...before,
+    price: 7.25,
+    notes: null,
+  })
+})
+
+test('answers PUT on a product with 405 and Allow: update is PATCH only', async ({ kernel }) => {
+  const res = await post(kernel, { ...valid, sku: 'PUT-3' }, 'PUT', '/api/v1/products/3')
+  assert.is(res.status, 405)
+  assert.is(res.headers.allow, 'DELETE, GET, HEAD, PATCH')
+  assert.is(
+    (await kernel.inject({ url: '/api/v1/products/3', headers: API })).json<One>().sku,
+    'PG-0003',
   )
 })
 
-test('requires the full record on PUT and replaces it', async ({ kernel }) => {
-  const partial = await post(kernel, { price: 1 }, 'PUT', '/api/v1/products/3')
-  assert.is(partial.status, 422)
-  assert.equal(Object.keys(partial.json<Invalid>().errors).sort(), ['name', 'sku', 'stock'])
-  const res = await post(
-    kernel,
-    { name: 'Renamed', sku: 'PUT-3', price: 1, stock: 0, tags: [] },
-    'PUT',
-    '/api/v1/products/3',
-  )
-  assert.is(res.status, 200)
-  const { data } = res.json<One>()
-  assert.equal(
-    [data.id, data.name, data.sku, data.price, data.stock, data.tags],
-    [3, 'Renamed', 'PUT-3', 1, 0, []],
-  )
+test('answers 422 naming the field, never 500, to a malformed PATCH body', async ({ kernel }) => {
+  for (const body of [{ price: 'free' }, { stock: -1, name: '' }, { tags: [1] }]) {
+    const res = await post(kernel, body, 'PATCH', '/api/v1/products/3')
+    assert.is(res.status, 422, JSON.stringify(body))
+    assert.ok(Object.keys(res.json<Invalid>().errors).length > 0)
+  }
 })
 
 test("refuses to update a product's sku to another product's", async ({ kernel }) => {
@@ -347,6 +346,40 @@ test('runs n queries on /_demo/queries, n clamped into 1…200', async ({ kernel
     assert.equal(clamped.json(), { queries: expected }, n)
     assert.is(eventsOf(clamped.events, 'query.executed').length, expected, n)
   }
+})
+
+test('answers /products to a guest, whose table loads from GET /products/table', async ({
+  kernel,
+}) => {
+  const page = await kernel.inject({ url: '/products' })
+  assert.is(page.status, 200)
+  assert.match(page.body.toString(), '/products/table')
+  const table = await kernel.inject({
+    url: '/products/table?draw=3&start=0&length=5&columns[0][data]=id&columns[1][data]=title&order[0][column]=0&order[0][dir]=asc',
+    headers: { accept: 'application/json', 'x-requested-with': 'XMLHttpRequest' },
+  })
+  assert.is(table.status, 200)
+  const body = table.json<{ draw: number; recordsTotal: number; data: Record<string, unknown>[] }>()
+  assert.equal([body.draw, body.data.length], [3, 5])
+  assert.ok(body.recordsTotal >= 1000)
+  assert.equal(body.data[0]!.id, 1)
+  assert.is(table.headers['access-control-allow-origin'], undefined, 'no CORS: same origin only')
+})
+
+test("the guests' table answers only the page's columns and only to GET", async ({ kernel }) => {
+  const notes = await kernel.inject({
+    url: '/products/table?draw=1&start=0&length=5&columns[0][data]=notes',
+    headers: { accept: 'application/json' },
+  })
+  assert.not.ok(notes.status === 200 && notes.body.toString().includes('"notes"'))
+  const post = await kernel.inject({ method: 'POST', url: '/products/table', headers: JSON_ACCEPT })
+  assert.is(post.status, 405)
+  // The API keeps its rule: without a key or a signed-in session, refused.
+  const api = await kernel.inject({
+    url: '/api/v1/products/datatable?draw=1&start=0&length=5',
+    headers: { accept: 'application/json' },
+  })
+  assert.is(api.status, 403)
 })
 
 test.run()

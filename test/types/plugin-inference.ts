@@ -68,8 +68,8 @@ const log = new EventLog()
 void log.phase('routing', () => 1)
 // @ts-expect-error: 'routnig' is no declared phase
 void log.phase('routnig', () => 1)
-// @ts-expect-error: the kernel knows no feature's phase ('session' is not declared by any plugin)
-kernel.recordBootPhase('session', 1)
+// @ts-expect-error: the kernel knows no feature's phase ('checkout' is declared by no plugin)
+kernel.recordBootPhase('checkout', 1)
 
 // createTestKernel checks each plugin's options as kernel.register does.
 createTestKernel({ plugins: [[greeter, { greeting: 'hi', times: 2 }], [bare]] })

@@ -47,7 +47,8 @@ export interface Payload {
   views?: { template?: string; file?: string; ms?: number }[]
   models?: { action?: string; entity?: string; id?: unknown }[]
   services?: { name: string; constructed?: boolean; calls?: number; ms?: number; failed?: number }[]
-  migrations?: { name?: string; ms?: number; action?: string }[]
+  /** Every migration the app knows, oldest first; `executed_at` null: pending. */
+  migrations?: { name?: string; executed_at?: string | null }[]
   exceptions?: { name?: string; message?: string | null; code?: string | null; status?: number }[]
   error?: string
 }

@@ -35,6 +35,7 @@ table.grid{border-collapse:collapse;width:100%}
 .grid td{border-bottom:1px solid var(--line);padding:3px 6px;vertical-align:top}
 .grid tr.failed td{color:var(--bad);background:var(--badbg)}
 .grid tr[aria-selected=true] td{background:var(--sel)}
+.requests tr[data-row]{cursor:pointer}
 .grid td.num,.grid th.num{text-align:right;font-variant-numeric:tabular-nums}
 .pick{text-align:left;width:100%}
 .requests .pick{display:inline-block;width:auto;max-width:55vw;overflow:hidden;text-overflow:ellipsis;white-space:nowrap;vertical-align:bottom}

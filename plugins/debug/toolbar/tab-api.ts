@@ -121,9 +121,15 @@ function load(view: View): void {
     .finally(() => view.refresh())
 }
 
+/**
+ * Where an operation's path is sent: under the injected prefix (`/products` → `/api/v1/products`),
+ * unless the document's paths are already rooted where the prefix is (`/api/v2/products`, from a
+ * document of every `/api/*` route, keeps its own version).
+ */
 function target(view: View, path: string): string {
   const prefix = (view.config.apiPrefix ?? '').replace(/\/+$/, '')
-  return prefix !== '' && (path === prefix || path.startsWith(`${prefix}/`))
+  const root = /^\/[^/]+/.exec(prefix)?.[0]
+  return root !== undefined && (path === root || path.startsWith(`${root}/`))
     ? path
     : `${prefix}${path.startsWith('/') ? '' : '/'}${path}`
 }

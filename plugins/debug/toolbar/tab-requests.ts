@@ -132,6 +132,14 @@ export const REQUESTS: Tab = {
           class: failed(r) ? 'failed' : '',
           'data-row': r.n,
           'aria-selected': view.selected === r ? 'true' : 'false',
+          // The whole row selects, as in every network panel: a click on a cell that is not a
+          // control of its own (the path button selects for the keyboard, the log button asks
+          // for the server log), and not the end of a text selection.
+          'on:click': (event: Event) => {
+            if ((event.target as Element).closest('button, a, input, select, textarea')) return
+            if ((window.getSelection()?.toString() ?? '') !== '') return
+            view.select(r)
+          },
         },
         h('td', { class: 'num' }, String(r.n)),
         h('td', null, r.method),

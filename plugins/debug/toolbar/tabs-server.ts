@@ -338,20 +338,33 @@ export const DOMAIN: Tab = {
 export const MIGRATIONS: Tab = {
   id: 'migrations',
   label: 'Migrations',
-  visible: (v) => (p(v)?.migrations?.length ?? 0) > 0,
-  count: (v) => String(p(v)?.migrations?.length ?? 0),
-  render: (v) =>
-    h(
+  // Shown while something is pending (what a developer must act on), counting the pending ones;
+  // the panel lists every migration with its state.
+  visible: (v) => (p(v)?.migrations ?? []).some((m) => m.executed_at === null),
+  count: (v) => String((p(v)?.migrations ?? []).filter((m) => m.executed_at === null).length),
+  alert: () => true,
+  render: (v) => {
+    const all = p(v)!.migrations!
+    const pending = all.filter((m) => m.executed_at === null).length
+    const list = table(['Migration', 'State'], [], 'migrations')
+    const tbody = list.querySelector('tbody')!
+    for (const m of all) {
+      const waiting = m.executed_at === null
+      tbody.appendChild(
+        h(
+          'tr',
+          { class: waiting ? 'failed' : '', 'data-pending': waiting ? 'true' : 'false' },
+          h('td', { class: 'mono' }, m.name ?? text(m)),
+          h('td', null, waiting ? 'pending' : `ran ${m.executed_at ?? ''}`),
+        ),
+      )
+    }
+    return h(
       'div',
       null,
       heading(v),
-      table(
-        ['Migration', 'Action', 'Time'],
-        p(v)!.migrations!.map((m) => [
-          m.name ?? text(m),
-          m.action ?? '',
-          m.ms === undefined ? '' : ms(m.ms),
-        ]),
-      ),
-    ),
+      pending > 0 ? note(`${pending} pending: run fw migrate`) : null,
+      list,
+    )
+  },
 }

@@ -37,7 +37,7 @@ test('generates the seven resource routes with their names and actions', () => {
     'POST photos photos.store store',
     'GET photos/{id} photos.show show',
     'GET photos/{id}/edit photos.edit edit',
-    'PUT|PATCH photos/{id} photos.update update',
+    'PATCH photos/{id} photos.update update',
     'DELETE photos/{id} photos.destroy destroy',
   ])
   assert.equal(router.find('GET', 'photos/1')?.route.handler, [Photos, 'show'])
@@ -54,7 +54,8 @@ test('answers each resource request with the right action', () => {
   assert.is(action('GET', '/photos/5'), 'show')
   assert.is(action('GET', '/photos/5/edit'), 'edit')
   assert.is(action('PATCH', '/photos/5'), 'update')
-  assert.is(action('PUT', '/photos/5'), 'update')
+  assert.is(action('PUT', '/photos/5'), undefined)
+  assert.equal(router.allowedMethodsFor('PUT', 'photos/5'), ['DELETE', 'GET', 'HEAD', 'PATCH'])
   assert.is(action('DELETE', '/photos/5'), 'destroy')
   assert.equal(router.find('GET', '/photos/5/edit')?.params, { id: '5' })
 })

@@ -26,7 +26,7 @@ test('answers the route with the playground key (header name in any case)', asyn
   for (const headers of [{ apikey: DEMO_KEY }, { apiKey: DEMO_KEY }, { APIKEY: DEMO_KEY }]) {
     const res = await app.kernel.inject({ url: URL, headers })
     assert.is(res.status, 200, res.body)
-    assert.is(res.json<{ data: { id: number } }>().data.id, 1)
+    assert.is(res.json<{ id: number }>().id, 1)
     assert.is(res.headers['content-type'], 'application/json; charset=utf-8')
   }
 })

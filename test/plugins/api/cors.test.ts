@@ -54,7 +54,7 @@ test('config: an unlisted origin gets no Access-Control-Allow-Origin, and the re
   for (const origin of ['https://evil.example', 'https://app.example.evil.test', 'null']) {
     const res = await config.kernel.inject({ url: URL, headers: { apikey: DEMO_KEY, origin } })
     assert.is(res.status, 200)
-    assert.is(res.json<{ data: { id: number } }>().data.id, 1)
+    assert.is(res.json<{ id: number }>().id, 1)
     assert.is(res.headers['access-control-allow-origin'], undefined)
   }
 })

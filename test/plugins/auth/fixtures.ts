@@ -12,7 +12,7 @@ import { root as playgroundRoot } from '../../../playground/app.js'
 import { seedDemoUsers } from '../../../playground/auth/seed-users.js'
 
 export const APP_KEY = 'base64:auth-suite-application-key-0123456789'
-export const ALICE_SECRET = 'JBSWY3DPEHPK3PXP'
+export const ALICE_SECRET = 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP'
 
 /** A clock the test moves by hand (Unix ms). */
 export interface Clock {

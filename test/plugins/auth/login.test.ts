@@ -162,15 +162,28 @@ test('answers a two-factor user 401 two_factor_required with methods and a pendi
   assert.not.match(cookie, /Secure/)
 })
 
-test('answers 405 method_not_allowed with Allow: POST for other methods', async ({ app }) => {
-  for (const url of ['/account/login', '/account/login2fa']) {
-    for (const method of ['GET', 'PUT', 'PATCH', 'DELETE']) {
-      const res = await app.kernel.inject({ method, url })
+test("answers 405 method_not_allowed with Allow: POST for other methods: the kernel's own reply", async ({
+  app,
+}) => {
+  for (const url of ['/account/login', '/account/login2fa', '/account/logout']) {
+    for (const method of ['GET', 'HEAD', 'PUT', 'PATCH', 'DELETE']) {
+      const res = await app.kernel.inject({ method, url, headers: { accept: 'application/json' } })
       assert.is(res.status, 405, `${method} ${url}`)
-      assert.equal(res.json(), { error: 'method_not_allowed' })
+      if (method !== 'HEAD')
+        assert.equal(res.json(), { error: 'method_not_allowed', allowed: ['POST'] })
       assert.is(res.headers.allow, 'POST')
     }
+    const page = await app.kernel.inject({ url, headers: { accept: 'text/html' } })
+    assert.is(page.status, 405)
+    assert.is(page.headers.allow, 'POST')
+    assert.match(String(page.headers['content-type']), 'text/html')
   }
+  // No catch-all routes: the router declares POST alone on each.
+  const declared = app.kernel.router
+    .routes()
+    .filter((r) => r.path.startsWith('account/'))
+    .map((r) => `${r.methods.join('|')} ${r.path}`)
+  assert.equal(declared, ['POST account/login', 'POST account/login2fa', 'POST account/logout'])
 })
 
 test('records the identity a login created, and never the token', async ({ app }) => {

@@ -1,6 +1,9 @@
+import { Secret, TOTP } from 'otpauth'
+import { generate as otplibGenerate, verify as otplibVerify } from 'otplib'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { Kernel } from 'fw'
+import { generateTotpSecret, TOTP_SECRET_BITS } from 'fw/plugins/auth'
 import { ALICE_SECRET, cookieFrom, createAuthApp, login, totpAt, type AuthApp } from './fixtures.js'
 
 const test = suite<{ app: AuthApp }>('auth login2fa', {} as { app: AuthApp })
@@ -35,6 +38,57 @@ function code(
 function nextStep(app: AuthApp): void {
   app.clock.t = (Math.floor(app.clock.t / 30_000) + 2) * 30_000 + 1_000
 }
+
+test("signs alice in with a code from otpauth, and with one from otplib 13's defaults", async ({
+  app,
+}) => {
+  // otplib 13 refuses secrets under 128 bits by default (its guardrails): alice's is 160.
+  for (const makeCode of [
+    (ms: number) =>
+      new TOTP({ secret: Secret.fromBase32(ALICE_SECRET) }).generate({ timestamp: ms }),
+    (ms: number) => otplibGenerate({ secret: ALICE_SECRET, epoch: Math.floor(ms / 1000) }),
+  ]) {
+    nextStep(app)
+    const pending = await firstLeg(app)
+    const res = await code(app.kernel, pending, { code: await makeCode(app.clock.t) })
+    assert.is(res.status, 200, res.body)
+    assert.is(res.json<{ user: { username: string } }>().user.username, 'alice')
+  }
+})
+
+test('enrolment makes 160-bit secrets that otplib 13 accepts; createUser refuses a weaker one', async ({
+  app,
+}) => {
+  const secret = generateTotpSecret()
+  assert.is(TOTP_SECRET_BITS, 160)
+  assert.match(secret, /^[A-Z2-7]{32}$/)
+  assert.is.not(secret, generateTotpSecret())
+  const token = await otplibGenerate({ secret })
+  assert.ok((await otplibVerify({ secret, token })).valid)
+  const auth = app.kernel.plugin('auth')
+  for (const weak of ['JBSWY3DPEHPK3PXP', 'JBSWY3DPEHPK3PXPJBSWY3DPE', 'not base32!']) {
+    try {
+      await auth.createUser({
+        username: `weak-${weak.length}`,
+        password: 'pw',
+        email: 'weak@example.test',
+        totpSecret: weak,
+      })
+      assert.unreachable(weak)
+    } catch (error) {
+      assert.is((error as { code?: string }).code, 'FW_ERR_AUTH_TOTP_SECRET_WEAK', weak)
+      assert.match(String((error as Error).message), /128|base32/)
+    }
+  }
+  // 128 bits exactly (26 base32 characters) is enough.
+  const created = await auth.createUser({
+    username: 'strong-enough',
+    email: 'strong@example.test',
+    password: 'pw',
+    totpSecret: 'JBSWY3DPEHPK3PXPJBSWY3DPEH',
+  })
+  assert.is(created.username, 'strong-enough')
+})
 
 test('completes with a correct TOTP code: the same 200 shape as a direct login', async ({
   app,

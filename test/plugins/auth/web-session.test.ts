@@ -154,6 +154,26 @@ test('puts <meta name="csrf"> and pfApiHeaders into signed-in pages', async ({ a
   assert.not.match(visitor.body, 'name="csrf"')
 })
 
+test('records the session phase: the time spent loading the web session of a request', async ({
+  app,
+}) => {
+  const session = await signIn(app.kernel)
+  const res = await app.kernel.inject({ url: '/probe/whoami', cookies: { fw_session: session } })
+  const phases = res.events.filter(
+    (e) => e.type === 'phase.completed' && (e.data as { name: string }).name === 'session',
+  )
+  assert.is(phases.length, 1)
+  const { start, duration } = phases[0]!.data as { start: number; duration: number }
+  assert.ok(start >= 0 && duration >= 0 && phases[0]!.at >= start + duration - 0.001)
+  // No cookie, no session to load: no phase.
+  const anonymous = await app.kernel.inject('/probe/whoami')
+  assert.not.ok(
+    anonymous.events.some(
+      (e) => e.type === 'phase.completed' && (e.data as { name: string }).name === 'session',
+    ),
+  )
+})
+
 test('identifies a session on GET by its cookie; a state-changing call needs X-CSRF-Token', async ({
   app,
 }) => {

@@ -148,4 +148,34 @@ test('production without a grant: log lines carry no request id, format unchange
   }
 })
 
+test('spa: true drops the /devpanel page and keeps its log endpoint', async () => {
+  const kernel = createTestKernel({
+    config: {
+      app: { name: 'panel', key: KEY },
+      development: true,
+      features: ['debug', 'DevPanel'],
+    },
+  })
+  kernel.register(logging, { file: 'var/log/panel-spa.log' })
+  kernel.register(debug, { spa: true })
+  kernel.hooks.authenticate.tapPromise('test-admin', async () => ({
+    via: 'test',
+    id: 1,
+    usertype: 100,
+  }))
+  await kernel.boot()
+  const page = await kernel.inject({ url: '/devpanel', headers: { accept: 'application/json' } })
+  assert.is(page.status, 404)
+  const logs = await kernel.inject({
+    url: '/devpanel/logs?request=0123456789abcdef',
+    headers: { accept: 'application/json' },
+  })
+  assert.is(logs.status, 200)
+  const body = logs.json<{ request: string; count: number; lines: unknown[] }>()
+  assert.equal([body.request, body.count, body.lines], ['0123456789abcdef', 0, []])
+  const names = kernel.router.routes().map((r) => r.path)
+  assert.ok(names.includes('devpanel/logs') && !names.includes('devpanel'), names.join(', '))
+  await kernel.close()
+})
+
 test.run()

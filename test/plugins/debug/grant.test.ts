@@ -53,6 +53,20 @@ test('redeeming ?_debug=<token> sets the cookie and annotates that response; the
   await kernel.close()
 })
 
+test('a grant in production answers no CORS: an annotated response stays same-origin', async () => {
+  const kernel = prod()
+  await kernel.boot()
+  const { token } = kernel.plugin('debug').issueToken(600)!
+  const origin = 'http://127.0.0.1:5173'
+  const res = await kernel.inject({ url: `/obj?_debug=${token}`, headers: { origin } })
+  assert.ok(res.json<{ _debug?: unknown }>()._debug, 'annotated')
+  assert.is(res.headers['access-control-allow-origin'], undefined)
+  assert.is(res.headers['timing-allow-origin'], undefined)
+  const asset = await kernel.inject({ url: '/_fw/debugbar.mjs', headers: { origin } })
+  assert.is(asset.headers['access-control-allow-origin'], undefined)
+  await kernel.close()
+})
+
 test('Secure behind X-Forwarded-Proto: https (and over TLS)', async () => {
   const kernel = prod()
   const token = tokenFor(nowSeconds() + 600)

@@ -59,6 +59,58 @@ test("a login's debug payload holds neither the password nor the issued token", 
   }
 })
 
+test('auth reports an API key: what "apiKey", the application, never the key', async ({ dev }) => {
+  const res = await dev.inject({
+    url: '/api/v1/products/1',
+    headers: { accept: 'application/json', apikey: 'demo-api-key' },
+  })
+  assert.is(res.status, 200)
+  const debug = res.json<{ _debug: { auth: unknown } }>()._debug
+  assert.equal(debug.auth, { what: 'apiKey', application: 'playground', user: null })
+  assert.not.ok(JSON.stringify(debug).includes('demo-api-key'), 'the key itself')
+  // Without a key nothing authenticated: null, as before.
+  const anonymous = await dev.inject({
+    url: '/_demo/ping',
+    headers: { accept: 'application/json' },
+  })
+  assert.is(anonymous.json<{ _debug: { auth: unknown } }>()._debug.auth, null)
+})
+
+test('migrations: every migration of the app with its state, pending ones with executed_at null', async () => {
+  // A database of its own, not yet migrated: every migration is pending.
+  const db = await createTestDatabase()
+  const app = createApp({
+    env: { DATABASE_URL: db.url, FW_APP_KEY: KEY },
+    logger: createMemoryLogger(),
+  })
+  try {
+    await app.boot()
+    const before = await app.plugin('database').status()
+    assert.ok(before.pending.length >= 2, before.pending.join(', '))
+    const payload = async () =>
+      (await app.inject({ url: '/_demo/ping', headers: { accept: 'application/json' } })).json<{
+        _debug: { migrations: { name: string; executed_at: string | null }[] }
+      }>()._debug.migrations
+    const pending = await payload()
+    assert.equal(
+      pending.map((m) => m.name),
+      before.pending,
+    )
+    assert.ok(pending.every((m) => m.executed_at === null))
+    // Prepared (what `fw serve` and `fw migrate` do): each one ran, oldest first.
+    await app.plugin('database').prepare()
+    const ran = await payload()
+    assert.equal(
+      ran.map((m) => m.name),
+      before.pending,
+    )
+    for (const m of ran) assert.ok(!Number.isNaN(Date.parse(String(m.executed_at))), m.name)
+  } finally {
+    await app.close()
+    await db.drop()
+  }
+})
+
 test('150 queries: 100 statements kept, count 150', async ({ dev }) => {
   const res = await dev.inject('/_demo/queries?n=150')
   const q = res.json<{

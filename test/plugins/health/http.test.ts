@@ -121,6 +121,53 @@ test('Accept: application/health+json answers the IETF draft format', async () =
   assert.is((failed.json() as { status: string }).status, 'fail')
 })
 
+test('the IETF format of the built-in checks: componentType, observed values, output only when not pass', async () => {
+  const kernel = healthKernel(
+    { database: true, diskSpace: {}, memoryLimit: { degradedAt: 0.000001, downAt: 0.99 } },
+    { database: true },
+  )
+  await kernel.boot()
+  // Connected before the check runs: PGlite's in-memory start (~2 s on a busy machine) is not
+  // the round trip, and would trip the check's own 2-second timeout.
+  await kernel.plugin('database').status()
+  kernel.plugin('health').register(fixed('mailer', 'down'))
+  const res = await inject(kernel, {
+    url: '/health/check',
+    headers: { accept: 'application/health+json' },
+  })
+  type Entry = {
+    componentId: string
+    componentType: string
+    status: string
+    output?: string
+    observedValue?: number
+    observedUnit?: string
+  }
+  const checks = (res.json() as { checks: Record<string, Entry[]> }).checks
+  const one = (name: string) => checks[name]![0]!
+  assert.equal(Object.fromEntries(Object.keys(checks).map((n) => [n, one(n).componentType])), {
+    database: 'datastore',
+    disk_space: 'system',
+    memory_limit: 'system',
+    mailer: 'component',
+  })
+  // The database answered: pass, its latency observed, and no output.
+  assert.is(one('database').status, 'pass')
+  assert.is(one('database').observedUnit, 'ms')
+  assert.type(one('database').observedValue, 'number')
+  assert.not.ok('output' in one('database'), JSON.stringify(one('database')))
+  // Disk free and memory used, in bytes.
+  assert.is(one('disk_space').observedUnit, 'bytes')
+  assert.ok(one('disk_space').observedValue! > 0)
+  assert.is(one('memory_limit').observedUnit, 'bytes')
+  assert.ok(one('memory_limit').observedValue! > 0)
+  // Memory is `warn` (a threshold set to trip): its output says why; the failed check's too.
+  assert.is(one('memory_limit').status, 'warn')
+  assert.match(String(one('memory_limit').output), /of/)
+  assert.is(one('mailer').status, 'fail')
+  assert.is(one('mailer').output, 'mailer is down')
+})
+
 test('/.well-known/health exists only with the authorization-server feature', async () => {
   const without = healthKernel()
   assert.is((await inject(without, '/.well-known/health')).status, 404)

@@ -2,9 +2,23 @@ import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { FwError, type Kernel, type RequestContext } from 'fw'
+import { defineErrors, type CodesOf, type Kernel, type RequestContext } from 'fw'
 import { createTestKernel, eventsOf, expectEvent, type MemoryLogger } from 'fw/testing'
 import logging, { type LoggingOptions } from 'fw/plugins/logging'
+
+const testErrors = defineErrors(
+  { owner: 'logging-test', title: 'the logging test' },
+  {
+    FW_ERR_TEST_BOOM: {
+      when: 'The test route throws.',
+      fix: 'None: it is the point.',
+      message: 'kaboom',
+    },
+  },
+)
+declare module 'fw' {
+  interface ErrorCodes extends CodesOf<typeof testErrors> {}
+}
 
 const test = suite('logging')
 
@@ -46,7 +60,7 @@ function kernelWith(options: LoggingOptions = {}): TestKernel {
     return { ok: true }
   })
   kernel.router.get('boom', () => {
-    throw new FwError('FW_ERR_TEST_BOOM', 'kaboom', { cause: new Error('the disk is full') })
+    throw testErrors.error('FW_ERR_TEST_BOOM', { cause: new Error('the disk is full') })
   })
   return kernel
 }

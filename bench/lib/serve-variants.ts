@@ -1,0 +1,77 @@
+// Interleaved load rounds on several `fw serve` children of bench/lib/playground-variants.mjs,
+// `GET /_demo/ping`, compared by server CPU time per request (the steadier figure) and req/s,
+// medians: what bench/telemetry.ts and bench/admin.ts share.
+import { checkPing, loadPing, type LoadRun } from './ping-load.js'
+import { startFw } from './playground-child.js'
+import { formatInt, formatRatio } from './stats.js'
+
+const VARIANTS_APP = new URL('./playground-variants.mjs', import.meta.url).pathname
+const KEY = 'bench-variants-key-0123456789abcdef0123456789'
+
+/** One server: its name and what the variants factory reads from the environment. */
+export interface ServedVariant {
+  readonly name: string
+  readonly env: Readonly<Record<string, string>>
+}
+
+/** Loads each variant in interleaved rounds; prints each one's figures and each ratio asked for. */
+export async function compareVariants(options: {
+  title: string
+  variants: readonly ServedVariant[]
+  /** `[variant, baseline, target]`: the ratio baseline CPU / variant CPU, and its target. */
+  ratios: ReadonlyArray<readonly [string, string, number]>
+  rounds: number
+  seconds: number
+}): Promise<void> {
+  const served = await Promise.all(
+    options.variants.map(async ({ name, env }) => {
+      const child = startFw({
+        name,
+        env: { NODE_ENV: 'production', FW_APP: VARIANTS_APP, FW_APP_KEY: KEY, ...env },
+        probe: true,
+      })
+      const { url } = await child.listening(60_000)
+      return { name, url, cpu: () => child.cpu(), stop: () => child.stop() }
+    }),
+  )
+  try {
+    const runs = new Map<string, LoadRun[]>(served.map((s) => [s.name, []]))
+    for (const server of served) {
+      await checkPing(server)
+      await loadPing(server, { seconds: 2, connections: 50 }) // warm-up
+    }
+    for (let round = 0; round < options.rounds; round++) {
+      for (let i = 0; i < served.length; i++) {
+        const server = served[(i + round) % served.length]!
+        runs
+          .get(server.name)!
+          .push(await loadPing(server, { seconds: options.seconds, connections: 50 }))
+      }
+    }
+    const median = (name: string, of: (r: LoadRun) => number): number => {
+      const sorted = runs
+        .get(name)!
+        .map(of)
+        .sort((a, b) => a - b)
+      return sorted[Math.floor(sorted.length / 2)]!
+    }
+    const cpu = (name: string) => median(name, (r) => r.cpuPerRequest)
+    const rps = (name: string) => median(name, (r) => r.rps)
+    console.log(
+      `${options.title}: fw serve, production, GET /_demo/ping, ${options.rounds} interleaved rounds of ${options.seconds} s, 50 connections`,
+    )
+    const width = Math.max(...served.map((s) => s.name.length))
+    for (const s of served) {
+      console.log(
+        `    ${s.name.padEnd(width)} ${cpu(s.name).toFixed(1).padStart(6)} µs CPU/req   ${formatInt(rps(s.name)).padStart(7)} req/s`,
+      )
+    }
+    for (const [name, baseline, target] of options.ratios) {
+      console.log(
+        `    ${name} / ${baseline}: ${formatRatio(cpu(baseline) / cpu(name))} by CPU, ${formatRatio(rps(name) / rps(baseline))} by req/s (target ≥ ${target})`,
+      )
+    }
+  } finally {
+    await Promise.all(served.map((s) => s.stop()))
+  }
+}

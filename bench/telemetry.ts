@@ -1,0 +1,39 @@
+// What the telemetry plugin costs a request, over HTTP as an app serves it: `fw serve` children
+// (production, the playground's plugins without the database ones, so no PGlite) of the same app
+// (bench/lib/playground-variants.mjs):
+//   - without the telemetry plugin (the baseline),
+//   - with it registered and no tracer provider (target ≥ 0.98: it taps nothing),
+//   - with it and OpenTelemetry's SDK: a BasicTracerProvider with a BatchSpanProcessor whose
+//     exporter drops each batch (the SDK's and the projection's cost, not a collector's network;
+//     target ≥ 0.85); also without phase spans (`phaseSpans: false`) and with 10% of the traces
+//     sampled (TraceIdRatioBasedSampler), as a busy production app would run it,
+// loading `GET /_demo/ping` in interleaved rounds (bench/lib/serve-variants.ts).
+// Run: node --import tsx -C fw-source bench/telemetry.ts   FW_BENCH_TELEMETRY_ROUNDS=<n>
+//      FW_BENCH_TELEMETRY_SECONDS=<seconds per round>
+import { compareVariants } from './lib/serve-variants.js'
+
+const NO_DATABASE = 'database,auth,api,list,playground'
+await compareVariants({
+  title: 'telemetry',
+  rounds: Number(process.env.FW_BENCH_TELEMETRY_ROUNDS ?? 5),
+  seconds: Number(process.env.FW_BENCH_TELEMETRY_SECONDS ?? 3),
+  variants: [
+    { name: 'without', env: { FW_BENCH_SKIP: `${NO_DATABASE},telemetry` } },
+    { name: 'no provider', env: { FW_BENCH_SKIP: NO_DATABASE } },
+    { name: 'sdk + batch', env: { FW_BENCH_SKIP: NO_DATABASE, FW_BENCH_TRACES: 'batch' } },
+    {
+      name: 'no phases',
+      env: { FW_BENCH_SKIP: NO_DATABASE, FW_BENCH_TRACES: 'batch,no-phases' },
+    },
+    {
+      name: '10% sampled',
+      env: { FW_BENCH_SKIP: NO_DATABASE, FW_BENCH_TRACES: 'batch,sampled' },
+    },
+  ],
+  ratios: [
+    ['no provider', 'without', 0.98],
+    ['sdk + batch', 'without', 0.85],
+    ['no phases', 'without', 0.85],
+    ['10% sampled', 'without', 0.85],
+  ],
+})

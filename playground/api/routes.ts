@@ -1,0 +1,29 @@
+// The playground's API routes (PLAYGROUND.md): `api/v1` (the products resource, its DataTables
+// endpoint, `me`) and `api/v2`, each route's schema from ./schemas.ts.
+import type { Kernel } from 'fw'
+import { me } from './controllers/me.js'
+import { ProductsController } from './controllers/products.js'
+import { flatPage, identity, productSchemas } from './schemas.js'
+
+/** Declares the API routes; `api` is the middleware group of the API pipeline. */
+export function declareApiRoutes(kernel: Kernel): void {
+  const router = kernel.router
+  router.group({ prefix: 'api/v1', middleware: ['api'], name: 'v1.' }, (r) => {
+    r.get('products/datatable', [ProductsController, 'datatable']).name('products.datatable')
+    // `{id}` is bound to the entity: a missing id is a 404 before the controller runs.
+    r.resource('products', ProductsController)
+      .only('index', 'store', 'show', 'update', 'destroy')
+      .bind('Product')
+      .schemas(productSchemas)
+  })
+  router
+    .get('api/v1/me', me)
+    .middleware('cors', 'contentType', 'unified')
+    .name('v1.me')
+    .schema({ responses: { 200: { description: 'The current identity.', schema: identity } } })
+  router.group({ prefix: 'api/v2', middleware: ['api'], name: 'v2.' }, (r) => {
+    r.get('products', [ProductsController, 'flatIndex'])
+      .name('products.index')
+      .schema({ responses: { 200: { description: 'One page of products.', schema: flatPage } } })
+  })
+}

@@ -1,0 +1,39 @@
+import { defineErrors, type CodesOf } from 'fw'
+
+/** The database plugin's error codes. */
+export const databaseErrors = defineErrors(
+  { owner: 'database', title: 'database plugin' },
+  {
+    FW_ERR_DATABASE_URL: {
+      when: '`DATABASE_URL` (or the `url` option) is not `postgresql://…`, `pglite://memory` or `pglite://<dir>`, or names no database.',
+      fix: 'Fix the URL; the message shows it with any password masked.',
+      message: (a: { url: string } | { noDatabase: true }) =>
+        'url' in a
+          ? `DATABASE_URL ${JSON.stringify(a.url.replace(/\/\/([^:/@]+):[^@/]*@/, '//$1:***@'))} is not a database URL. Use postgresql://user@host:5432/db, pglite://memory or pglite://<dir>.`
+          : 'DATABASE_URL names no database: add one after the host, e.g. postgresql://user@127.0.0.1:5432/app.',
+    },
+    FW_ERR_DATABASE_UNAVAILABLE: {
+      when: 'A request reached for the database while it could not be reached (the app started without it, or a statement was refused, lost or timed out). Answered 503 `{"error":"unavailable"}` with `Retry-After`.',
+      fix: 'Nothing in the app: the database plugin retries; see its README, "When the database is away".',
+      status: 503,
+      error: 'unavailable',
+      message: 'The database could not be reached; it is being retried.',
+    },
+    FW_ERR_DATABASE_NOT_READY: {
+      when: 'The database was used outside a request (a boot tap, a script, a command) before `ready()` resolved: it opens on first need.',
+      fix: "`await kernel.plugin('database').ready()` first.",
+      message:
+        "The database opens on first need: await kernel.plugin('database').ready() before using it outside a request (in a boot tap, a script, a command).",
+    },
+    FW_ERR_DATABASE_SETUP_CLOSED: {
+      when: '`addEntities()`, `addMigrations()` or `addSeed()` was called after the database started opening.',
+      fix: "Call it in your plugin's `setup()`, and list `'database'` in its `dependsOn`.",
+      message: ({ method }: { method: string }) =>
+        `database.${method}() was called after the database started opening. Call it in your plugin's setup(), and list 'database' in its dependsOn.`,
+    },
+  },
+)
+
+declare module 'fw' {
+  interface ErrorCodes extends CodesOf<typeof databaseErrors> {}
+}

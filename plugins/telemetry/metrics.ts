@@ -1,0 +1,66 @@
+// The Prometheus metrics (text exposition format, with prom-client: the de-facto Node client,
+// maintained, and its own registry here so an app's other metrics stay apart): request duration by
+// route and status, requests in flight, statement duration, the health checks' state.
+import type { Histogram, Gauge, Registry } from 'prom-client'
+import type { RequestContext } from 'fw'
+import { operationOf } from './trace.js'
+
+/** The instruments, and the registry they live in. */
+export interface Metrics {
+  readonly registry: Registry
+  readonly duration: Histogram<'method' | 'route' | 'status_code'>
+  readonly inFlight: Gauge
+  readonly statements: Histogram<'operation'>
+  readonly health: Gauge<'check'>
+}
+
+/** Loads prom-client and makes the instruments (only when metrics are on). */
+export async function createMetrics(prefix: string): Promise<Metrics> {
+  const client = await import('prom-client')
+  const registry = new client.Registry()
+  const buckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+  return {
+    registry,
+    duration: new client.Histogram({
+      name: `${prefix}http_server_request_duration_seconds`,
+      help: 'Duration of HTTP server requests, by method, route (the declared path) and status.',
+      labelNames: ['method', 'route', 'status_code'],
+      buckets,
+      registers: [registry],
+    }),
+    inFlight: new client.Gauge({
+      name: `${prefix}http_server_active_requests`,
+      help: 'HTTP server requests in flight.',
+      registers: [registry],
+    }),
+    statements: new client.Histogram({
+      name: `${prefix}db_client_operation_duration_seconds`,
+      help: 'Duration of database statements, by operation (SELECT, INSERT…).',
+      labelNames: ['operation'],
+      buckets,
+      registers: [registry],
+    }),
+    health: new client.Gauge({
+      name: `${prefix}health_check_status`,
+      help: 'Health checks: 1 when the check passes (ok or warn), 0 when it fails.',
+      labelNames: ['check'],
+      registers: [registry],
+    }),
+  }
+}
+
+/** Records a finished request: its duration, and each statement it ran. */
+export function observeRequest(
+  metrics: Metrics,
+  ctx: RequestContext,
+  status: number,
+  end: number,
+): void {
+  let route = '(unmatched)'
+  for (const e of ctx.log.all()) {
+    if (e.type === 'route.matched') route = `/${e.data.path}`
+    else if (e.type === 'query.executed')
+      metrics.statements.observe({ operation: operationOf(e.data.sql) }, e.data.duration / 1000)
+  }
+  metrics.duration.observe({ method: ctx.method, route, status_code: String(status) }, end / 1000)
+}

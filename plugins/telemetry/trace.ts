@@ -1,0 +1,160 @@
+// A request's trace, projected from its event log (the plugin's README has the span table): the
+// server span is started when the request arrives (so its trace id can go into the request's log
+// lines) and everything else is built after the response is sent, from the events' recorded times.
+import { performance } from 'node:perf_hooks'
+import {
+  context as otelContext,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Context,
+  type Span,
+  type TextMapGetter,
+  type Tracer,
+} from '@opentelemetry/api'
+import { W3CTraceContextPropagator } from '@opentelemetry/core'
+import type { AnyEvent, FwEvent, RequestContext } from 'fw'
+import type {} from 'fw/plugins/database'
+
+const propagator = new W3CTraceContextPropagator()
+const headerGetter: TextMapGetter<RequestContext['headers']> = {
+  keys: (carrier) => Object.keys(carrier),
+  get: (carrier, key) => carrier[key],
+}
+
+/** Epoch milliseconds of a time relative to the request's start. */
+export function epochOf(ctx: RequestContext, at: number): number {
+  return performance.timeOrigin + ctx.log.origin + at
+}
+
+/** The first SQL keyword, upper case: `SELECT`, `INSERT`, `WITH`… (`db.operation.name`). */
+export function operationOf(sql: string): string {
+  return /^\s*(?:\/\*[\s\S]*?\*\/\s*)*([A-Za-z]+)/.exec(sql)?.[1]?.toUpperCase() ?? 'QUERY'
+}
+
+/**
+ * Starts the request's server span, a child of the caller's trace when the request carries a valid
+ * W3C `traceparent` (and `tracestate`). Its start time is the request's.
+ */
+export function startServerSpan(tracer: Tracer, ctx: RequestContext): Span {
+  // Most requests carry no trace context: the propagator is asked only when one does.
+  const parent: Context =
+    ctx.headers.traceparent === undefined
+      ? ROOT_CONTEXT
+      : propagator.extract(ROOT_CONTEXT, ctx.headers, headerGetter)
+  const host = ctx.headers.host ?? ''
+  const [address, port] = host.startsWith('[')
+    ? [host.slice(0, host.indexOf(']') + 1), host.slice(host.indexOf(']') + 2)]
+    : host.split(':')
+  const attributes: Attributes = {
+    'http.request.method': ctx.method,
+    'url.path': ctx.path,
+    'url.scheme': 'http',
+  }
+  if (address) attributes['server.address'] = address
+  if (port) attributes['server.port'] = Number(port)
+  const agent = ctx.headers['user-agent']
+  if (agent !== undefined) attributes['user_agent.original'] = agent
+  return tracer.startSpan(
+    ctx.method,
+    { kind: SpanKind.SERVER, startTime: epochOf(ctx, 0), attributes },
+    parent,
+  )
+}
+
+interface Interval {
+  readonly span: Span
+  readonly start: number
+  readonly end: number
+}
+
+/**
+ * Ends the server span of a request whose response was sent: its route and status, a child span
+ * per phase (unless `phaseSpans` is false) and per database statement (the innermost phase that
+ * contains a statement is its parent), errors marked. `end` is when the response left, relative
+ * to the request's start.
+ */
+export function finishTrace(
+  tracer: Tracer,
+  server: Span,
+  ctx: RequestContext,
+  status: number,
+  end: number,
+  phaseSpans = true,
+): void {
+  // Sampled out (the SDK's sampler said no): nothing to record, no child to make.
+  if (!server.isRecording()) return server.end()
+  const events: readonly AnyEvent[] = ctx.log.all()
+  const parentContext = trace.setSpan(otelContext.active(), server)
+  const phases: Interval[] = []
+  let route: string | undefined
+  let thrown = false
+  for (const e of events) {
+    if (e.type === 'route.matched') route = `/${e.data.path}`
+    if (e.type !== 'phase.completed' || !phaseSpans) continue
+    const { name, start, duration } = e.data
+    const span = tracer.startSpan(name, { startTime: epochOf(ctx, start) }, parentContext)
+    span.end(epochOf(ctx, start + duration))
+    phases.push({ span, start, end: start + duration })
+  }
+  for (const e of events) {
+    if (e.type === 'query.executed') statementSpan(tracer, ctx, e, server, phases)
+    if (e.type === 'exception.raised') {
+      server.addEvent(
+        'exception',
+        { 'exception.type': e.data.name, 'exception.message': e.data.message },
+        epochOf(ctx, e.at),
+      )
+      server.setStatus({ code: SpanStatusCode.ERROR, message: e.data.message })
+      thrown = true
+    }
+  }
+  if (route !== undefined) {
+    server.setAttribute('http.route', route)
+    server.updateName(`${ctx.method} ${route}`)
+  }
+  server.setAttribute('http.response.status_code', status)
+  if (status >= 500) {
+    server.setAttribute('error.type', String(status))
+    if (!thrown) server.setStatus({ code: SpanStatusCode.ERROR })
+  }
+  server.end(epochOf(ctx, end))
+}
+
+function statementSpan(
+  tracer: Tracer,
+  ctx: RequestContext,
+  e: FwEvent<'query.executed'>,
+  server: Span,
+  phases: readonly Interval[],
+): void {
+  const start = e.at - e.data.duration
+  let parent = server
+  let width = Number.POSITIVE_INFINITY
+  for (const p of phases) {
+    if (p.start <= start && e.at <= p.end + 0.001 && p.end - p.start < width) {
+      parent = p.span
+      width = p.end - p.start
+    }
+  }
+  const operation = operationOf(e.data.sql)
+  const span = tracer.startSpan(
+    operation,
+    {
+      kind: SpanKind.CLIENT,
+      startTime: epochOf(ctx, start),
+      attributes: {
+        'db.system': 'postgresql',
+        'db.operation.name': operation,
+        // The statement with its `?` placeholders: the values never leave the process.
+        'db.query.text': e.data.sql,
+        ...(e.data.rows === undefined ? {} : { 'db.response.returned_rows': e.data.rows }),
+      },
+    },
+    trace.setSpan(otelContext.active(), parent),
+  )
+  if (e.data.failed) span.setStatus({ code: SpanStatusCode.ERROR })
+  span.end(epochOf(ctx, e.at))
+}

@@ -1,0 +1,154 @@
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { createKernel, silentLogger, type FwError, type JsonSchema } from 'fw'
+
+const test = suite('route schema')
+
+const product: JsonSchema = {
+  type: 'object',
+  required: ['name', 'price', 'stock'],
+  properties: {
+    name: { type: 'string', minLength: 1, maxLength: 200, pattern: '\\S' },
+    price: { type: 'number', minimum: 0 },
+    stock: { type: 'integer', minimum: 0 },
+    active: { type: 'boolean' },
+    tags: { type: 'array', items: { type: 'string' } },
+    notes: { type: 'string', nullable: true },
+    email: { type: 'string', format: 'email', example: 'ada@example.com' },
+  },
+}
+
+function app() {
+  const kernel = createKernel({ logger: silentLogger })
+  kernel.router
+    .post('products', async (ctx) => ({ got: await ctx.body() }))
+    .schema({ body: product, responses: { 201: { description: 'Created.' } } })
+  return kernel
+}
+
+const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/json' }
+
+test('passes a body that matches to the handler untouched', async () => {
+  const kernel = app()
+  const body = { name: 'Lamp', price: 12.5, stock: 3, notes: null, extra: 'kept' }
+  const res = await kernel.inject({
+    method: 'POST',
+    url: '/products',
+    headers: JSON_HEADERS,
+    body: JSON.stringify(body),
+  })
+  assert.is(res.status, 200)
+  assert.equal(res.json(), { got: body })
+  await kernel.close()
+})
+
+test('answers 422 naming every wrong field, with the validator error collection', async () => {
+  const kernel = app()
+  const res = await kernel.inject({
+    method: 'POST',
+    url: '/products',
+    headers: JSON_HEADERS,
+    body: JSON.stringify({ name: ' ', price: '12', tags: ['a', 1], email: 'nope' }),
+  })
+  assert.is(res.status, 422)
+  const body = res.json<{
+    error: string
+    errors: Record<string, string[]>
+    issues: { field: string; keyword: string }[]
+  }>()
+  assert.is(body.error, 'invalid_body')
+  assert.equal(Object.keys(body.errors).sort(), ['email', 'name', 'price', 'stock', 'tags.1'])
+  assert.equal(body.errors.stock, ['The stock field is required.'])
+  assert.equal(body.errors.price, ['The price must be number.'])
+  assert.ok(body.issues.some((i) => i.field === 'tags.1' && i.keyword === 'type'))
+  assert.ok(body.issues.some((i) => i.field === 'email' && i.keyword === 'format'))
+  const raised = res.events.find((e) => e.type === 'exception.raised')
+  assert.is((raised?.data as { code?: string }).code, 'FW_ERR_HTTP_BODY_INVALID')
+  await kernel.close()
+})
+
+test('answers 422, never 500, to a body that is not an object or not JSON at all', async () => {
+  const kernel = app()
+  const array = await kernel.inject({
+    method: 'POST',
+    url: '/products',
+    headers: JSON_HEADERS,
+    body: '[1,2]',
+  })
+  assert.is(array.status, 422)
+  assert.equal(Object.keys(array.json<{ errors: object }>().errors), ['body'])
+  const none = await kernel.inject({ method: 'POST', url: '/products', headers: JSON_HEADERS })
+  assert.is(none.status, 422)
+  const broken = await kernel.inject({
+    method: 'POST',
+    url: '/products',
+    headers: JSON_HEADERS,
+    body: '{"name":',
+  })
+  assert.is(broken.status, 400)
+  await kernel.close()
+})
+
+test('coerces a form body to the schema types, and refuses what does not coerce', async () => {
+  const kernel = app()
+  const form = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' }
+  const ok = await kernel.inject({
+    method: 'POST',
+    url: '/products',
+    headers: form,
+    body: 'name=Chair&price=12.50&stock=4&active=false&tags[]=a',
+  })
+  assert.is(ok.status, 200)
+  assert.equal(ok.json(), {
+    got: { name: 'Chair', price: 12.5, stock: 4, active: false, tags: ['a'] },
+  })
+  const bad = await kernel.inject({
+    method: 'POST',
+    url: '/products',
+    headers: form,
+    body: 'name=Chair&price=cheap&stock=1.5',
+  })
+  assert.is(bad.status, 422)
+  assert.equal(Object.keys(bad.json<{ errors: object }>().errors).sort(), ['price', 'stock'])
+  await kernel.close()
+})
+
+test('fails boot naming the route when its schema is not valid', async () => {
+  const kernel = createKernel({ logger: silentLogger })
+  kernel.router.post('x', () => 'x').schema({ body: { type: 'object', propertys: {} } })
+  try {
+    await kernel.boot()
+    assert.unreachable('boot accepted a broken schema')
+  } catch (error) {
+    assert.is((error as FwError).code, 'FW_ERR_ROUTER_INVALID_SCHEMA')
+    assert.match((error as FwError).message, "route 'x'")
+    assert.match((error as FwError).message, 'propertys')
+  }
+  await kernel.close()
+})
+
+test('checks a missing bound record first: 404 whatever the body', async () => {
+  const kernel = createKernel({ logger: silentLogger })
+  kernel.binding('Thing', async (id) => (id === '1' ? { id } : undefined))
+  kernel.router
+    .patch('things/{thing}', () => 'ok')
+    .bind('thing', 'Thing')
+    .schema({ body: { type: 'object', required: ['x'] } })
+  const missing = await kernel.inject({
+    method: 'PATCH',
+    url: '/things/2',
+    headers: JSON_HEADERS,
+    body: '{}',
+  })
+  assert.is(missing.status, 404)
+  const invalid = await kernel.inject({
+    method: 'PATCH',
+    url: '/things/1',
+    headers: JSON_HEADERS,
+    body: '{}',
+  })
+  assert.is(invalid.status, 422)
+  await kernel.close()
+})
+
+test.run()
