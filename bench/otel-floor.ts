@@ -1,0 +1,102 @@
+// The floor OpenTelemetry's SDK sets under bench/telemetry.ts: what the SDK alone (no fw code)
+// spends on the spans the telemetry plugin makes for `GET /_demo/ping`, a server span with the
+// plugin's attributes and two phase children (`routing`, `action`), and on the server span
+// alone (`phaseSpans: false`). Same SDK setup as bench/telemetry.ts: BasicTracerProvider +
+// BatchSpanProcessor, an exporter that drops each batch; the event loop turns every 500 spans
+// so the processor exports as it would under load (a tight loop would fill its queue and drop).
+// Interleaved rounds against an empty baseline loop; CPU µs per request, medians.
+// Run: node --import tsx -C fw-source bench/otel-floor.ts   FW_BENCH_OTEL_ROUNDS=<n>
+import { context, ROOT_CONTEXT, SpanKind, trace } from '@opentelemetry/api'
+import { ExportResultCode } from '@opentelemetry/core'
+import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base'
+import { performance } from 'node:perf_hooks'
+import { formatRatio, median } from './lib/stats.js'
+
+const provider = new BasicTracerProvider({
+  spanProcessors: [
+    new BatchSpanProcessor({
+      export: (_spans, done) => done({ code: ExportResultCode.SUCCESS }),
+      shutdown: async () => {},
+    }),
+  ],
+})
+const tracer = provider.getTracer('fw', '0.1.0')
+const origin = performance.timeOrigin
+
+function serverSpan(i: number) {
+  const span = tracer.startSpan(
+    'GET',
+    {
+      kind: SpanKind.SERVER,
+      startTime: origin + i,
+      attributes: {
+        'http.request.method': 'GET',
+        'url.path': '/_demo/ping',
+        'url.scheme': 'http',
+        'server.address': '127.0.0.1',
+        'server.port': 3000,
+        'user_agent.original': 'wrk',
+      },
+    },
+    ROOT_CONTEXT,
+  )
+  span.spanContext()
+  return span
+}
+
+function finish(span: ReturnType<typeof serverSpan>, i: number) {
+  span.setAttribute('http.route', '/_demo/ping')
+  span.updateName('GET /_demo/ping')
+  span.setAttribute('http.response.status_code', 200)
+  span.end(origin + i + 0.02)
+}
+
+const variants: Record<string, (i: number) => void> = {
+  baseline: (i) => {
+    if (i < 0) throw new Error('unreachable')
+  },
+  'server span': (i) => finish(serverSpan(i), i),
+  'server + 2 phases': (i) => {
+    const server = serverSpan(i)
+    const parent = trace.setSpan(context.active(), server)
+    for (const name of ['routing', 'action']) {
+      tracer.startSpan(name, { startTime: origin + i }, parent).end(origin + i + 0.01)
+    }
+    finish(server, i)
+  },
+}
+
+const PER_ROUND = 100_000
+async function run(fn: (i: number) => void): Promise<number> {
+  const started = process.cpuUsage()
+  for (let i = 0; i < PER_ROUND; i++) {
+    fn(i)
+    if (i % 500 === 499) await new Promise((resolve) => setImmediate(resolve))
+  }
+  const used = process.cpuUsage(started)
+  return (used.user + used.system) / PER_ROUND
+}
+
+const rounds = Number(process.env.FW_BENCH_OTEL_ROUNDS ?? 9)
+const names = Object.keys(variants)
+const figures = new Map<string, number[]>(names.map((n) => [n, []]))
+for (const name of names) await run(variants[name]!) // warm-up
+for (let round = 0; round < rounds; round++) {
+  for (let k = 0; k < names.length; k++) {
+    const name = names[(k + round) % names.length]!
+    figures.get(name)!.push(await run(variants[name]!))
+  }
+}
+await provider.shutdown()
+
+const base = median(figures.get('baseline')!)
+const ping = Number(process.env.FW_BENCH_PING_US ?? 12)
+console.log(
+  `otel floor: the SDK's own CPU per request, ${rounds} interleaved rounds of ${PER_ROUND.toLocaleString('en-US')}`,
+)
+for (const name of names.slice(1)) {
+  const cost = median(figures.get(name)!) - base
+  console.log(
+    `    ${name.padEnd(18)} ${cost.toFixed(2)} µs   best ratio possible on a ${ping} µs route: ${formatRatio(ping / (ping + cost))}`,
+  )
+}
