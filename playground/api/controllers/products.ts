@@ -13,10 +13,7 @@ import { Category } from '../../entities/category.js'
 import { Product } from '../../entities/product.js'
 import { productList } from '../../list/products-source.js'
 
-/** The fields a client may write; the schema has checked their types and ranges. */
-type ProductInput = Partial<
-  Pick<Product, 'name' | 'sku' | 'price' | 'stock' | 'active' | 'tags' | 'notes' | 'category_id'>
->
+/** The fields a client may write. */
 const WRITABLE = [
   'name',
   'sku',
@@ -26,7 +23,9 @@ const WRITABLE = [
   'tags',
   'notes',
   'category_id',
-] as const
+] as const satisfies ReadonlyArray<keyof Product>
+/** A client's body once the schema has checked its fields' types and ranges. */
+type ProductInput = Partial<Pick<Product, (typeof WRITABLE)[number]>>
 
 /** The list's default field set (PLAYGROUND.md). */
 const LIST_FIELDS = ['id', 'name', 'sku', 'price'] as const
