@@ -69,7 +69,7 @@ export const PRODUCT_COLUMNS = [
   'created_at',
 ] as const
 
-/** Throws unless `body` is `{data: {...every product column...}}` for product `id`. */
+/** Throws unless `body` is product `id`'s record itself, every column (spec Resources: show answers the record). */
 export function checkProduct(name: string, id: number, body: string): Record<string, unknown> {
   let parsed: unknown
   try {
@@ -77,15 +77,18 @@ export function checkProduct(name: string, id: number, body: string): Record<str
   } catch {
     throw new Error(`${name}: GET /api/v1/products/${id} answered non-JSON: ${body.slice(0, 300)}`)
   }
-  const data = (parsed as { data?: Record<string, unknown> } | null)?.data
-  const keys = data === undefined || data === null ? [] : Object.keys(data).sort()
+  const data =
+    typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : undefined
+  const keys = data === undefined ? [] : Object.keys(data).sort()
   if (
     data?.id !== id ||
     keys.join() !== [...PRODUCT_COLUMNS].sort().join() ||
     typeof data.price !== 'number'
   ) {
     throw new Error(
-      `${name}: GET /api/v1/products/${id} answered ${body.slice(0, 300)}; expected {data: {${PRODUCT_COLUMNS.join(', ')}}} with id ${id}`,
+      `${name}: GET /api/v1/products/${id} answered ${body.slice(0, 300)}; expected {${PRODUCT_COLUMNS.join(', ')}} with id ${id}`,
     )
   }
   return data

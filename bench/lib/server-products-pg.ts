@@ -1,6 +1,6 @@
 // The baseline of bench/products.ts: bare polka 1.0.0-next.28 and a `pg.Pool` (10 connections, as
 // MikroORM's pool in the playground) answering `GET /api/v1/products/:id` with the row the
-// playground's route binding selects, by the same SQL text, as the same JSON (`{data: {...every column...}}`, price a
+// playground's route binding selects, by the same SQL text, as the same JSON (the record itself: every column, price a
 // number, created_at ISO 8601), on a free loopback port. DATABASE_URL names the database.
 // Started by bench/products.ts and bench/memory.ts as a child process.
 import type { ServerResponse } from 'node:http'
@@ -52,18 +52,16 @@ app.get('/api/v1/products/:id', async (req, res) => {
   const p = rows[0]
   if (p === undefined) return send(res, 404, { error: 'not_found' })
   send(res, 200, {
-    data: {
-      id: p.id,
-      name: p.name,
-      sku: p.sku,
-      price: Number(p.price),
-      stock: p.stock,
-      active: p.active,
-      tags: p.tags,
-      notes: p.notes,
-      category_id: p.category_id,
-      created_at: p.created_at.toISOString(),
-    },
+    id: p.id,
+    name: p.name,
+    sku: p.sku,
+    price: Number(p.price),
+    stock: p.stock,
+    active: p.active,
+    tags: p.tags,
+    notes: p.notes,
+    category_id: p.category_id,
+    created_at: p.created_at.toISOString(),
   })
 })
 app.listen(0, '127.0.0.1', () => {
