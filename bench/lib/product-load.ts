@@ -81,7 +81,13 @@ export function checkProduct(name: string, id: number, body: string): Record<str
     typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
       ? (parsed as Record<string, unknown>)
       : undefined
-  const keys = data === undefined ? [] : Object.keys(data).sort()
+  // In development the debug payload rides along as `_debug` (spec Debug facility).
+  const keys =
+    data === undefined
+      ? []
+      : Object.keys(data)
+          .filter((k) => k !== '_debug')
+          .sort()
   if (
     data?.id !== id ||
     keys.join() !== [...PRODUCT_COLUMNS].sort().join() ||
