@@ -51,6 +51,11 @@ export class CompiledRoutes {
     if (router.fallbackRoute) this.compiled(router.fallbackRoute)
   }
 
+  /** Compiles what routes leave to first need (body schemas), before listening. */
+  prepareAll(router: Router): void {
+    for (const route of router.routes()) this.compiled(route).prepare()
+  }
+
   /** The route compiled (once): its middleware around its handler, its handler's name. */
   compiled(route: Route): CompiledRoute {
     let compiled = this.#compiled.get(route)

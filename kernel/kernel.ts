@@ -204,7 +204,8 @@ export class Kernel {
 
   /**
    * Sets up every plugin (dependencies first), runs the `boot` hook, then compiles every route: an
-   * unknown middleware, controller or binding fails here, not on the first request. Idempotent.
+   * unknown middleware, controller or binding fails here, not on the first request (body schemas
+   * compile in `listen()`, so a command that only lists routes does not pay ajv). Idempotent.
    */
   boot(): Promise<void> {
     this.#booting ??= this.#boot()
@@ -253,6 +254,7 @@ export class Kernel {
     await this.boot()
     this.#assertState('booted', 'listen')
     this.#serving.assertIdle()
+    this.#routes.prepareAll(this.router)
     await runSeries(this.hooks.listen, this)
     return this.#serving.start(
       {

@@ -6,7 +6,7 @@ import { isThenable, type MaybePromise } from './hook-runner.js'
 import { Reply, toReply } from './reply.js'
 import type { Route } from './router/route.js'
 import type { BindingLoader, ControllerClass, Handler, Middleware } from './types.js'
-import { compileBodyCheck } from './validation.js'
+import { compileBodyCheck, type BodyCheck } from './validation.js'
 
 /** A route's compiled chain: middleware around the handler, built once per route. */
 export type Pipeline = (ctx: RequestContext) => MaybePromise<Reply>
@@ -21,6 +21,12 @@ export interface CompiledRoute {
    * so it runs in the request scope (see `RouteScopes`).
    */
   readonly mayWait: boolean
+  /**
+   * Compiles what the route compiles on first need (its body schema), now: the kernel calls it for
+   * every route before it listens, so a served route never compiles on a request and a broken
+   * schema fails the start.
+   */
+  readonly prepare: () => void
 }
 
 const isAsyncFunction = (fn: unknown): boolean =>
@@ -107,19 +113,28 @@ function settled(fn: () => MaybePromise<Reply>): Promise<Reply> {
  */
 export function compileRoute(route: Route, deps: PipelineDeps): CompiledRoute {
   const target = resolveHandler(route, deps)
-  const pipeline = compilePipeline(route, deps, target)
+  // The body schema compiles on first need (ajv and its code generation cost a command that only
+  // lists routes ~0.2 s): before the kernel listens, or on the first request when it does not.
+  const schema = route.schema?.body
+  let bodyCheck: BodyCheck | undefined
+  const check =
+    schema === undefined
+      ? undefined
+      : (): BodyCheck => (bodyCheck ??= compileBodyCheck(route, schema))
+  const pipeline = compilePipeline(route, deps, target, check)
   const mayWait =
     route.middleware.length > 0 ||
     Object.keys(route.bindings).length > 0 ||
     route.schema?.body !== undefined ||
     isAsyncFunction(typeof target === 'function' ? target : target[0].prototype[target[1]])
-  return { pipeline, name: handlerName(route), mayWait }
+  return { pipeline, name: handlerName(route), mayWait, prepare: () => void check?.() }
 }
 
 function compilePipeline(
   route: Route,
   deps: PipelineDeps,
   target: Handler | readonly [ControllerClass, string],
+  check: (() => BodyCheck) | undefined,
 ): Pipeline {
   const chain = route.middleware.map((name) => {
     const fn = deps.middleware(name)
@@ -190,11 +205,9 @@ function compilePipeline(
     }
     return finish(log, start, result)
   }
-  const bodyCheck =
-    route.schema?.body === undefined ? undefined : compileBodyCheck(route, route.schema.body)
   // Bindings first (a missing record is a 404 whatever the body), then the body, then the handler.
   const validated: Pipeline =
-    bodyCheck === undefined ? call : async (ctx) => (await bodyCheck(ctx), call(ctx))
+    check === undefined ? call : async (ctx) => (await check()(ctx), call(ctx))
   const action: Pipeline =
     bindings.length === 0
       ? validated

@@ -17,8 +17,8 @@ export interface RouteResponse {
 
 /**
  * What a route declares about its request and responses: one declaration for the API document and
- * for validation. The body schema is compiled when the route is (at boot) and validates every
- * request's body before the handler runs: a body that does not match answers 422 naming each
+ * for validation. The body schema is compiled once, before the kernel listens (or on the
+ * route's first request, in-process), and validates every request's body before the handler runs: a body that does not match answers 422 naming each
  * field (`FW_ERR_HTTP_BODY_INVALID`). The rest is documentation.
  */
 export interface RouteSchema {

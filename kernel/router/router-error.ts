@@ -112,7 +112,7 @@ const definitions = {
           : '@controller() decorates classes only.',
   },
   FW_ERR_ROUTER_INVALID_SCHEMA: {
-    when: "At compile: a route's body schema is not a schema the validator accepts (an unknown keyword or format, a wrong type); the message gives the validator's reason.",
+    when: "Before listening (or on the route's first in-process request): a route's body schema is not a schema the validator accepts (an unknown keyword or format, a wrong type); the message gives the validator's reason.",
     fix: "Fix the schema: JSON Schema draft-07 keywords, plus OpenAPI's `nullable` and `example`.",
     message: ({ route, reason }: { route: string; reason: string }) =>
       `The body schema of route '${route}' is not valid: ${reason}. Fix the schema given to .schema().`,

@@ -2,14 +2,13 @@
 // openapi3-ts's builder and types.
 import { STATUS_CODES } from 'node:http'
 import type { Route } from 'fw'
-import {
-  OpenApiBuilder,
-  type OpenAPIObject,
-  type OperationObject,
-  type ParameterObject,
-  type PathItemObject,
-  type ResponsesObject,
-  type SecurityRequirementObject,
+import type {
+  OpenAPIObject,
+  OperationObject,
+  ParameterObject,
+  PathItemObject,
+  ResponsesObject,
+  SecurityRequirementObject,
 } from 'openapi3-ts/oas30'
 import type { ScannedRoute } from './scan.js'
 
@@ -104,12 +103,17 @@ function operation(
   return op
 }
 
-/** The document of `routes`: paths, operations, security schemes used, tags, servers. */
-export function buildDocument(
+/**
+ * The document of `routes`: paths, operations, security schemes used, tags, servers. openapi3-ts
+ * (and the YAML library it brings) loads here, on the first document built, never when the app
+ * starts.
+ */
+export async function buildDocument(
   routes: readonly ScannedRoute[],
   info: DocumentInfo,
   securityOf: SecurityOf,
-): OpenAPIObject {
+): Promise<OpenAPIObject> {
+  const { OpenApiBuilder } = await import('openapi3-ts/oas30')
   const builder = OpenApiBuilder.create({
     openapi: '3.0.3',
     info: { title: info.title, version: info.version },

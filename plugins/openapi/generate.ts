@@ -129,7 +129,7 @@ export async function generateDocument(
     servers: options.servers ?? [],
   }
   const securityOf = securityResolver(kernel, options.security ?? {})
-  const built = buildDocument(await scanRoutes(routes, dir, namespace), info, securityOf)
+  const built = await buildDocument(await scanRoutes(routes, dir, namespace), info, securityOf)
   const overrides =
     options.overrides === undefined ? undefined : readOverrides(resolve(root, options.overrides))
   const document = (
@@ -142,7 +142,7 @@ export async function generateDocument(
       let operations: number
       try {
         const scanned = await scanRoutes(routes, sibling, namespaceOf(shown(root, sibling)))
-        operations = countOperations(buildDocument(scanned, info, securityOf)).operations
+        operations = countOperations(await buildDocument(scanned, info, securityOf)).operations
       } catch {
         continue // a folder whose modules do not load is no candidate
       }

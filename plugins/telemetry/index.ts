@@ -7,7 +7,9 @@ import { definePlugin, HttpError, text, type Kernel, type Reply, type RequestCon
 import type {} from 'fw/plugins/health'
 import type {} from 'fw/plugins/logging'
 import { createMetrics, observeRequest, type Metrics } from './metrics.js'
-import { finishTrace, startServerSpan } from './trace.js'
+// The trace projection (and OpenTelemetry's core package it uses) loads at boot, and only when a
+// tracer provider is there: an app that traces nothing does not pay its import.
+import type * as TraceProjection from './trace.js'
 
 /** Options of the telemetry plugin (code-level choices; the metrics switch and token are config). */
 export interface TelemetryOptions {
@@ -142,6 +144,11 @@ export default definePlugin<TelemetryOptions | undefined, TelemetryApi>({
     }
     // Nothing per request unless a provider or the metrics ask for it.
     if (tracer === undefined && !metricsOn) return api
+    let traced: typeof TraceProjection | undefined
+    kernel.hooks.boot.tapPromise('telemetry', async () => {
+      if (tracer !== undefined) traced = await import('./trace.js')
+      if (metricsOn) metrics = await createMetrics(options.metricsPrefix ?? '')
+    })
 
     // Requests answered in this turn of the event loop, projected together once their responses
     // are written (one `setImmediate` per turn, not one per request).
@@ -152,7 +159,7 @@ export default definePlugin<TelemetryOptions | undefined, TelemetryApi>({
       for (const { ctx, status, end } of done) {
         try {
           const span = ctx.state.telemetrySpan
-          if (span !== undefined) finishTrace(tracer!, span, ctx, status, end, phaseSpans)
+          if (span !== undefined) traced!.finishTrace(tracer!, span, ctx, status, end, phaseSpans)
           if (metrics !== undefined) {
             if (ctx.state.telemetryCounted === true) metrics.inFlight.dec()
             observeRequest(metrics, ctx, status, end)
@@ -167,8 +174,8 @@ export default definePlugin<TelemetryOptions | undefined, TelemetryApi>({
     // exports it).
     kernel.hooks.shutdown.tap('telemetry', () => project())
     kernel.hooks.request.tap({ name: 'telemetry', stage: -2000 }, (ctx) => {
-      if (tracer !== undefined) {
-        const span = startServerSpan(tracer, ctx)
+      if (traced !== undefined) {
+        const span = traced.startServerSpan(tracer!, ctx)
         const { traceId, spanId } = span.spanContext()
         const fields = ctx.state.logFields
         ctx.state.logFields =
@@ -191,9 +198,6 @@ export default definePlugin<TelemetryOptions | undefined, TelemetryApi>({
       pending.push({ ctx, status: reply.status, end: ctx.log.now() })
     })
     if (metricsOn) {
-      kernel.hooks.boot.tapPromise('telemetry', async () => {
-        metrics = await createMetrics(options.metricsPrefix ?? '')
-      })
       kernel.router
         .get(options.metricsPath ?? 'metrics', async (ctx) => {
           await allowed(kernel, ctx)
@@ -208,6 +212,6 @@ export default definePlugin<TelemetryOptions | undefined, TelemetryApi>({
   },
 })
 
-export { finishTrace, startServerSpan, operationOf } from './trace.js'
+export { operationOf } from './operation.js'
 export { createMetrics, observeRequest } from './metrics.js'
 export type { Metrics } from './metrics.js'

@@ -3,7 +3,7 @@
 // route and status, requests in flight, statement duration, the health checks' state.
 import type { Histogram, Gauge, Registry } from 'prom-client'
 import type { RequestContext } from 'fw'
-import { operationOf } from './trace.js'
+import { operationOf } from './operation.js'
 
 /** The instruments, and the registry they live in. */
 export interface Metrics {

@@ -17,6 +17,7 @@ import {
 import { W3CTraceContextPropagator } from '@opentelemetry/core'
 import type { AnyEvent, FwEvent, RequestContext } from 'fw'
 import type {} from 'fw/plugins/database'
+import { operationOf } from './operation.js'
 
 const propagator = new W3CTraceContextPropagator()
 const headerGetter: TextMapGetter<RequestContext['headers']> = {
@@ -27,11 +28,6 @@ const headerGetter: TextMapGetter<RequestContext['headers']> = {
 /** Epoch milliseconds of a time relative to the request's start. */
 export function epochOf(ctx: RequestContext, at: number): number {
   return performance.timeOrigin + ctx.log.origin + at
-}
-
-/** The first SQL keyword, upper case: `SELECT`, `INSERT`, `WITH`… (`db.operation.name`). */
-export function operationOf(sql: string): string {
-  return /^\s*(?:\/\*[\s\S]*?\*\/\s*)*([A-Za-z]+)/.exec(sql)?.[1]?.toUpperCase() ?? 'QUERY'
 }
 
 /**

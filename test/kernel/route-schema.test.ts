@@ -113,17 +113,30 @@ test('coerces a form body to the schema types, and refuses what does not coerce'
   await kernel.close()
 })
 
-test('fails boot naming the route when its schema is not valid', async () => {
+test('fails listen naming the route when its schema is not valid; boot alone does not compile it', async () => {
   const kernel = createKernel({ logger: silentLogger })
   kernel.router.post('x', () => 'x').schema({ body: { type: 'object', propertys: {} } })
+  // A command that only boots (`fw route:list`, `fw api:docs`) never compiles a schema.
+  await kernel.boot()
   try {
-    await kernel.boot()
-    assert.unreachable('boot accepted a broken schema')
+    await kernel.listen(0, '127.0.0.1')
+    assert.unreachable('listen accepted a broken schema')
   } catch (error) {
     assert.is((error as FwError).code, 'FW_ERR_ROUTER_INVALID_SCHEMA')
     assert.match((error as FwError).message, "route 'x'")
     assert.match((error as FwError).message, 'propertys')
   }
+  await kernel.close()
+})
+
+test("in-process, a broken schema compiles on the route's first request: a 500 that names nothing", async () => {
+  const kernel = createKernel({ logger: silentLogger, config: { development: false } })
+  kernel.router.post('x', () => 'x').schema({ body: { type: 'object', propertys: {} } })
+  const res = await kernel.inject({ method: 'POST', url: '/x', body: { a: 1 } })
+  assert.is(res.status, 500)
+  assert.not.match(res.body, 'propertys')
+  const raised = res.events.find((e) => e.type === 'exception.raised')
+  assert.is((raised?.data as { code?: string }).code, 'FW_ERR_ROUTER_INVALID_SCHEMA')
   await kernel.close()
 })
 
