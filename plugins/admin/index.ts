@@ -283,8 +283,10 @@ export default definePlugin<AdminOptions | undefined, AdminApi>({
     kernel.hooks.request.tap({ name: 'admin', stage: -100 }, (ctx) => {
       const path = ctx.routingPath
       if (!path.startsWith(head)) return undefined
-      const rest = path.slice(head.length)
-      if (rest !== '' && rest[0] !== '/') return undefined // `/administration`, `/admin.json`
+      // A whole segment only: not `/administration`, `/admin.json`.
+      if (path.length > head.length && path[head.length] !== '/') return undefined
+      // A run of slashes counts as one, as the router reads it: `/admin//health` is `/admin/health`.
+      const rest = path.slice(head.length).replace(/^\/{2,}/, '/')
       if (NEVER_INSIDE.test(rest)) return undefined // routed as is: `/admin/health/check` → 404
       ctx.state.adminArea = true
       if (rest === '' || rest === '/') {
