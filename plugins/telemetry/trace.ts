@@ -3,13 +3,13 @@
 // lines) and everything else is built after the response is sent, from the events' recorded times.
 import { performance } from 'node:perf_hooks'
 import {
-  context as otelContext,
   ROOT_CONTEXT,
   SpanKind,
   SpanStatusCode,
   trace,
   type Attributes,
   type Context,
+  type HrTime,
   type Span,
   type TextMapGetter,
   type Tracer,
@@ -25,9 +25,23 @@ const headerGetter: TextMapGetter<RequestContext['headers']> = {
   get: (carrier, key) => carrier[key],
 }
 
-/** Epoch milliseconds of a time relative to the request's start. */
-export function epochOf(ctx: RequestContext, at: number): number {
-  return performance.timeOrigin + ctx.log.origin + at
+// `performance.timeOrigin` is a getter that asks the runtime each time: read once, split into
+// whole seconds and the milliseconds after them, so that a request's times add up in small numbers.
+const ORIGIN_SECONDS = Math.floor(performance.timeOrigin / 1000)
+const ORIGIN_MS = performance.timeOrigin - ORIGIN_SECONDS * 1000
+
+/**
+ * A time relative to the request's start, as OpenTelemetry's `[seconds, nanoseconds]` since the
+ * epoch. The SDK takes that form as it is; a number costs it a clock read per call (to tell an
+ * epoch time from a `performance.now()` one).
+ */
+export function timeOf(ctx: RequestContext, at: number): HrTime {
+  const ms = ORIGIN_MS + ctx.log.origin + at
+  const seconds = Math.floor(ms / 1000)
+  const nanos = Math.round((ms - seconds * 1000) * 1e6)
+  return nanos < 1e9
+    ? [ORIGIN_SECONDS + seconds, nanos]
+    : [ORIGIN_SECONDS + seconds + 1, nanos - 1e9]
 }
 
 /**
@@ -41,9 +55,11 @@ export function startServerSpan(tracer: Tracer, ctx: RequestContext): Span {
       ? ROOT_CONTEXT
       : propagator.extract(ROOT_CONTEXT, ctx.headers, headerGetter)
   const host = ctx.headers.host ?? ''
-  const [address, port] = host.startsWith('[')
-    ? [host.slice(0, host.indexOf(']') + 1), host.slice(host.indexOf(']') + 2)]
-    : host.split(':')
+  // `name:port`, `[v6]:port`, or either without the port.
+  const colon = host.lastIndexOf(':')
+  const hasPort = colon > host.lastIndexOf(']')
+  const address = hasPort ? host.slice(0, colon) : host
+  const port = hasPort ? host.slice(colon + 1) : ''
   const attributes: Attributes = {
     'http.request.method': ctx.method,
     'url.path': ctx.path,
@@ -55,7 +71,7 @@ export function startServerSpan(tracer: Tracer, ctx: RequestContext): Span {
   if (agent !== undefined) attributes['user_agent.original'] = agent
   return tracer.startSpan(
     ctx.method,
-    { kind: SpanKind.SERVER, startTime: epochOf(ctx, 0), attributes },
+    { kind: SpanKind.SERVER, startTime: timeOf(ctx, 0), attributes },
     parent,
   )
 }
@@ -83,7 +99,7 @@ export function finishTrace(
   // Sampled out (the SDK's sampler said no): nothing to record, no child to make.
   if (!server.isRecording()) return server.end()
   const events: readonly AnyEvent[] = ctx.log.all()
-  const parentContext = trace.setSpan(otelContext.active(), server)
+  let parentContext: Context | undefined
   const phases: Interval[] = []
   let route: string | undefined
   let thrown = false
@@ -91,8 +107,9 @@ export function finishTrace(
     if (e.type === 'route.matched') route = `/${e.data.path}`
     if (e.type !== 'phase.completed' || !phaseSpans) continue
     const { name, start, duration } = e.data
-    const span = tracer.startSpan(name, { startTime: epochOf(ctx, start) }, parentContext)
-    span.end(epochOf(ctx, start + duration))
+    parentContext ??= trace.setSpan(ROOT_CONTEXT, server)
+    const span = tracer.startSpan(name, { startTime: timeOf(ctx, start) }, parentContext)
+    span.end(timeOf(ctx, start + duration))
     phases.push({ span, start, end: start + duration })
   }
   for (const e of events) {
@@ -101,7 +118,7 @@ export function finishTrace(
       server.addEvent(
         'exception',
         { 'exception.type': e.data.name, 'exception.message': e.data.message },
-        epochOf(ctx, e.at),
+        timeOf(ctx, e.at),
       )
       server.setStatus({ code: SpanStatusCode.ERROR, message: e.data.message })
       thrown = true
@@ -116,7 +133,7 @@ export function finishTrace(
     server.setAttribute('error.type', String(status))
     if (!thrown) server.setStatus({ code: SpanStatusCode.ERROR })
   }
-  server.end(epochOf(ctx, end))
+  server.end(timeOf(ctx, end))
 }
 
 function statementSpan(
@@ -140,7 +157,7 @@ function statementSpan(
     operation,
     {
       kind: SpanKind.CLIENT,
-      startTime: epochOf(ctx, start),
+      startTime: timeOf(ctx, start),
       attributes: {
         'db.system': 'postgresql',
         'db.operation.name': operation,
@@ -149,8 +166,8 @@ function statementSpan(
         ...(e.data.rows === undefined ? {} : { 'db.response.returned_rows': e.data.rows }),
       },
     },
-    trace.setSpan(otelContext.active(), parent),
+    trace.setSpan(ROOT_CONTEXT, parent),
   )
   if (e.data.failed) span.setStatus({ code: SpanStatusCode.ERROR })
-  span.end(epochOf(ctx, e.at))
+  span.end(timeOf(ctx, e.at))
 }

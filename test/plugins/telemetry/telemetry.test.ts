@@ -132,6 +132,26 @@ test('names the route template in http.route, not the raw path', async ({ kernel
   assert.is(server.name, 'GET /items/{id}')
 })
 
+test('reads server.address and server.port from every form of Host', async ({
+  kernel,
+  exporter,
+}) => {
+  const seen: Array<[unknown, unknown]> = []
+  for (const host of ['[::1]:3000', '[::1]', 'shop.test', '127.0.0.1:80']) {
+    exporter.reset()
+    await kernel.inject({ url: '/ping', headers: { host } })
+    await settled()
+    const { attributes } = tree(exporter).server
+    seen.push([attributes['server.address'], attributes['server.port']])
+  }
+  assert.equal(seen, [
+    ['[::1]', 3000],
+    ['[::1]', undefined],
+    ['shop.test', undefined],
+    ['127.0.0.1', 80],
+  ])
+})
+
 test('marks a 500 and a thrown exception as errors', async ({ kernel, exporter }) => {
   await kernel.inject('/fail')
   await settled()
