@@ -7,33 +7,45 @@
 //     exporter drops each batch (the SDK's and the projection's cost, not a collector's network;
 //     target ≥ 0.85); also without phase spans (`phaseSpans: false`) and with 10% of the traces
 //     sampled (TraceIdRatioBasedSampler), as a busy production app would run it,
-// loading `GET /_demo/ping` in interleaved rounds (bench/lib/serve-variants.ts).
-// Run: node --import tsx -C fw-source bench/telemetry.ts   FW_BENCH_TELEMETRY_ROUNDS=<n>
-//      FW_BENCH_TELEMETRY_SECONDS=<seconds per round>
-import { compareVariants } from './lib/serve-variants.js'
+// loading `GET /_demo/ping` in interleaved rounds (bench/lib/serve-variants.ts), by server CPU
+// time per request; or, with `--instructions`, by the instructions callgrind counts per request
+// (bench/lib/served-instructions.ts: steady where CPU time scatters, but it cannot see what memory
+// and caches cost, so it is a second figure, not a replacement).
+// Run: node --import tsx -C fw-source bench/telemetry.ts [--instructions]
+//      FW_BENCH_TELEMETRY_ROUNDS=<n>  FW_BENCH_TELEMETRY_SECONDS=<seconds per round>
+//      FW_BENCH_NODE_ARGS=<node options for every child>
+import { compareInstructions } from './lib/served-instructions.js'
+import { compareVariants, type ServedVariant } from './lib/serve-variants.js'
 
 const NO_DATABASE = 'database,auth,api,list,playground'
-await compareVariants({
-  title: 'telemetry',
-  rounds: Number(process.env.FW_BENCH_TELEMETRY_ROUNDS ?? 5),
-  seconds: Number(process.env.FW_BENCH_TELEMETRY_SECONDS ?? 3),
-  variants: [
-    { name: 'without', env: { FW_BENCH_SKIP: `${NO_DATABASE},telemetry` } },
-    { name: 'no provider', env: { FW_BENCH_SKIP: NO_DATABASE } },
-    { name: 'sdk + batch', env: { FW_BENCH_SKIP: NO_DATABASE, FW_BENCH_TRACES: 'batch' } },
-    {
-      name: 'no phases',
-      env: { FW_BENCH_SKIP: NO_DATABASE, FW_BENCH_TRACES: 'batch,no-phases' },
-    },
-    {
-      name: '10% sampled',
-      env: { FW_BENCH_SKIP: NO_DATABASE, FW_BENCH_TRACES: 'batch,sampled' },
-    },
-  ],
-  ratios: [
-    ['no provider', 'without', 0.98],
-    ['sdk + batch', 'without', 0.85],
-    ['no phases', 'without', 0.85],
-    ['10% sampled', 'without', 0.85],
-  ],
-})
+const variants: ServedVariant[] = [
+  { name: 'without', env: { FW_BENCH_SKIP: `${NO_DATABASE},telemetry` } },
+  { name: 'no provider', env: { FW_BENCH_SKIP: NO_DATABASE } },
+  { name: 'sdk + batch', env: { FW_BENCH_SKIP: NO_DATABASE, FW_BENCH_TRACES: 'batch' } },
+  {
+    name: 'no phases',
+    env: { FW_BENCH_SKIP: NO_DATABASE, FW_BENCH_TRACES: 'batch,no-phases' },
+  },
+  {
+    name: '10% sampled',
+    env: { FW_BENCH_SKIP: NO_DATABASE, FW_BENCH_TRACES: 'batch,sampled' },
+  },
+]
+const ratios = [
+  ['no provider', 'without', 0.98],
+  ['sdk + batch', 'without', 0.85],
+  ['no phases', 'without', 0.85],
+  ['10% sampled', 'without', 0.85],
+] as const
+
+if (process.argv.includes('--instructions')) {
+  await compareInstructions({ title: 'telemetry', variants, ratios, small: 10_000, large: 30_000 })
+} else {
+  await compareVariants({
+    title: 'telemetry',
+    rounds: Number(process.env.FW_BENCH_TELEMETRY_ROUNDS ?? 5),
+    seconds: Number(process.env.FW_BENCH_TELEMETRY_SECONDS ?? 3),
+    variants,
+    ratios,
+  })
+}

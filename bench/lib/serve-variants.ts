@@ -23,12 +23,16 @@ export async function compareVariants(options: {
   rounds: number
   seconds: number
 }): Promise<void> {
+  // FW_BENCH_NODE_ARGS: Node options for every child alike (say `--single-threaded-gc`: on two
+  // cores, V8's parallel GC helpers compete with the load generator and the figures scatter).
+  const nodeArgs = (process.env.FW_BENCH_NODE_ARGS ?? '').split(' ').filter((a) => a !== '')
   const served = await Promise.all(
     options.variants.map(async ({ name, env }) => {
       const child = startFw({
         name,
         env: { NODE_ENV: 'production', FW_APP: VARIANTS_APP, FW_APP_KEY: KEY, ...env },
         probe: true,
+        nodeArgs,
       })
       const { url } = await child.listening(60_000)
       return { name, url, cpu: () => child.cpu(), stop: () => child.stop() }
@@ -58,7 +62,7 @@ export async function compareVariants(options: {
     const cpu = (name: string) => median(name, (r) => r.cpuPerRequest)
     const rps = (name: string) => median(name, (r) => r.rps)
     console.log(
-      `${options.title}: fw serve, production, GET /_demo/ping, ${options.rounds} interleaved rounds of ${options.seconds} s, 50 connections`,
+      `${options.title}: fw serve, production, GET /_demo/ping, ${options.rounds} interleaved rounds of ${options.seconds} s, 50 connections${nodeArgs.length > 0 ? `, node ${nodeArgs.join(' ')}` : ''}`,
     )
     const width = Math.max(...served.map((s) => s.name.length))
     for (const s of served) {

@@ -1,0 +1,180 @@
+// Instructions per request of a `fw serve` child, counted by valgrind's callgrind: a figure that
+// does not move with what else the machine runs (CPU time per request on these shared two-core
+// machines scatters by ± 30% between rounds of the same server). Each variant is served twice
+// under callgrind, loaded with `small` and then `large` requests of `GET /_demo/ping`; the
+// difference of the two totals over `large - small` requests is the steady-state cost of one
+// request, with boot, JIT warm-up and shutdown cancelled out. Node runs `--single-threaded` so
+// that no compiler or GC thread makes the count depend on timing. Two children run at a time
+// (one per core); the load generator (autocannon, 4 connections) runs in this process.
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import autocannon from 'autocannon'
+import { PING_PATH } from './ping-load.js'
+import { fwCommand, root } from './playground-child.js'
+import type { ServedVariant } from './serve-variants.js'
+import { formatInt, formatRatio } from './stats.js'
+
+const VARIANTS_APP = new URL('./playground-variants.mjs', import.meta.url).pathname
+const KEY = 'bench-variants-key-0123456789abcdef0123456789'
+const LISTENING = /listening on (http:\/\/\S+)/
+
+// A child under valgrind does not die with this process by itself: on exit or Ctrl-C, kill it.
+const live = new Set<ChildProcess>()
+process.once('exit', () => {
+  for (const child of live) child.kill('SIGKILL')
+})
+process.once('SIGINT', () => process.exit(130))
+
+/** Total instructions callgrind counted for one child serving `requests` pings. */
+async function countServing(variant: ServedVariant, requests: number, dir: string) {
+  const out = join(dir, `${variant.name.replace(/\W+/g, '-')}-${requests}.out`)
+  const command = fwCommand()
+  const child = spawn(
+    'valgrind',
+    [
+      '--tool=callgrind',
+      `--callgrind-out-file=${out}`,
+      process.execPath,
+      '--single-threaded',
+      ...(process.env.FW_BENCH_INSTR_NODE ?? '').split(' ').filter((a) => a !== ''),
+      ...command.argv,
+      'serve',
+      '--port',
+      '0',
+      '--host',
+      '127.0.0.1',
+    ],
+    {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: {
+        ...process.env,
+        FORCE_COLOR: '0',
+        NO_COLOR: '1',
+        FW_CONFIG: '',
+        NODE_ENV: 'production',
+        FW_APP: VARIANTS_APP,
+        FW_APP_KEY: KEY,
+        ...variant.env,
+      },
+    },
+  )
+  live.add(child)
+  child.once('exit', () => live.delete(child))
+  let output = ''
+  const exited = new Promise<number | null>((resolve, reject) => {
+    child.once('exit', resolve)
+    child.once('error', (error: NodeJS.ErrnoException) =>
+      reject(
+        error.code === 'ENOENT'
+          ? new Error('valgrind is not installed (Debian: apt-get install -y valgrind)')
+          : error,
+      ),
+    )
+  })
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`${variant.name}: no listening line in 10 min`)),
+      600_000,
+    )
+    const read = (chunk: Buffer) => {
+      output += chunk.toString('utf8')
+      const match = LISTENING.exec(output)
+      if (match !== null) {
+        clearTimeout(timer)
+        resolve(match[1]!.replace(/\/$/, ''))
+      }
+    }
+    child.stdout.on('data', read)
+    child.stderr.on('data', read)
+    exited.then(
+      (code) => {
+        clearTimeout(timer)
+        reject(new Error(`${variant.name} exited (${code}) before listening:\n${output}`))
+      },
+      (error: unknown) => {
+        clearTimeout(timer)
+        reject(error)
+      },
+    )
+  })
+  const result = await autocannon({
+    url: url + PING_PATH,
+    connections: 4,
+    amount: requests,
+    timeout: 60,
+  })
+  if (
+    result.errors > 0 ||
+    result.timeouts > 0 ||
+    result.non2xx > 0 ||
+    result.requests.total !== requests
+  ) {
+    child.kill('SIGKILL')
+    throw new Error(
+      `${variant.name}: ${result.requests.total}/${requests} answered, ${result.errors} errors, ${result.timeouts} timeouts, ${result.non2xx} non-2xx`,
+    )
+  }
+  child.kill('SIGTERM')
+  await exited
+  const totals = /^totals:\s+(\d+)/m.exec(readFileSync(out, 'utf8'))
+  if (totals === null) throw new Error(`${variant.name}: callgrind wrote no totals to ${out}`)
+  return Number(totals[1])
+}
+
+/** Runs `jobs` two at a time, keeping their order in the result. */
+async function twoAtATime<T>(jobs: ReadonlyArray<() => Promise<T>>): Promise<T[]> {
+  const results: T[] = new Array(jobs.length)
+  let next = 0
+  const worker = async () => {
+    while (next < jobs.length) {
+      const index = next++
+      results[index] = await jobs[index]!()
+    }
+  }
+  await Promise.all([worker(), worker()])
+  return results
+}
+
+/** Prints each variant's instructions per request and each ratio asked for (baseline / variant). */
+export async function compareInstructions(options: {
+  title: string
+  variants: readonly ServedVariant[]
+  ratios: ReadonlyArray<readonly [string, string, number]>
+  small: number
+  large: number
+}): Promise<void> {
+  const command = fwCommand()
+  if (!command.built) {
+    throw new Error(`instructions are counted on the built CLI: ${command.note}`)
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'fw-instructions-'))
+  try {
+    const jobs = options.variants.flatMap((variant) =>
+      [options.small, options.large].map((n) => () => countServing(variant, n, dir)),
+    )
+    const totals = await twoAtATime(jobs)
+    const perRequest = new Map(
+      options.variants.map((v, i) => [
+        v.name,
+        (totals[2 * i + 1]! - totals[2 * i]!) / (options.large - options.small),
+      ]),
+    )
+    console.log(
+      `${options.title}: instructions per request (callgrind), fw serve, production, GET /_demo/ping, requests ${formatInt(options.small)} → ${formatInt(options.large)}`,
+    )
+    const width = Math.max(...options.variants.map((v) => v.name.length))
+    for (const v of options.variants) {
+      console.log(`    ${v.name.padEnd(width)} ${formatInt(perRequest.get(v.name)!).padStart(9)}`)
+    }
+    for (const [name, baseline, target] of options.ratios) {
+      console.log(
+        `    ${name} / ${baseline}: ${formatRatio(perRequest.get(baseline)! / perRequest.get(name)!)} by instructions (target ≥ ${target})`,
+      )
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
