@@ -126,6 +126,8 @@ export interface StartFwOptions {
   readonly probe?: boolean
   /** Default: {@link fwCommand}(). */
   readonly command?: FwCommand
+  /** A program to run Node under, with its arguments (`['valgrind', '--tool=callgrind']`). */
+  readonly wrapper?: readonly string[]
 }
 
 /** A `fw serve` child. */
@@ -180,20 +182,27 @@ export function startFw(options: StartFwOptions): FwChild {
     '127.0.0.1',
   ]
   const spawnedAt = performance.now()
-  const child = spawn(process.execPath, args, {
+  const [file, ...prefix] = [...(options.wrapper ?? []), process.execPath]
+  const child = spawn(file!, [...prefix, ...args], {
     cwd: root,
     stdio: probe ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', 'pipe', 'pipe'],
     // FW_CONFIG empty: a developer's own (environment or playground/.env) must not change the figures.
     env: { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1', FW_CONFIG: '', ...options.env },
   })
   live.add(child)
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+  let out = ''
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
     child.once('exit', (code, signal) => {
       live.delete(child)
       resolve({ code, signal })
-    }),
-  )
-  let out = ''
+    })
+    // Not started at all (a wrapper that is not installed): told as an exit, with the reason.
+    child.once('error', (error) => {
+      live.delete(child)
+      out += `${file}: ${error.message}\n`
+      resolve({ code: null, signal: null })
+    })
+  })
   let listened: { url: string; at: number } | undefined
   const waiters: Array<() => void> = []
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {

@@ -4,121 +4,52 @@
 // under callgrind, loaded with `small` and then `large` requests of `GET /_demo/ping`; the
 // difference of the two totals over `large - small` requests is the steady-state cost of one
 // request, with boot, JIT warm-up and shutdown cancelled out. Node runs `--single-threaded` so
-// that no compiler or GC thread makes the count depend on timing. Two children run at a time
-// (one per core); the load generator (autocannon, 4 connections) runs in this process.
-import { spawn, type ChildProcess } from 'node:child_process'
+// that no compiler or GC thread makes the count depend on timing (`FW_BENCH_INSTR_NODE=` adds
+// Node options). Two children run at a time (one per core); the load generator (autocannon,
+// 4 connections) runs in this process. Only user-space instructions are counted: the kernel's
+// socket work is not, so a ratio here is lower than the same ratio by CPU time.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import autocannon from 'autocannon'
 import { PING_PATH } from './ping-load.js'
-import { fwCommand, root } from './playground-child.js'
+import { fwCommand, startFw } from './playground-child.js'
 import type { ServedVariant } from './serve-variants.js'
 import { formatInt, formatRatio } from './stats.js'
 
 const VARIANTS_APP = new URL('./playground-variants.mjs', import.meta.url).pathname
 const KEY = 'bench-variants-key-0123456789abcdef0123456789'
-const LISTENING = /listening on (http:\/\/\S+)/
-
-// A child under valgrind does not die with this process by itself: on exit or Ctrl-C, kill it.
-const live = new Set<ChildProcess>()
-process.once('exit', () => {
-  for (const child of live) child.kill('SIGKILL')
-})
-process.once('SIGINT', () => process.exit(130))
 
 /** Total instructions callgrind counted for one child serving `requests` pings. */
 async function countServing(variant: ServedVariant, requests: number, dir: string) {
   const out = join(dir, `${variant.name.replace(/\W+/g, '-')}-${requests}.out`)
-  const command = fwCommand()
-  const child = spawn(
-    'valgrind',
-    [
-      '--tool=callgrind',
-      `--callgrind-out-file=${out}`,
-      process.execPath,
+  const child = startFw({
+    name: variant.name,
+    env: { NODE_ENV: 'production', FW_APP: VARIANTS_APP, FW_APP_KEY: KEY, ...variant.env },
+    wrapper: ['valgrind', '--tool=callgrind', `--callgrind-out-file=${out}`],
+    nodeArgs: [
       '--single-threaded',
       ...(process.env.FW_BENCH_INSTR_NODE ?? '').split(' ').filter((a) => a !== ''),
-      ...command.argv,
-      'serve',
-      '--port',
-      '0',
-      '--host',
-      '127.0.0.1',
     ],
-    {
-      cwd: root,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: {
-        ...process.env,
-        FORCE_COLOR: '0',
-        NO_COLOR: '1',
-        FW_CONFIG: '',
-        NODE_ENV: 'production',
-        FW_APP: VARIANTS_APP,
-        FW_APP_KEY: KEY,
-        ...variant.env,
-      },
-    },
-  )
-  live.add(child)
-  child.once('exit', () => live.delete(child))
-  let output = ''
-  const exited = new Promise<number | null>((resolve, reject) => {
-    child.once('exit', resolve)
-    child.once('error', (error: NodeJS.ErrnoException) =>
-      reject(
-        error.code === 'ENOENT'
-          ? new Error('valgrind is not installed (Debian: apt-get install -y valgrind)')
-          : error,
-      ),
-    )
   })
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`${variant.name}: no listening line in 10 min`)),
-      600_000,
-    )
-    const read = (chunk: Buffer) => {
-      output += chunk.toString('utf8')
-      const match = LISTENING.exec(output)
-      if (match !== null) {
-        clearTimeout(timer)
-        resolve(match[1]!.replace(/\/$/, ''))
-      }
+  try {
+    const { url } = await child.listening(600_000)
+    const result = await autocannon({
+      url: url + PING_PATH,
+      connections: 4,
+      amount: requests,
+      timeout: 60,
+    })
+    const { errors, timeouts, non2xx } = result
+    if (errors > 0 || timeouts > 0 || non2xx > 0 || result.requests.total !== requests) {
+      throw new Error(
+        `${variant.name}: ${result.requests.total}/${requests} answered, ${errors} errors, ${timeouts} timeouts, ${non2xx} non-2xx`,
+      )
     }
-    child.stdout.on('data', read)
-    child.stderr.on('data', read)
-    exited.then(
-      (code) => {
-        clearTimeout(timer)
-        reject(new Error(`${variant.name} exited (${code}) before listening:\n${output}`))
-      },
-      (error: unknown) => {
-        clearTimeout(timer)
-        reject(error)
-      },
-    )
-  })
-  const result = await autocannon({
-    url: url + PING_PATH,
-    connections: 4,
-    amount: requests,
-    timeout: 60,
-  })
-  if (
-    result.errors > 0 ||
-    result.timeouts > 0 ||
-    result.non2xx > 0 ||
-    result.requests.total !== requests
-  ) {
-    child.kill('SIGKILL')
-    throw new Error(
-      `${variant.name}: ${result.requests.total}/${requests} answered, ${result.errors} errors, ${result.timeouts} timeouts, ${result.non2xx} non-2xx`,
-    )
+  } finally {
+    // Under valgrind, shutting down (and writing the counts) takes a while.
+    await child.stop(120_000)
   }
-  child.kill('SIGTERM')
-  await exited
   const totals = /^totals:\s+(\d+)/m.exec(readFileSync(out, 'utf8'))
   if (totals === null) throw new Error(`${variant.name}: callgrind wrote no totals to ${out}`)
   return Number(totals[1])
