@@ -629,12 +629,15 @@ async function requestRows(page: Page) {
 
 test('deliveries: record() rows look like the inline ones; an app’s default view is its newest request', async () => {
   const calls = ['/_demo/queries?n=3', '/_demo/ping', '/api/v1/products/999999']
-  // The API key's application is looked up once, then cached: warm it so both pages see the same.
-  await fetch(`${pg.url}/api/v1/products/999999`, { headers: { apikey: 'demo-api-key' } })
+  // The API key's application is looked up once, then cached for 5 s: warm it right before each
+  // page's calls, so both pages see the same queries however long the other steps take.
+  const warmKey = () =>
+    fetch(`${pg.url}/api/v1/products/999999`, { headers: { apikey: 'demo-api-key' } })
   let inline: unknown[][] = []
   let inlineSql = ''
   await withPage(async (page) => {
     await home(page)
+    await warmKey()
     for (const path of calls)
       await page.evaluate(
         (path) => fetch(path, { headers: { apikey: 'demo-api-key', accept: 'application/json' } }),
@@ -655,6 +658,7 @@ test('deliveries: record() rows look like the inline ones; an app’s default vi
     await spa(page)
     await app(page)
     assert.equal(await tabIds(page), ['client'], 'nothing recorded yet, no API settings')
+    await warmKey()
     for (const path of calls)
       await page.evaluate(
         (path) =>
