@@ -11,9 +11,13 @@
 // time per request; or, with `--instructions`, by the instructions callgrind counts per request
 // (bench/lib/served-instructions.ts: steady where CPU time scatters, but it cannot see what memory
 // and caches cost, so it is a second figure, not a replacement).
-// Run: node --import tsx -C fw-source bench/telemetry.ts [--instructions]
+// With `--products`, the same on `GET /api/v1/products/{id}` (the whole playground on a PostgreSQL
+// database of its own, bench/lib/product-load.ts): a route that does work, one statement.
+// Run: node --import tsx -C fw-source bench/telemetry.ts [--instructions | --products]
 //      FW_BENCH_TELEMETRY_ROUNDS=<n>  FW_BENCH_TELEMETRY_SECONDS=<seconds per round>
 //      FW_BENCH_NODE_ARGS=<node options for every child>
+import { fwCommand } from './lib/playground-child.js'
+import { productsRoute, seededDatabase } from './lib/product-load.js'
 import { compareInstructions } from './lib/served-instructions.js'
 import { compareVariants, type ServedVariant } from './lib/serve-variants.js'
 
@@ -38,14 +42,33 @@ const ratios = [
   ['10% sampled', 'without', 0.85],
 ] as const
 
-if (process.argv.includes('--instructions')) {
+const rounds = Number(process.env.FW_BENCH_TELEMETRY_ROUNDS ?? 5)
+const seconds = Number(process.env.FW_BENCH_TELEMETRY_SECONDS ?? 3)
+if (process.argv.includes('--products')) {
+  const db = await seededDatabase(fwCommand())
+  try {
+    // The whole playground (its database plugins too), without "no provider": the ping has it.
+    const on = (name: string) => variants.find((v) => v.name === name)!
+    await compareVariants({
+      title: 'telemetry',
+      rounds,
+      seconds,
+      route: productsRoute(),
+      variants: ['without', 'sdk + batch', 'no phases', '10% sampled'].map((name) => ({
+        name,
+        env: {
+          ...on(name).env,
+          FW_BENCH_SKIP: name === 'without' ? 'telemetry' : '',
+          DATABASE_URL: db.url,
+        },
+      })),
+      ratios: ratios.filter(([name]) => name !== 'no provider'),
+    })
+  } finally {
+    await db.drop()
+  }
+} else if (process.argv.includes('--instructions')) {
   await compareInstructions({ title: 'telemetry', variants, ratios, small: 10_000, large: 30_000 })
 } else {
-  await compareVariants({
-    title: 'telemetry',
-    rounds: Number(process.env.FW_BENCH_TELEMETRY_ROUNDS ?? 5),
-    seconds: Number(process.env.FW_BENCH_TELEMETRY_SECONDS ?? 3),
-    variants,
-    ratios,
-  })
+  await compareVariants({ title: 'telemetry', rounds, seconds, variants, ratios })
 }

@@ -4,7 +4,9 @@
 import autocannon from 'autocannon'
 import { spawnSync } from 'node:child_process'
 import { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
-import { firstOk, root, startFw, type FwCommand } from './playground-child.js'
+import { performance } from 'node:perf_hooks'
+import { firstOk, get, root, startFw, type FwCommand } from './playground-child.js'
+import type { VariantRoute } from './serve-variants.js'
 
 /** The local PostgreSQL server (trust auth); a database of the benchmark's own is created there. */
 export const POSTGRES_URL =
@@ -183,4 +185,44 @@ export function loadProducts(name: string, load: ProductLoad): Promise<autocanno
       timer = setTimeout(() => instance.stop(), (load.maxSeconds ?? 60) * 1000)
     }
   })
+}
+
+/**
+ * `GET /api/v1/products/{id}` as the route of served variants (bench/lib/serve-variants.ts):
+ * each round goes on through the id sequence where the last one stopped.
+ */
+export function productsRoute(): VariantRoute {
+  let offset = 0
+  return {
+    label: 'GET /api/v1/products/{id}',
+    async check(server) {
+      const res = await get(server.url + productPath(0), PRODUCT_HEADERS)
+      if (res.status !== 200)
+        throw new Error(`${server.name}: ${productPath(0)} answered ${res.status} ${res.body}`)
+      return checkProduct(server.name, 1, res.body)
+    },
+    async load(server, seconds) {
+      const before = await server.cpu()
+      const own = process.cpuUsage()
+      const started = performance.now()
+      const result = await loadProducts(server.name, {
+        url: server.url,
+        connections: 50,
+        seconds,
+        offset,
+      })
+      const wall = performance.now() - started
+      const used = process.cpuUsage(own)
+      const after = await server.cpu()
+      offset += result.requests.total
+      const cpu = after.user + after.system - before.user - before.system
+      return {
+        rps: result.requests.total / result.duration,
+        cpuPerRequest: cpu / result.requests.total,
+        serverCpu: cpu / 1000 / wall,
+        loadgenCpu: (used.user + used.system) / 1000 / wall,
+        othersCpu: 0,
+      }
+    },
+  }
 }

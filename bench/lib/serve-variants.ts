@@ -1,7 +1,7 @@
 // Interleaved load rounds on several `fw serve` children of bench/lib/playground-variants.mjs,
-// `GET /_demo/ping`, compared by server CPU time per request (the steadier figure) and req/s,
-// medians: what bench/telemetry.ts and bench/admin.ts share.
-import { checkPing, loadPing, type LoadRun } from './ping-load.js'
+// `GET /_demo/ping` unless told another route, compared by server CPU time per request (the
+// steadier figure) and req/s, medians: what bench/telemetry.ts and bench/admin.ts share.
+import { checkPing, loadPing, type LoadedServer, type LoadRun } from './ping-load.js'
 import { startFw } from './playground-child.js'
 import { formatInt, formatRatio } from './stats.js'
 
@@ -14,6 +14,23 @@ export interface ServedVariant {
   readonly env: Readonly<Record<string, string>>
 }
 
+/** The route the variants are loaded on: how to check one answer, and one load round. */
+export interface VariantRoute {
+  /** For the printed title (`GET /_demo/ping`). */
+  readonly label: string
+  /** Throws unless the server answers the route as expected. */
+  check(server: LoadedServer): Promise<unknown>
+  /** One round of `seconds` at 50 connections. */
+  load(server: LoadedServer, seconds: number): Promise<LoadRun>
+}
+
+/** `GET /_demo/ping` (bench/lib/ping-load.ts): the default route. */
+export const PING_ROUTE: VariantRoute = {
+  label: 'GET /_demo/ping',
+  check: checkPing,
+  load: (server, seconds) => loadPing(server, { seconds, connections: 50 }),
+}
+
 /** Loads each variant in interleaved rounds; prints each one's figures and each ratio asked for. */
 export async function compareVariants(options: {
   title: string
@@ -22,7 +39,10 @@ export async function compareVariants(options: {
   ratios: ReadonlyArray<readonly [string, string, number]>
   rounds: number
   seconds: number
+  /** Default {@link PING_ROUTE}. */
+  route?: VariantRoute
 }): Promise<void> {
+  const route = options.route ?? PING_ROUTE
   // FW_BENCH_NODE_ARGS: Node options for every child alike (say `--single-threaded-gc`: on two
   // cores, V8's parallel GC helpers compete with the load generator and the figures scatter).
   const nodeArgs = (process.env.FW_BENCH_NODE_ARGS ?? '').split(' ').filter((a) => a !== '')
@@ -41,15 +61,13 @@ export async function compareVariants(options: {
   try {
     const runs = new Map<string, LoadRun[]>(served.map((s) => [s.name, []]))
     for (const server of served) {
-      await checkPing(server)
-      await loadPing(server, { seconds: 2, connections: 50 }) // warm-up
+      await route.check(server)
+      await route.load(server, 2) // warm-up
     }
     for (let round = 0; round < options.rounds; round++) {
       for (let i = 0; i < served.length; i++) {
         const server = served[(i + round) % served.length]!
-        runs
-          .get(server.name)!
-          .push(await loadPing(server, { seconds: options.seconds, connections: 50 }))
+        runs.get(server.name)!.push(await route.load(server, options.seconds))
       }
     }
     const median = (name: string, of: (r: LoadRun) => number): number => {
@@ -62,7 +80,7 @@ export async function compareVariants(options: {
     const cpu = (name: string) => median(name, (r) => r.cpuPerRequest)
     const rps = (name: string) => median(name, (r) => r.rps)
     console.log(
-      `${options.title}: fw serve, production, GET /_demo/ping, ${options.rounds} interleaved rounds of ${options.seconds} s, 50 connections${nodeArgs.length > 0 ? `, node ${nodeArgs.join(' ')}` : ''}`,
+      `${options.title}: fw serve, production, ${route.label}, ${options.rounds} interleaved rounds of ${options.seconds} s, 50 connections${nodeArgs.length > 0 ? `, node ${nodeArgs.join(' ')}` : ''}`,
     )
     const width = Math.max(...served.map((s) => s.name.length))
     for (const s of served) {
