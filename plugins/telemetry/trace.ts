@@ -66,7 +66,8 @@ export function startServerSpan(tracer: Tracer, ctx: RequestContext): Span {
     'url.scheme': 'http',
   }
   if (address) attributes['server.address'] = address
-  if (port) attributes['server.port'] = Number(port)
+  // A port that is not a number (a hostile `Host`) is left out rather than recorded as NaN.
+  if (/^\d{1,5}$/.test(port)) attributes['server.port'] = Number(port)
   const agent = ctx.headers['user-agent']
   if (agent !== undefined) attributes['user_agent.original'] = agent
   return tracer.startSpan(

@@ -137,7 +137,7 @@ test('reads server.address and server.port from every form of Host', async ({
   exporter,
 }) => {
   const seen: Array<[unknown, unknown]> = []
-  for (const host of ['[::1]:3000', '[::1]', 'shop.test', '127.0.0.1:80']) {
+  for (const host of ['[::1]:3000', '[::1]', 'shop.test', '127.0.0.1:80', 'shop.test:x']) {
     exporter.reset()
     await kernel.inject({ url: '/ping', headers: { host } })
     await settled()
@@ -149,6 +149,7 @@ test('reads server.address and server.port from every form of Host', async ({
     ['[::1]', undefined],
     ['shop.test', undefined],
     ['127.0.0.1', 80],
+    ['shop.test', undefined],
   ])
 })
 
