@@ -17,9 +17,10 @@ export interface RouteResponse {
 
 /**
  * What a route declares about its request and responses: one declaration for the API document and
- * for validation. The body schema is compiled once, before the kernel listens (or on the
- * route's first request, in-process), and validates every request's body before the handler runs: a body that does not match answers 422 naming each
- * field (`FW_ERR_HTTP_BODY_INVALID`). The rest is documentation.
+ * for validation. The body schema is compiled once, before the kernel listens (or on the route's
+ * first request, in-process), and validates every request's body before the handler runs: a body
+ * that does not match answers 422 naming each field (`FW_ERR_HTTP_BODY_INVALID`). The rest is
+ * documentation.
  */
 export interface RouteSchema {
   /** The request body (JSON, or form-urlencoded, whose strings are coerced to the schema's types). */
