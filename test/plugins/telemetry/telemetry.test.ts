@@ -137,7 +137,8 @@ test('reads server.address and server.port from every form of Host', async ({
   exporter,
 }) => {
   const seen: Array<[unknown, unknown]> = []
-  for (const host of ['[::1]:3000', '[::1]', 'shop.test', '127.0.0.1:80', 'shop.test:x']) {
+  const hosts = ['[::1]:3000', '[::1]', 'shop.test', '127.0.0.1:80', 'shop.test:x', '[::1]:x']
+  for (const host of hosts) {
     exporter.reset()
     await kernel.inject({ url: '/ping', headers: { host } })
     await settled()
@@ -150,6 +151,7 @@ test('reads server.address and server.port from every form of Host', async ({
     ['shop.test', undefined],
     ['127.0.0.1', 80],
     ['shop.test', undefined],
+    ['[::1]', undefined],
   ])
 })
 
