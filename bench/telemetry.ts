@@ -7,6 +7,8 @@
 //     exporter drops each batch (the SDK's and the projection's cost, not a collector's network;
 //     target ≥ 0.85); also without phase spans (`phaseSpans: false`) and with 10% of the traces
 //     sampled (TraceIdRatioBasedSampler), as a busy production app would run it,
+//   - with its Prometheus metrics on (`FW_METRICS=true`) and no tracer provider (the issue sets no
+//     figure; the request's duration histogram, the in-flight gauge),
 // loading `GET /_demo/ping` in interleaved rounds (bench/lib/serve-variants.ts), by server CPU
 // time per request; or, with `--instructions`, by the instructions callgrind counts per request
 // (bench/lib/served-instructions.ts: steady where CPU time scatters, but it cannot see what memory
@@ -19,7 +21,7 @@
 import { fwCommand } from './lib/playground-child.js'
 import { productsRoute, seededDatabase } from './lib/product-load.js'
 import { compareInstructions } from './lib/served-instructions.js'
-import { compareVariants, type ServedVariant } from './lib/serve-variants.js'
+import { compareVariants, type ServedVariant, type VariantRatio } from './lib/serve-variants.js'
 
 const NO_DATABASE = 'database,auth,api,list,playground'
 const variants: ServedVariant[] = [
@@ -34,13 +36,15 @@ const variants: ServedVariant[] = [
     name: '10% sampled',
     env: { FW_BENCH_SKIP: NO_DATABASE, FW_BENCH_TRACES: 'batch,sampled' },
   },
+  { name: 'metrics', env: { FW_BENCH_SKIP: NO_DATABASE, FW_METRICS: 'true' } },
 ]
-const ratios = [
+const ratios: VariantRatio[] = [
   ['no provider', 'without', 0.98],
   ['sdk + batch', 'without', 0.85],
   ['no phases', 'without', 0.85],
   ['10% sampled', 'without', 0.85],
-] as const
+  ['metrics', 'without'],
+]
 
 const rounds = Number(process.env.FW_BENCH_TELEMETRY_ROUNDS ?? 5)
 const seconds = Number(process.env.FW_BENCH_TELEMETRY_SECONDS ?? 3)
@@ -54,7 +58,7 @@ if (process.argv.includes('--products')) {
       rounds,
       seconds,
       route: productsRoute(),
-      variants: ['without', 'sdk + batch', 'no phases', '10% sampled'].map((name) => ({
+      variants: ['without', 'sdk + batch', 'no phases', '10% sampled', 'metrics'].map((name) => ({
         name,
         env: {
           ...on(name).env,

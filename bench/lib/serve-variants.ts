@@ -31,12 +31,20 @@ export const PING_ROUTE: VariantRoute = {
   load: (server, seconds) => loadPing(server, { seconds, connections: 50 }),
 }
 
+/** `[variant, baseline, target]`: a ratio to print, against its target when the issue sets one. */
+export type VariantRatio = readonly [variant: string, baseline: string, target?: number]
+
+/** ` (target ≥ 0.85)`, or nothing when there is no target. */
+export function targetText(target: number | undefined): string {
+  return target === undefined ? '' : ` (target ≥ ${target})`
+}
+
 /** Loads each variant in interleaved rounds; prints each one's figures and each ratio asked for. */
 export async function compareVariants(options: {
   title: string
   variants: readonly ServedVariant[]
-  /** `[variant, baseline, target]`: the ratio baseline CPU / variant CPU, and its target. */
-  ratios: ReadonlyArray<readonly [string, string, number]>
+  /** The ratios baseline CPU / variant CPU (and req/s) to print. */
+  ratios: readonly VariantRatio[]
   rounds: number
   seconds: number
   /** Default {@link PING_ROUTE}. */
@@ -90,7 +98,7 @@ export async function compareVariants(options: {
     }
     for (const [name, baseline, target] of options.ratios) {
       console.log(
-        `    ${name} / ${baseline}: ${formatRatio(cpu(baseline) / cpu(name))} by CPU, ${formatRatio(rps(name) / rps(baseline))} by req/s (target ≥ ${target})`,
+        `    ${name} / ${baseline}: ${formatRatio(cpu(baseline) / cpu(name))} by CPU, ${formatRatio(rps(name) / rps(baseline))} by req/s${targetText(target)}`,
       )
     }
   } finally {

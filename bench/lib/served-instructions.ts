@@ -14,7 +14,7 @@ import { join } from 'node:path'
 import autocannon from 'autocannon'
 import { PING_PATH } from './ping-load.js'
 import { fwCommand, startFw } from './playground-child.js'
-import type { ServedVariant } from './serve-variants.js'
+import { targetText, type ServedVariant, type VariantRatio } from './serve-variants.js'
 import { formatInt, formatRatio } from './stats.js'
 
 const VARIANTS_APP = new URL('./playground-variants.mjs', import.meta.url).pathname
@@ -73,7 +73,7 @@ async function twoAtATime<T>(jobs: ReadonlyArray<() => Promise<T>>): Promise<T[]
 export async function compareInstructions(options: {
   title: string
   variants: readonly ServedVariant[]
-  ratios: ReadonlyArray<readonly [string, string, number]>
+  ratios: readonly VariantRatio[]
   small: number
   large: number
 }): Promise<void> {
@@ -102,7 +102,7 @@ export async function compareInstructions(options: {
     }
     for (const [name, baseline, target] of options.ratios) {
       console.log(
-        `    ${name} / ${baseline}: ${formatRatio(perRequest.get(baseline)! / perRequest.get(name)!)} by instructions (target ≥ ${target})`,
+        `    ${name} / ${baseline}: ${formatRatio(perRequest.get(baseline)! / perRequest.get(name)!)} by instructions${targetText(target)}`,
       )
     }
   } finally {
