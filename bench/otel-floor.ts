@@ -13,7 +13,8 @@ import { ExportResultCode } from '@opentelemetry/core'
 import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base'
 import { performance } from 'node:perf_hooks'
 import { EventLog, type RequestContext } from 'fw'
-import { finishTrace, startServerSpan } from '../plugins/telemetry/trace.js'
+import { KNOWN_METHODS } from '../plugins/telemetry/method.js'
+import { finishTrace, startServerSpan, type TraceSettings } from '../plugins/telemetry/trace.js'
 import { formatRatio, median } from './lib/stats.js'
 
 const provider = new BasicTracerProvider({
@@ -86,17 +87,20 @@ function pingRequest(): RequestContext {
   const headers = { host: '127.0.0.1:3000', 'user-agent': 'wrk' }
   return { method: 'GET', path: '/_demo/ping', headers, log } as unknown as RequestContext
 }
+const knownMethods = new Set(KNOWN_METHODS)
+const SERVER_ONLY: TraceSettings = { phaseSpans: false, knownMethods }
+const PHASES: TraceSettings = { phaseSpans: true, knownMethods }
 // The cost of building that request, subtracted from the fw variants' figures.
 variants['request alone'] = () => {
   pingRequest()
 }
 variants['fw: server span'] = () => {
   const ctx = pingRequest()
-  finishTrace(tracer, startServerSpan(tracer, ctx), ctx, 200, 0.007, false)
+  finishTrace(tracer, startServerSpan(tracer, ctx, SERVER_ONLY), ctx, 200, 0.007, SERVER_ONLY)
 }
 variants['fw: + 2 phases'] = () => {
   const ctx = pingRequest()
-  finishTrace(tracer, startServerSpan(tracer, ctx), ctx, 200, 0.007, true)
+  finishTrace(tracer, startServerSpan(tracer, ctx, PHASES), ctx, 200, 0.007, PHASES)
 }
 
 const PER_ROUND = 100_000

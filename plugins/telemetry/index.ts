@@ -6,6 +6,7 @@ import { trace, type Span, type Tracer, type TracerProvider } from '@opentelemet
 import { definePlugin, HttpError, text, type Kernel, type Reply, type RequestContext } from 'fw'
 import type {} from 'fw/plugins/health'
 import type {} from 'fw/plugins/logging'
+import { KNOWN_METHODS } from './method.js'
 import { createMetrics, observeRequest, type Metrics } from './metrics.js'
 // The trace projection (and OpenTelemetry's core package it uses) loads at boot, and only when a
 // tracer provider is there: an app that traces nothing does not pay its import.
@@ -57,6 +58,12 @@ declare module 'fw' {
       metrics_token: string | undefined
       /** The lowest usertype a signed-in user needs to read `/metrics` (default 90). */
       metrics_min_usertype: number
+      /**
+       * The request methods traced and counted as they are; any other is `_OTHER` (HTTP semantic
+       * conventions; env `OTEL_INSTRUMENTATION_HTTP_KNOWN_METHODS`, a full replacement). Default:
+       * RFC 9110's, PATCH and QUERY.
+       */
+      known_methods: string[]
     }
   }
 }
@@ -111,13 +118,26 @@ export default definePlugin<TelemetryOptions | undefined, TelemetryApi>({
   name: 'telemetry',
   optionalDependsOn: ['logging', 'health'],
   config: {
-    defaults: { telemetry: { metrics: false, metrics_token: undefined, metrics_min_usertype: 90 } },
+    defaults: {
+      telemetry: {
+        metrics: false,
+        metrics_token: undefined,
+        metrics_min_usertype: 90,
+        known_methods: [...KNOWN_METHODS],
+      },
+    },
     schema: {
       'telemetry.metrics': 'boolean',
       'telemetry.metrics_token': 'string?',
       'telemetry.metrics_min_usertype': 'integer',
+      'telemetry.known_methods': 'string[]',
     },
-    env: { 'telemetry.metrics': 'FW_METRICS', 'telemetry.metrics_token': 'FW_METRICS_TOKEN' },
+    env: {
+      'telemetry.metrics': 'FW_METRICS',
+      'telemetry.metrics_token': 'FW_METRICS_TOKEN',
+      // The name the HTTP semantic conventions give it.
+      'telemetry.known_methods': 'OTEL_INSTRUMENTATION_HTTP_KNOWN_METHODS',
+    },
   },
   setup(kernel, options = {}) {
     const provider = options.tracerProvider ?? trace.getTracerProvider()
@@ -125,7 +145,11 @@ export default definePlugin<TelemetryOptions | undefined, TelemetryApi>({
       ? provider.getTracer('fw', '0.1.0')
       : undefined
     const metricsOn = kernel.config.telemetry.metrics
-    const phaseSpans = options.phaseSpans ?? true
+    const knownMethods: ReadonlySet<string> = new Set(kernel.config.telemetry.known_methods)
+    const settings: TraceProjection.TraceSettings = {
+      phaseSpans: options.phaseSpans ?? true,
+      knownMethods,
+    }
     let metrics: Metrics | undefined
     const api: TelemetryApi = {
       tracing: tracer !== undefined,
@@ -159,10 +183,10 @@ export default definePlugin<TelemetryOptions | undefined, TelemetryApi>({
       for (const { ctx, status, end } of done) {
         try {
           const span = ctx.state.telemetrySpan
-          if (span !== undefined) traced!.finishTrace(tracer!, span, ctx, status, end, phaseSpans)
+          if (span !== undefined) traced!.finishTrace(tracer!, span, ctx, status, end, settings)
           if (metrics !== undefined) {
             if (ctx.state.telemetryCounted === true) metrics.inFlight.dec()
-            observeRequest(metrics, ctx, status, end)
+            observeRequest(metrics, ctx, status, end, knownMethods)
           }
         } catch (error) {
           // An exporter's or SDK's failure is reported, never thrown out of the event loop.
@@ -175,7 +199,7 @@ export default definePlugin<TelemetryOptions | undefined, TelemetryApi>({
     kernel.hooks.shutdown.tap('telemetry', () => project())
     kernel.hooks.request.tap({ name: 'telemetry', stage: -2000 }, (ctx) => {
       if (traced !== undefined) {
-        const span = traced.startServerSpan(tracer!, ctx)
+        const span = traced.startServerSpan(tracer!, ctx, settings)
         const { traceId, spanId } = span.spanContext()
         const fields = ctx.state.logFields
         ctx.state.logFields =
@@ -212,6 +236,7 @@ export default definePlugin<TelemetryOptions | undefined, TelemetryApi>({
   },
 })
 
+export { KNOWN_METHODS, methodAttribute } from './method.js'
 export { operationOf } from './operation.js'
 export { createMetrics, observeRequest } from './metrics.js'
 export type { Metrics } from './metrics.js'

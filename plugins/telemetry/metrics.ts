@@ -3,6 +3,7 @@
 // route and status, requests in flight, statement duration, the health checks' state.
 import type { Histogram, Gauge, Registry } from 'prom-client'
 import type { RequestContext } from 'fw'
+import { methodAttribute } from './method.js'
 import { operationOf } from './operation.js'
 
 /** The instruments, and the registry they live in. */
@@ -49,12 +50,16 @@ export async function createMetrics(prefix: string): Promise<Metrics> {
   }
 }
 
-/** Records a finished request: its duration, and each statement it ran. */
+/**
+ * Records a finished request: its duration, and each statement it ran. A method outside
+ * `knownMethods` is counted as `_OTHER`.
+ */
 export function observeRequest(
   metrics: Metrics,
   ctx: RequestContext,
   status: number,
   end: number,
+  knownMethods: ReadonlySet<string>,
 ): void {
   let route = '(unmatched)'
   for (const e of ctx.log.all()) {
@@ -62,5 +67,6 @@ export function observeRequest(
     else if (e.type === 'query.executed')
       metrics.statements.observe({ operation: operationOf(e.data.sql) }, e.data.duration / 1000)
   }
-  metrics.duration.observe({ method: ctx.method, route, status_code: String(status) }, end / 1000)
+  const method = methodAttribute(ctx.method, knownMethods)
+  metrics.duration.observe({ method, route, status_code: String(status) }, end / 1000)
 }

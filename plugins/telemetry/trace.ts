@@ -17,6 +17,7 @@ import {
 import { W3CTraceContextPropagator } from '@opentelemetry/core'
 import type { AnyEvent, FwEvent, RequestContext } from 'fw'
 import type {} from 'fw/plugins/database'
+import { methodAttribute } from './method.js'
 import { operationOf } from './operation.js'
 
 const propagator = new W3CTraceContextPropagator()
@@ -44,11 +45,28 @@ export function timeOf(ctx: RequestContext, at: number): HrTime {
     : [ORIGIN_SECONDS + seconds + 1, nanos - 1e9]
 }
 
+/** How requests are traced: the plugin's options and config, resolved at boot. */
+export interface TraceSettings {
+  /** A child span per phase. */
+  readonly phaseSpans: boolean
+  /** The methods recorded as they are; any other is `_OTHER`, and `HTTP` in the span's name. */
+  readonly knownMethods: ReadonlySet<string>
+}
+
+/** The method in a span's name: itself when known, else `HTTP` (HTTP semantic conventions). */
+function spanMethod(ctx: RequestContext, settings: TraceSettings): string {
+  return settings.knownMethods.has(ctx.method) ? ctx.method : 'HTTP'
+}
+
 /**
  * Starts the request's server span, a child of the caller's trace when the request carries a valid
  * W3C `traceparent` (and `tracestate`). Its start time is the request's.
  */
-export function startServerSpan(tracer: Tracer, ctx: RequestContext): Span {
+export function startServerSpan(
+  tracer: Tracer,
+  ctx: RequestContext,
+  settings: TraceSettings,
+): Span {
   // Most requests carry no trace context: the propagator is asked only when one does.
   const parent: Context =
     ctx.headers.traceparent === undefined
@@ -61,18 +79,20 @@ export function startServerSpan(tracer: Tracer, ctx: RequestContext): Span {
   const colon = host.charCodeAt(0) === 0x5b ? host.indexOf(']:') + 1 : host.indexOf(':')
   const address = colon > 0 ? host.slice(0, colon) : host
   const port = colon > 0 ? host.slice(colon + 1) : ''
+  const method = methodAttribute(ctx.method, settings.knownMethods)
   const attributes: Attributes = {
-    'http.request.method': ctx.method,
+    'http.request.method': method,
     'url.path': ctx.path,
     'url.scheme': 'http',
   }
+  if (method !== ctx.method) attributes['http.request.method_original'] = ctx.method
   if (address) attributes['server.address'] = address
   // A port that is not a number (a hostile `Host`) is left out rather than recorded as NaN.
   if (/^\d{1,5}$/.test(port)) attributes['server.port'] = Number(port)
   const agent = ctx.headers['user-agent']
   if (agent !== undefined) attributes['user_agent.original'] = agent
   return tracer.startSpan(
-    ctx.method,
+    spanMethod(ctx, settings),
     { kind: SpanKind.SERVER, startTime: timeOf(ctx, 0), attributes },
     parent,
   )
@@ -86,9 +106,9 @@ interface Interval {
 
 /**
  * Ends the server span of a request whose response was sent: its route and status, a child span
- * per phase (unless `phaseSpans` is false) and per database statement (the innermost phase that
- * contains a statement is its parent), errors marked. `end` is when the response left, relative
- * to the request's start.
+ * per phase (unless `settings.phaseSpans` is false) and per database statement (the innermost
+ * phase that contains a statement is its parent), errors marked. `end` is when the response left,
+ * relative to the request's start.
  */
 export function finishTrace(
   tracer: Tracer,
@@ -96,7 +116,7 @@ export function finishTrace(
   ctx: RequestContext,
   status: number,
   end: number,
-  phaseSpans = true,
+  settings: TraceSettings,
 ): void {
   // Sampled out (the SDK's sampler said no): nothing to record, no child to make.
   if (!server.isRecording()) return server.end()
@@ -107,7 +127,7 @@ export function finishTrace(
   let thrown = false
   for (const e of events) {
     if (e.type === 'route.matched') route = `/${e.data.path}`
-    if (e.type !== 'phase.completed' || !phaseSpans) continue
+    if (e.type !== 'phase.completed' || !settings.phaseSpans) continue
     const { name, start, duration } = e.data
     parentContext ??= trace.setSpan(ROOT_CONTEXT, server)
     const span = tracer.startSpan(name, { startTime: timeOf(ctx, start) }, parentContext)
@@ -128,7 +148,7 @@ export function finishTrace(
   }
   if (route !== undefined) {
     server.setAttribute('http.route', route)
-    server.updateName(`${ctx.method} ${route}`)
+    server.updateName(`${spanMethod(ctx, settings)} ${route}`)
   }
   server.setAttribute('http.response.status_code', status)
   if (status >= 500) {

@@ -25,13 +25,17 @@ const test = suite<{
 const settled = () => new Promise((resolve) => setImmediate(resolve))
 const ms = (t: readonly [number, number]) => t[0] * 1000 + t[1] / 1e6
 
-function app(db: TestDatabase, options: { traced: boolean; config?: Record<string, unknown> }) {
+function app(
+  db: TestDatabase,
+  options: { traced: boolean; config?: Record<string, unknown>; env?: NodeJS.ProcessEnv },
+) {
   const exporter = new InMemorySpanExporter()
   const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] })
   const lines: string[] = []
   const kernel = createKernel({
     logger: silentLogger,
     config: { development: false, ...options.config },
+    ...(options.env === undefined ? {} : { env: options.env }),
   })
   kernel.register(logging, { destination: { write: (line: string) => void lines.push(line) } })
   kernel.register(database, { url: db.url, entities: [] })
@@ -61,6 +65,18 @@ test.after(async ({ kernel, db }) => {
   await db.drop()
 })
 test.before.each(({ exporter }) => exporter.reset())
+
+// The apps a test makes beside the suite's, closed even when its assertions fail (an open one
+// would keep the run from ending).
+const extraKernels: Kernel[] = []
+function anotherApp(...args: Parameters<typeof app>): ReturnType<typeof app> {
+  const made = app(...args)
+  extraKernels.push(made.kernel)
+  return made
+}
+test.after.each(async () => {
+  for (const kernel of extraKernels.splice(0)) await kernel.close()
+})
 
 function tree(exporter: InMemorySpanExporter) {
   const spans = exporter.getFinishedSpans()
@@ -155,6 +171,44 @@ test('reads server.address and server.port from every form of Host', async ({
   ])
 })
 
+test('records a method outside the known ones as _OTHER, named HTTP, the original kept', async ({
+  kernel,
+  exporter,
+  db,
+}) => {
+  const res = await kernel.inject({ method: 'PROPFIND', url: '/ping' })
+  assert.is(res.status, 405)
+  await settled()
+  const other = tree(exporter).server
+  assert.is(other.name, 'HTTP')
+  assert.is(other.attributes['http.request.method'], '_OTHER')
+  assert.is(other.attributes['http.request.method_original'], 'PROPFIND')
+  exporter.reset()
+  await kernel.inject('/ping')
+  await settled()
+  const known = tree(exporter).server
+  assert.is(known.name, 'GET /ping')
+  assert.is(known.attributes['http.request.method'], 'GET')
+  assert.not.ok('http.request.method_original' in known.attributes)
+  // The conventions' variable replaces the list: GET is no longer known, PROPFIND is.
+  const custom = anotherApp(db, {
+    traced: true,
+    env: { OTEL_INSTRUMENTATION_HTTP_KNOWN_METHODS: 'PROPFIND, POST' },
+  })
+  await custom.kernel.boot()
+  await custom.kernel.inject({ method: 'PROPFIND', url: '/ping' })
+  await custom.kernel.inject('/ping')
+  await settled()
+  const [propfind, get] = custom.exporter
+    .getFinishedSpans()
+    .filter((s) => s.kind === SpanKind.SERVER)
+  assert.is(propfind?.attributes['http.request.method'], 'PROPFIND')
+  assert.is(propfind?.name, 'PROPFIND')
+  assert.is(get?.attributes['http.request.method'], '_OTHER')
+  assert.is(get?.attributes['http.request.method_original'], 'GET')
+  assert.is(get?.name, 'HTTP /ping')
+})
+
 test('marks a 500 and a thrown exception as errors', async ({ kernel, exporter }) => {
   await kernel.inject('/fail')
   await settled()
@@ -210,7 +264,7 @@ test("writes the trace id into the request's log lines", async ({ kernel, export
 test('adds nothing to a request when no tracer provider is registered and metrics are off', async ({
   db,
 }) => {
-  const { kernel, lines } = app(db, { traced: false })
+  const { kernel, lines } = anotherApp(db, { traced: false })
   await kernel.boot()
   assert.is(kernel.plugin('telemetry').tracing, false)
   for (const hook of [kernel.hooks.request, kernel.hooks.annotate])
@@ -221,11 +275,10 @@ test('adds nothing to a request when no tracer provider is registered and metric
     .map((l) => JSON.parse(l) as Record<string, unknown>)
     .find((l) => l.msg === 'ran three')
   assert.ok(line !== undefined && !('trace_id' in line))
-  await kernel.close()
 })
 
 test('serves Prometheus metrics that count a known sequence of requests', async ({ db }) => {
-  const { kernel } = app(db, {
+  const { kernel } = anotherApp(db, {
     traced: false,
     config: { telemetry: { metrics: true, metrics_token: 'scrape-token-0123456789' } },
   })
@@ -235,6 +288,7 @@ test('serves Prometheus metrics that count a known sequence of requests', async 
   await kernel.inject('/nowhere')
   for (let i = 0; i < 2; i++) await kernel.inject('/three')
   await kernel.inject('/items/7')
+  await kernel.inject({ method: 'PROPFIND', url: '/ping' })
   await settled()
   const res = await kernel.inject({
     url: '/metrics',
@@ -265,18 +319,19 @@ test('serves Prometheus metrics that count a known sequence of requests', async 
     1,
     'the template, not /items/7',
   )
+  assert.is(count(duration, { method: '_OTHER', status_code: '405' }), 1, 'not PROPFIND')
+  assert.not.match(text, 'PROPFIND')
   assert.is(count('db_client_operation_duration_seconds', { operation: 'SELECT' }), 6)
   const inFlight = families.get('http_server_active_requests')?.metrics[0]?.value
   assert.is(inFlight, '1', 'the scrape itself')
   const checks = families.get('health_check_status')?.metrics ?? []
   assert.ok(checks.length > 0 && checks.every((m) => m.value === '1'), JSON.stringify(checks))
-  await kernel.close()
 })
 
 test('refuses the metrics to an anonymous caller, a wrong token and a user below the floor', async ({
   db,
 }) => {
-  const { kernel } = app(db, {
+  const { kernel } = anotherApp(db, {
     traced: false,
     config: { telemetry: { metrics: true, metrics_token: 'scrape-token-0123456789' } },
   })
@@ -298,7 +353,6 @@ test('refuses the metrics to an anonymous caller, a wrong token and a user below
   assert.is((await get({ authorization: 'Bearer scrape-token-0123456789x' })).status, 401)
   assert.is((await get({ 'x-test-usertype': '50' })).status, 403)
   assert.is((await get({ 'x-test-usertype': '90' })).status, 200)
-  await kernel.close()
 })
 
 test.run()
