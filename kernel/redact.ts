@@ -12,7 +12,7 @@ export const MASK = '***'
  */
 export const SECRET_KEYS = {
   /** A key that is exactly one of these. */
-  exact: ['pwd', 'pass', 'code', 'key', 'app_key', 'nonce'],
+  exact: ['pwd', 'pass', 'code', 'key', 'app_key', 'nonce', 'sig'],
   /** A key that ends with one of these, or with one of these plus `s`. */
   endings: [
     'password',
@@ -42,6 +42,7 @@ export const SECRET_KEYS = {
     'salt',
     'pin',
     'client_id',
+    'access_key_id',
   ],
   /** A key that contains one of these anywhere. */
   anywhere: [

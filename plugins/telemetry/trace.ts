@@ -15,7 +15,7 @@ import {
   type Tracer,
 } from '@opentelemetry/api'
 import { W3CTraceContextPropagator } from '@opentelemetry/core'
-import type { AnyEvent, FwEvent, RequestContext } from 'fw'
+import { MASK, type AnyEvent, type FwEvent, type Redaction, type RequestContext } from 'fw'
 import type {} from 'fw/plugins/database'
 import { methodAttribute } from './method.js'
 import { operationOf } from './operation.js'
@@ -43,6 +43,37 @@ export function timeOf(ctx: RequestContext, at: number): HrTime {
   return nanos < 1e9
     ? [ORIGIN_SECONDS + seconds, nanos]
     : [ORIGIN_SECONDS + seconds + 1, nanos - 1e9]
+}
+
+function decoded(component: string): string {
+  try {
+    return decodeURIComponent(component.replace(/\+/g, ' '))
+  } catch {
+    return component
+  }
+}
+
+/**
+ * The query string as `url.query`: as received, except the value of each parameter that the
+ * kernel's redaction rule calls secret (by its name, its innermost `[name]`, or its value), which
+ * becomes `***`. (The rule covers the parameters the HTTP conventions name: `AWSAccessKeyId`,
+ * `Signature`, `sig`, `X-Goog-Signature`.)
+ */
+export function redactedQuery(query: string, redaction: Redaction): string {
+  return query
+    .split('&')
+    .map((pair) => {
+      const eq = pair.indexOf('=')
+      if (eq === -1) return pair
+      const name = decoded(pair.slice(0, eq))
+      const inner = /\[([^[\]]*)\]$/.exec(name)?.[1]
+      const secret =
+        redaction.isSecretKey(name) ||
+        (inner !== undefined && redaction.isSecretKey(inner)) ||
+        redaction.isSecretValue(decoded(pair.slice(eq + 1)))
+      return secret ? `${pair.slice(0, eq)}=${MASK}` : pair
+    })
+    .join('&')
 }
 
 /** How requests are traced: the plugin's options and config, resolved at boot. */
@@ -83,8 +114,12 @@ export function startServerSpan(
   const attributes: Attributes = {
     'http.request.method': method,
     'url.path': ctx.path,
-    'url.scheme': 'http',
+    'url.scheme': ctx.secure ? 'https' : 'http',
+    // The kernel's answer: the socket's address, or X-Forwarded-For's first with `http.trust_proxy`.
+    'client.address': ctx.ip,
   }
+  if (ctx.querystring !== '')
+    attributes['url.query'] = redactedQuery(ctx.querystring, ctx.kernel.redaction)
   if (method !== ctx.method) attributes['http.request.method_original'] = ctx.method
   if (address) attributes['server.address'] = address
   // A port that is not a number (a hostile `Host`) is left out rather than recorded as NaN.

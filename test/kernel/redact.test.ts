@@ -58,6 +58,9 @@ test('masks every key of the documented list, whatever its spelling', () => {
     'otp',
     'pin',
     'nonce',
+    'sig',
+    'AWSAccessKeyId',
+    'aws_access_key_id',
     'signature',
     'salt',
   ])
@@ -68,6 +71,7 @@ test('leaves ordinary keys alone', () => {
   for (const key of [
     'token_type',
     'tokenCount',
+    'signal',
     'expires_in',
     'id',
     'user_id',

@@ -99,6 +99,7 @@ test('traces a request with 3 statements: the server span, its phases, one span 
     'http.request.method': 'GET',
     'url.path': '/three',
     'url.scheme': 'http',
+    'client.address': '127.0.0.1',
     'server.address': 'shop.test',
     'server.port': 8080,
     'http.route': '/three',
@@ -207,6 +208,41 @@ test('records a method outside the known ones as _OTHER, named HTTP, the origina
   assert.is(get?.attributes['http.request.method'], '_OTHER')
   assert.is(get?.attributes['http.request.method_original'], 'GET')
   assert.is(get?.name, 'HTTP /ping')
+})
+
+test('records the query string with every secret masked, the scheme and the client address', async ({
+  kernel,
+  exporter,
+}) => {
+  const jwt = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJsZWFrIn0.bGVhay1zaWduYXR1cmUtbGVhaw'
+  const query = [
+    'page=2',
+    'q=red+shoes',
+    'token=tok-leak-1',
+    'a%5Btoken%5D=tok-leak-2',
+    'sig=sig-leak-3',
+    'X-Goog-Signature=sig-leak-4',
+    'AWSAccessKeyId=AKIA-leak-5',
+    `next=${jwt}`,
+    'flag',
+  ].join('&')
+  await kernel.inject({ url: `/ping?${query}`, secure: true, remoteAddress: '203.0.113.9' })
+  await settled()
+  const { attributes } = tree(exporter).server
+  assert.is(
+    attributes['url.query'],
+    'page=2&q=red+shoes&token=***&a%5Btoken%5D=***&sig=***&X-Goog-Signature=***&AWSAccessKeyId=***&next=***&flag',
+  )
+  assert.not.match(JSON.stringify(exporter.getFinishedSpans().map((s) => s.attributes)), 'leak')
+  assert.is(attributes['url.path'], '/ping')
+  assert.is(attributes['url.scheme'], 'https')
+  assert.is(attributes['client.address'], '203.0.113.9')
+  exporter.reset()
+  await kernel.inject('/ping')
+  await settled()
+  const plain = tree(exporter).server.attributes
+  assert.not.ok('url.query' in plain)
+  assert.is(plain['url.scheme'], 'http')
 })
 
 test('marks a 500 and a thrown exception as errors', async ({ kernel, exporter }) => {
