@@ -38,6 +38,7 @@ function serverSpan(i: number) {
         'http.request.method': 'GET',
         'url.path': '/_demo/ping',
         'url.scheme': 'http',
+        'client.address': '127.0.0.1',
         'server.address': '127.0.0.1',
         'server.port': 3000,
         'user_agent.original': 'wrk',
@@ -85,7 +86,15 @@ function pingRequest(): RequestContext {
   log.record('phase.completed', { name: 'action', start: 0.002, duration: 0.003 }, 0.005)
   log.record('response.prepared', { status: 200 }, 0.006)
   const headers = { host: '127.0.0.1:3000', 'user-agent': 'wrk' }
-  return { method: 'GET', path: '/_demo/ping', headers, log } as unknown as RequestContext
+  return {
+    method: 'GET',
+    path: '/_demo/ping',
+    querystring: '',
+    secure: false,
+    ip: '127.0.0.1',
+    headers,
+    log,
+  } as unknown as RequestContext
 }
 const knownMethods = new Set(KNOWN_METHODS)
 const SERVER_ONLY: TraceSettings = { phaseSpans: false, knownMethods }
