@@ -59,7 +59,7 @@ function decoded(component: string): string {
  * becomes `***`. (The rule covers the parameters the HTTP conventions name: `AWSAccessKeyId`,
  * `Signature`, `sig`, `X-Goog-Signature`.)
  */
-export function redactedQuery(query: string, redaction: Redaction): string {
+function redactedQuery(query: string, redaction: Redaction): string {
   return query
     .split('&')
     .map((pair) => {
