@@ -24,6 +24,13 @@ export interface ClusterOptions {
 export function serveClustered(options: ClusterOptions): Promise<number> {
   const { workers, name, stdout, stderr } = options
   const listened = new WeakSet<Worker>()
+  // The workers not yet exited, counted here: `cluster.workers` drops a worker only once it has
+  // both exited and disconnected, and the two events come in either order, so a count of it taken
+  // on the last 'exit' may still hold that worker (and nothing would settle the stop).
+  const alive = new Set<Worker>()
+  const fork = (): void => {
+    alive.add(cluster.fork())
+  }
   let stopping = false
   let failed = false
   let announced = false
@@ -35,19 +42,16 @@ export function serveClustered(options: ClusterOptions): Promise<number> {
         // workers ignore a second signal themselves: Ctrl-C reaches them from the terminal too.)
         if (signal === undefined) return
         failed = true
-        for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGKILL')
+        for (const worker of alive) worker.process.kill('SIGKILL')
         return
       }
       stopping = true
-      if (signal)
-        stdout.write(
-          `fw: ${signal} received, draining ${Object.keys(cluster.workers ?? {}).length} workers…\n`,
-        )
-      for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGTERM')
+      if (signal) stdout.write(`fw: ${signal} received, draining ${alive.size} workers…\n`)
+      for (const worker of alive) worker.process.kill('SIGTERM')
       settleIfDone()
     }
     const settleIfDone = (): void => {
-      if (!stopping || Object.keys(cluster.workers ?? {}).length > 0) return
+      if (!stopping || alive.size > 0) return
       process.off('SIGTERM', stop)
       process.off('SIGINT', stop)
       if (!failed) stdout.write('fw: stopped.\n')
@@ -66,6 +70,7 @@ export function serveClustered(options: ClusterOptions): Promise<number> {
       )
     })
     cluster.on('exit', (worker, code, signal) => {
+      alive.delete(worker)
       if (stopping) {
         if (code !== 0 && signal !== 'SIGTERM' && signal !== 'SIGINT') failed = true
         return settleIfDone()
@@ -77,10 +82,10 @@ export function serveClustered(options: ClusterOptions): Promise<number> {
         return stop(undefined)
       }
       stderr.write(`fw: worker ${worker.process.pid} died (${how}); starting another.\n`)
-      cluster.fork()
+      fork()
     })
     process.on('SIGTERM', stop)
     process.on('SIGINT', stop)
-    for (let i = 0; i < workers; i++) cluster.fork()
+    for (let i = 0; i < workers; i++) fork()
   })
 }

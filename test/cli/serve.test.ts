@@ -92,6 +92,28 @@ test('runs several workers on one port with --workers and stops them all on SIGT
   assert.match(served.output(), 'stopped')
 })
 
+test('stops its workers on SIGTERM even when one exits before its channel closes', async () => {
+  // Each worker exits at once on SIGTERM while a helper holds its IPC channel open for a second:
+  // the worker's 'exit' comes before its 'disconnect', and node:cluster still lists it then (the
+  // order that happens now and then by chance under load).
+  const holder = createTempApp({
+    preamble: "import cluster from 'node:cluster'\nimport { spawn } from 'node:child_process'",
+    setup: `  if (cluster.isWorker) {
+    spawn('sleep', ['1'], { stdio: ['ignore', 'ignore', 'ignore', process.channel.fd] }).unref()
+    process.once('SIGTERM', () => process.exit(0))
+  }`,
+  })
+  try {
+    const served = await serve(['--port', '0', '--workers', '2'], holder.env)
+    assert.is((await fetch(`${served.url}/hello`)).status, 200)
+    served.child.kill('SIGTERM')
+    assert.is(await served.exited, 0, served.output())
+    assert.match(served.output(), 'fw: stopped.')
+  } finally {
+    holder.remove()
+  }
+})
+
 test('exits 1 with one line when the port is taken', async () => {
   const blocker = createServer()
   await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve))
