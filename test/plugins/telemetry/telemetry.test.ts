@@ -238,6 +238,14 @@ test('records the query string with every secret masked, the scheme and the clie
   assert.is(attributes['url.scheme'], 'https')
   assert.is(attributes['client.address'], '203.0.113.9')
   exporter.reset()
+  // A hostile query string: only its first hundred parameters are checked and kept.
+  const many = Array.from({ length: 150 }, (_, i) => `p${i}=${i}`).join('&')
+  await kernel.inject(`/ping?${many}`)
+  await settled()
+  const kept = String(tree(exporter).server.attributes['url.query'])
+  assert.is(kept.split('&').length, 100)
+  assert.ok(kept.endsWith('p99=99'))
+  exporter.reset()
   await kernel.inject('/ping')
   await settled()
   const plain = tree(exporter).server.attributes
