@@ -41,6 +41,20 @@ export interface FwConfig {
      * it closes every connection (default 30; 0 closes them at once).
      */
     drain_timeout: number
+    /**
+     * Headers added to responses that do not set them. An empty string leaves one out.
+     * `content_type_options` goes on every response; the others on HTML pages only.
+     */
+    security_headers: {
+      /** `X-Content-Type-Options` (default `nosniff`). */
+      content_type_options: string
+      /** `X-Frame-Options` on HTML pages (default `DENY`: no site may frame them). */
+      frame_options: string
+      /** `Referrer-Policy` on HTML pages (default `strict-origin-when-cross-origin`). */
+      referrer_policy: string
+      /** `Content-Security-Policy` on HTML pages (default none). */
+      content_security_policy: string
+    }
   }
 }
 
@@ -125,6 +139,13 @@ function kernelSlice(root: string): ConfigSlice {
         body_limit: 1024 * 1024,
         trust_proxy: false,
         drain_timeout: 30,
+        // No sniffing anywhere; pages cannot be framed and send only their origin to other sites.
+        security_headers: {
+          content_type_options: 'nosniff',
+          frame_options: 'DENY',
+          referrer_policy: 'strict-origin-when-cross-origin',
+          content_security_policy: '',
+        },
       },
     },
     schema: {
@@ -139,6 +160,10 @@ function kernelSlice(root: string): ConfigSlice {
       'http.body_limit': 'integer',
       'http.trust_proxy': 'boolean',
       'http.drain_timeout': 'seconds',
+      'http.security_headers.content_type_options': 'string',
+      'http.security_headers.frame_options': 'string',
+      'http.security_headers.referrer_policy': 'string',
+      'http.security_headers.content_security_policy': 'string',
     },
     env: { 'http.port': 'PORT', 'http.host': 'HOST', 'app.key': 'FW_APP_KEY' },
   }

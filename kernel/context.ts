@@ -163,7 +163,12 @@ export class RequestContext {
    * an unsupported type with 415.
    */
   body<T = unknown>(): Promise<T> {
-    this.#parsedBody ??= readBody(this.#body, this.headers, this.kernel.config.http.body_limit)
+    if (this.#parsedBody === undefined) {
+      this.#parsedBody = readBody(this.#body, this.headers, this.kernel.config.http.body_limit)
+      // Whoever awaits the body gets its failure; a caller that starts reading and never waits
+      // must not leave an unhandled rejection, which would end the process.
+      this.#parsedBody.catch(() => undefined)
+    }
     return this.#parsedBody as Promise<T>
   }
 

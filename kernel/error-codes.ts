@@ -161,6 +161,20 @@ export const requestErrors = defineErrors(
       error: 'malformed_body',
       message: ({ what }: { what: string }) => `The request body is not valid ${what}.`,
     },
+    FW_ERR_HTTP_BODY_INCOMPLETE: {
+      when: '`ctx.body()`: the connection closed or broke (an aborted upload, a malformed chunk) before the body was whole. Usually nobody is left to read the answer.',
+      fix: "The client's fault: send the whole body.",
+      status: 400,
+      error: 'incomplete_body',
+      message: 'The request body ended before it was complete.',
+    },
+    FW_ERR_HTTP_HOST_DUPLICATE: {
+      when: 'The request carries more than one `Host` header (HTTP/1.1 requires exactly one; two let a proxy and the app disagree on which site is asked). Answered by the server before the pipeline, with `Connection: close`.',
+      fix: "The client's fault: send one `Host` header.",
+      status: 400,
+      error: 'bad_request',
+      message: 'The request has more than one Host header.',
+    },
     FW_ERR_HTTP_BODY_INVALID: {
       when: "The body does not match the JSON Schema its route declares (`.schema({ body })`). The reply also carries `errors` (`{ field: [sentences] }`) and `issues` (the validator's error collection: `field`, `keyword`, `message`, `params`).",
       fix: "The client's fault: send what the route's schema (and the API document) says.",

@@ -8,6 +8,7 @@ import type { PhaseName } from './events.js'
 import { runIsolated, runSeries } from './hook-runner.js'
 import { createHooks, type KernelHooks } from './hooks.js'
 import type { InjectRequest, InjectResponse } from './http/inject.js'
+import { securityHeaders } from './http/security-headers.js'
 import type { StaticOptions } from './http/server.js'
 import { Serving, type ListeningAddress } from './http/serving.js'
 import { createConsoleLogger, type Logger } from './logger.js'
@@ -87,6 +88,7 @@ export class Kernel {
       development: this.#development,
       scoped: () => this.#scoped,
       context: (init, log) => new RequestContext(this, init, log),
+      securityHeaders: securityHeaders(this.config.http.security_headers),
     })
   }
 
@@ -260,6 +262,7 @@ export class Kernel {
       {
         handle: (init) => this.#cycle.respond(init),
         onWriteError: (error) => this.logger.error('writing a response failed', { error }),
+        securityHeaders: this.#cycle.securityHeaders,
       },
       { port, host, trustProxy: this.config.http.trust_proxy },
     )

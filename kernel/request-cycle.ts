@@ -18,6 +18,7 @@ import {
   type InjectRequest,
   type InjectResponse,
 } from './http/inject.js'
+import type { SecurityHeaders } from './http/security-headers.js'
 import type { Pipeline } from './pipeline.js'
 import type { Reply } from './reply.js'
 import type { Route, RouteMatch } from './router/route.js'
@@ -36,6 +37,8 @@ export interface RequestCycleDeps extends ErrorReplyDeps {
   scoped(): boolean
   /** A request's context (the kernel's, handed to handlers and taps as `ctx`). */
   context(init: RequestInit, log: EventLog): RequestContext
+  /** The headers every response (and every HTML page) carries, from `http.security_headers`. */
+  readonly securityHeaders: SecurityHeaders
 }
 
 /**
@@ -88,6 +91,11 @@ export class RequestCycle {
     return isThenable(done) ? done.then(() => reply) : reply
   }
 
+  /** What the server adds to every response it writes itself (static files, its own refusals). */
+  get securityHeaders(): SecurityHeaders {
+    return this.#deps.securityHeaders
+  }
+
   constructor(deps: RequestCycleDeps) {
     this.#deps = deps
   }
@@ -103,7 +111,12 @@ export class RequestCycle {
   async inject(request: InjectRequest | string): Promise<InjectResponse> {
     const init = injectInit(request)
     const log = new EventLog()
-    return injectResponse(await this.respond(init, log), init.method, log.all())
+    return injectResponse(
+      await this.respond(init, log),
+      init.method,
+      log.all(),
+      this.#deps.securityHeaders,
+    )
   }
 
   /** Every way through ends in {@link #finish}; what fails before the route answers, too. */

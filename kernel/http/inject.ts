@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http'
 import type { RequestInit } from '../context.js'
 import type { AnyEvent } from '../events.js'
 import type { Reply } from '../reply.js'
+import type { SecurityHeaders } from './security-headers.js'
 import { serialize, type WireReply } from './serialize.js'
 
 /** A request for `kernel.inject()`: a URL at least; a plain-object body is sent as JSON. */
@@ -71,8 +72,9 @@ export async function injectResponse(
   reply: Reply,
   method: string,
   events: readonly AnyEvent[],
+  security?: SecurityHeaders,
 ): Promise<InjectResponse> {
-  const wire = serialize(reply, method)
+  const wire = serialize(reply, method, security)
   return toInjectResponse(wire, await readPayload(wire), reply, events)
 }
 

@@ -2,6 +2,11 @@ import type { OutgoingHttpHeaders } from 'node:http'
 import type { Readable } from 'node:stream'
 import { requestErrors } from '../error-codes.js'
 import type { Reply } from '../reply.js'
+import {
+  applySecurityHeaders,
+  NO_SECURITY_HEADERS,
+  type SecurityHeaders,
+} from './security-headers.js'
 
 /** A reply as it goes on the wire: final headers and the payload (none for HEAD, 204, 304). */
 export interface WireReply {
@@ -19,9 +24,14 @@ const TYPES = {
 /**
  * Turns a reply into what the server writes. The socket path and `inject()` both use it, so what a
  * test sees is what a client gets. HEAD keeps the headers (and the length) a GET would send but no
- * body; 1xx/204/304 never carry one.
+ * body; 1xx/204/304 never carry one. `security` adds the configured security headers the reply did
+ * not set itself.
  */
-export function serialize(reply: Reply, method: string): WireReply {
+export function serialize(
+  reply: Reply,
+  method: string,
+  security: SecurityHeaders = NO_SECURITY_HEADERS,
+): WireReply {
   // The reply's own header object, completed in place: serialising is the reply's last step, and a
   // copy (a spread especially, whose fresh hidden class makes every added header a transition)
   // costs more than the rest of this function.
@@ -56,6 +66,7 @@ export function serialize(reply: Reply, method: string): WireReply {
     case 'view':
       throw requestErrors.error('FW_ERR_VIEW_NO_ENGINE', { template: body.template })
   }
+  applySecurityHeaders(headers, security)
   if (noBody) {
     delete headers['content-type']
     delete headers['content-length']

@@ -1,12 +1,15 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import type { AddressInfo, Socket } from 'node:net'
 import type { TLSSocket } from 'node:tls'
 import polka from 'polka'
 import sirv from 'sirv'
 import type { RequestInit } from '../context.js'
+import { requestErrors } from '../error-codes.js'
+import type { HttpError } from '../errors.js'
 import { isThenable, type MaybePromise } from '../hook-runner.js'
 import type { Reply } from '../reply.js'
 import { IDLE_GRACE_MS, trackConnections } from './drain.js'
+import type { SecurityHeaders } from './security-headers.js'
 import { serialize } from './serialize.js'
 
 /** A folder served as static files under a URL prefix (by sirv, before the pipeline). */
@@ -47,6 +50,8 @@ export interface ServerTarget {
   handle(init: RequestInit): MaybePromise<Reply>
   /** Called when writing a reply failed after the pipeline (a broken stream, a closed socket). */
   onWriteError(error: unknown): void
+  /** The headers every response carries (static files and the server's own answers too). */
+  readonly securityHeaders: SecurityHeaders
 }
 
 /** The running server and a way to stop it gracefully. */
@@ -67,6 +72,8 @@ function toInit(req: IncomingMessage, trustProxy: boolean): RequestInit {
   // access, and the socket's address is a call into C++; a route that reads none pays for none.
   const secure = (): boolean => {
     if ((req.socket as TLSSocket).encrypted === true) return true
+    // Anyone can send the header: only a proxy the operator declared is believed.
+    if (!trustProxy) return false
     const forwardedProto = req.headers['x-forwarded-proto']
     return (
       typeof forwardedProto === 'string' &&
@@ -98,10 +105,12 @@ export async function startServer(
     idleGraceMs?: number
   },
 ): Promise<RunningServer> {
+  const always = Object.fromEntries(target.securityHeaders.always)
   const failed = (res: ServerResponse, error: unknown): void => {
     // The pipeline turns every failure into a reply; reaching here is a kernel bug.
     target.onWriteError(error)
-    if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' })
+    if (!res.headersSent)
+      res.writeHead(500, { ...always, 'content-type': 'application/json; charset=utf-8' })
     res.end('{"error":"unavailable"}')
   }
   const server = createServer()
@@ -117,19 +126,32 @@ export async function startServer(
     error: unknown,
     tracked: boolean,
   ): void => {
-    let handedOver = true
+    // Nothing here may throw: it runs in a promise callback, where a throw would be an unhandled
+    // rejection and end the process. A failure ends this response (and at worst its socket) only.
     try {
+      // A body left unread midway (refused over the limit, say) cannot be skipped on a keep-alive
+      // socket without reading it whole: close the connection after this answer instead.
+      if (req.readableDidRead && !req.readableEnded) res.shouldKeepAlive = false
+      let handedOver = true
       if (reply === undefined) failed(res, error)
-      else handedOver = write(res, serialize(reply, req.method ?? 'GET'), target)
+      else
+        handedOver = write(
+          res,
+          serialize(reply, req.method ?? 'GET', target.securityHeaders),
+          target,
+        )
+      if (!tracked) return
+      // The socket is gone when the client went away (or its request broke) before the answer.
+      const socket = req.socket as Socket | null
+      if (socket === null) return
+      // Usually the whole reply went to the socket within end(); a stream or a slow socket is
+      // followed to the response's close instead.
+      if (handedOver && socket.writableLength === 0) tracker.answered(socket)
+      else res.once('close', () => tracker.answered(socket))
     } catch (thrown) {
-      failed(res, thrown)
+      target.onWriteError(thrown)
+      res.destroy()
     }
-    if (!tracked) return
-    const socket = req.socket
-    // Usually the whole reply went to the socket within end(); a stream or a slow socket is
-    // followed to the response's close instead.
-    if (handedOver && socket.writableLength === 0) tracker.answered(socket)
-    else res.once('close', () => tracker.answered(socket))
   }
   const pipeline = (req: IncomingMessage, res: ServerResponse, tracked: boolean): void => {
     let answer: MaybePromise<Reply>
@@ -159,24 +181,27 @@ export async function startServer(
         etag: true,
         maxAge: mount.maxAge ?? 0,
         immutable: mount.immutable ?? false,
-        ...(mount.crossOrigin === true
-          ? {
-              setHeaders: (res: ServerResponse) => {
-                const headers = crossOriginHeaders(res.req.headers.origin)
-                for (const [name, value] of Object.entries(headers ?? {}))
-                  res.setHeader(name, value)
-              },
-            }
-          : {}),
+        setHeaders: (res: ServerResponse) => {
+          for (const [name, value] of target.securityHeaders.always) res.setHeader(name, value)
+          if (mount.crossOrigin !== true) return
+          const headers = crossOriginHeaders(res.req.headers.origin)
+          for (const [name, value] of Object.entries(headers ?? {})) res.setHeader(name, value)
+        },
       }),
     )
   }
   app?.use((req: IncomingMessage, res: ServerResponse) => pipeline(req, res, false))
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    if (app !== undefined && mounted(mounts, req.url ?? '/')) {
+    if (hasTwoHosts(req.rawHeaders)) {
       tracker.request(req, res, true)
-      // polka runs its middleware loop only when no `next` is passed in.
-      void app.handler(req as never, res, undefined as never)
+      refuse(res, requestErrors.httpError('FW_ERR_HTTP_HOST_DUPLICATE'), always)
+    } else if (app !== undefined && mounted(mounts, req.url ?? '/')) {
+      tracker.request(req, res, true)
+      // polka runs its middleware loop only when no `next` is passed in; sirv does not throw, but
+      // a rejection here would outlive the request, so it is answered like any other failure.
+      Promise.resolve(app.handler(req as never, res, undefined as never)).catch((error: unknown) =>
+        failed(res, error),
+      )
     } else {
       tracker.request(req, res)
       pipeline(req, res, true)
@@ -219,6 +244,34 @@ function write(
     res.destroy()
   }
   return false
+}
+
+/**
+ * True when the request names its host twice. A proxy and the app could each pick a different one
+ * (Node keeps the first in `req.headers`), so HTTP/1.1 requires a 400. Reads the raw header list,
+ * which the parser has built already: a few string comparisons, no header object.
+ */
+function hasTwoHosts(raw: readonly string[]): boolean {
+  let seen = false
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!
+    if (name.length !== 4 || name.toLowerCase() !== 'host') continue
+    if (seen) return true
+    seen = true
+  }
+  return false
+}
+
+/** Answers a request the server refuses before the pipeline, closing the connection after it. */
+function refuse(res: ServerResponse, error: HttpError, always: Record<string, string>): void {
+  const body = JSON.stringify(error.body)
+  res.shouldKeepAlive = false
+  res.writeHead(error.status, {
+    ...always,
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+  })
+  res.end(body)
 }
 
 /** True when the URL's path lies under one of the mount prefixes (as polka's `use(prefix)` matches). */

@@ -429,11 +429,14 @@ export default definePlugin<DatabaseOptions, DatabaseApi>({
                 kernel.logger.error('database reachable but not ready', { error: failure })
             },
             () => availability.state === 'closed',
-          ).then((ok) => {
-            if (!ok) return
-            availability = { state: 'ready', error: undefined, attempts: availability.attempts }
-            kernel.logger.info('database reachable again: migrated and seeded')
-          })
+          ).then(
+            (ok) => {
+              if (!ok) return
+              availability = { state: 'ready', error: undefined, attempts: availability.attempts }
+              kernel.logger.info('database reachable again: migrated and seeded')
+            },
+            (error: unknown) => kernel.logger.error('retrying the database failed', { error }),
+          )
         }
       })
     }

@@ -98,7 +98,7 @@ export class PgNotifications {
     this.#channels.set(channel, sub)
     sub.handlers.add(handler)
     if (onListening !== undefined) sub.listening.add(onListening)
-    if (this.#client === undefined) return void this.#connect()
+    if (this.#client === undefined) return this.#connectInBackground()
     if (this.#connecting !== undefined) return // the LISTENs run when the connection is made
     if (!fresh) return void onListening?.(true)
     const client = this.#client
@@ -162,6 +162,13 @@ export class PgNotifications {
 
   #tell(listening: boolean): void {
     for (const sub of this.#channels.values()) for (const tell of sub.listening) tell(listening)
+  }
+
+  /** Connects with nobody waiting: a failure the connection does not handle itself is told. */
+  #connectInBackground(): void {
+    this.#connect().catch((error: unknown) =>
+      this.#options.warn(`notifications connection failed: ${String(error)}`),
+    )
   }
 
   #connect(): Promise<void> {
@@ -235,7 +242,7 @@ export class PgNotifications {
     this.#failures += 1
     const message = error instanceof Error ? error.message : String(error)
     this.#options.warn(`notifications connection lost (${message}); retrying in ${delay} ms`)
-    this.#retry = setTimeout(() => void this.#connect(), delay)
+    this.#retry = setTimeout(() => this.#connectInBackground(), delay)
     this.#retry.unref()
   }
 }

@@ -89,10 +89,14 @@ export class HealthRegistry {
       if (this.#inflight === running) this.#inflight = undefined
     })
     this.#inflight = running
-    void running.then((report) => {
-      // A check registered or removed meanwhile makes this report stale: keep it out of the cache.
-      if (generation === this.#generation) this.#cached = { report, at: started }
-    })
+    running.then(
+      (report) => {
+        // A check registered or removed meanwhile makes this report stale: keep it out of the cache.
+        if (generation === this.#generation) this.#cached = { report, at: started }
+      },
+      // The caller gets the failure through `running`; nothing is cached.
+      () => undefined,
+    )
     return running
   }
 

@@ -159,7 +159,19 @@ test('refuses a second owner of a top-level key', () => {
           name: 'sneaky',
           config: {
             defaults: {
-              http: { port: 1, host: '', body_limit: 1, trust_proxy: false, drain_timeout: 1 },
+              http: {
+                port: 1,
+                host: '',
+                body_limit: 1,
+                trust_proxy: false,
+                drain_timeout: 1,
+                security_headers: {
+                  content_type_options: '',
+                  frame_options: '',
+                  referrer_policy: '',
+                  content_security_policy: '',
+                },
+              },
             },
             schema: {
               'http.port': 'port',
@@ -167,6 +179,10 @@ test('refuses a second owner of a top-level key', () => {
               'http.body_limit': 'integer',
               'http.trust_proxy': 'boolean',
               'http.drain_timeout': 'seconds',
+              'http.security_headers.content_type_options': 'string',
+              'http.security_headers.frame_options': 'string',
+              'http.security_headers.referrer_policy': 'string',
+              'http.security_headers.content_security_policy': 'string',
             },
           },
           setup() {},
