@@ -9,6 +9,7 @@ test('keeps a same-site path with its query and fragment', () => {
   assert.is(safeReturnPath('/products?page=2&sort=-price'), '/products?page=2&sort=-price')
   assert.is(safeReturnPath('/a/b#c'), '/a/b#c')
   assert.is(safeReturnPath('/search?q=100%25'), '/search?q=100%25')
+  assert.is(safeReturnPath('/a/../b?x=1'), '/b?x=1')
 })
 
 test('refuses every way off the site', () => {
@@ -28,6 +29,15 @@ test('refuses every way off the site', () => {
     '/\t/evil.test',
     '/\n/evil.test',
     '/%09/evil.test',
+    // Each resolves (dot segments removed) to a path starting with `//`.
+    '/x/..//evil.test',
+    '/.//evil.test',
+    '/..//evil.test',
+    '/%2e//evil.test',
+    '/%2E%2E//evil.test',
+    '/%2e%2e/%2e%2e//evil.test',
+    '/%2e%2e/%2e%2e//evil.test/path?q=1',
+    '/a/%2e%2e/%2fevil.test',
     'javascript:alert(1)',
     'evil.test',
     '',

@@ -119,18 +119,28 @@ test('opens a web session: HttpOnly, SameSite=Lax, Secure over TLS, a 303 to the
   assert.is(expectEvent(plain.events, 'auth.resolved').action, 'web-login')
 })
 
+/** `return=` values that lead off the site, raw or once resolved (`/x/..//evil.test` → `//evil.test`). */
+const OFF_SITE = [
+  '//evil.test',
+  'https://evil.test/',
+  '/\\evil.test',
+  '/%2F%2Fevil.test',
+  '%2F%2Fevil.test',
+  '/%5Cevil.test',
+  '\\\\evil.test',
+  '/\t/evil.test',
+  '/x/..//evil.test',
+  '/.//evil.test',
+  '/..//evil.test',
+  '/%2e//evil.test',
+  '/%2e%2e/%2e%2e//evil.test',
+  '/x/..//evil.test/account?next=1#top',
+  '/a/b/../..//evil.test/path',
+]
+
 test('never redirects off the site, whatever return= holds', async ({ app }) => {
   const form = await openForm(app.kernel)
-  for (const attempt of [
-    '//evil.test',
-    'https://evil.test/',
-    '/\\evil.test',
-    '/%2F%2Fevil.test',
-    '%2F%2Fevil.test',
-    '/%5Cevil.test',
-    '\\\\evil.test',
-    '/\t/evil.test',
-  ]) {
+  for (const attempt of OFF_SITE) {
     const res = await submit(app.kernel, form, {
       username: 'user',
       password: 'user-pass',
@@ -139,8 +149,34 @@ test('never redirects off the site, whatever return= holds', async ({ app }) => 
     assert.is(res.status, 303)
     assert.is(res.headers.location, '/', attempt)
   }
-  const page = await app.kernel.inject('/login?return=%2F%2Fevil.test')
-  assert.match(page.body, 'name="return" value=""')
+  for (const attempt of ['%2F%2Fevil.test', '/x/..//evil.test', '/.//evil.test']) {
+    const page = await app.kernel.inject(`/login?return=${encodeURIComponent(attempt)}`)
+    assert.match(page.body, 'name="return" value=""', attempt)
+  }
+})
+
+test('the second-factor step never redirects off the site either', async ({ app }) => {
+  const form = await openForm(app.kernel)
+  for (const attempt of OFF_SITE) {
+    const first = await submit(app.kernel, form, {
+      username: 'alice',
+      password: 'alice-pass',
+      return: attempt,
+    })
+    assert.is(first.status, 200)
+    assert.match(first.body, 'name="return" value=""', attempt)
+    const pending = cookieFrom(first.headers['set-cookie'], 'fw_2fa')!
+    // A fresh time step for each code: a code is accepted once.
+    app.clock.t = (Math.floor(app.clock.t / 30_000) + 3) * 30_000
+    const done = await submit(
+      app.kernel,
+      form,
+      { step: 'code', code: totpAt(ALICE_SECRET, app.clock.t), return: attempt },
+      { fw_2fa: pending },
+    )
+    assert.is(done.status, 303, attempt)
+    assert.is(done.headers.location, '/', attempt)
+  }
 })
 
 test('puts <meta name="csrf"> and pfApiHeaders into signed-in pages', async ({ app }) => {
