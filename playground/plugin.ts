@@ -1,5 +1,5 @@
 import { definePlugin, type Kernel } from 'fw'
-import type {} from 'fw/plugins/api'
+import { minUsertype } from 'fw/plugins/api'
 import { declareApiRoutes } from './api/routes.js'
 import { DemoController } from './controllers/demo-controller.js'
 import { array, empty, error, fragment, ping, redirectHome, text } from './controllers/demo.js'
@@ -8,6 +8,9 @@ import { measureDemo } from './controllers/demo-measure.js'
 import { queries } from './controllers/demo-queries.js'
 import { home } from './controllers/home.js'
 import { declareListRoutes } from './list/routes.js'
+
+/** The lowest usertype that may change products through the API: the seeded `editor`'s. */
+const EDITOR_USERTYPE = 50
 
 function declareRoutes(kernel: Kernel): void {
   const router = kernel.router
@@ -43,7 +46,7 @@ declare module 'fw' {
   }
 }
 
-/** The playground's own plugin: the `api` middleware group and the routes of PLAYGROUND.md. */
+/** The playground's own plugin: the `api` middleware group and its routes. */
 export default definePlugin({
   name: 'playground',
   dependsOn: ['database', 'api'],
@@ -56,6 +59,9 @@ export default definePlugin({
     // The `api` middleware group of `/api/v1` and `/api/v2`: the API pipeline (CORS, content
     // type, API key) of the api plugin.
     kernel.middleware('api', kernel.plugin('api').pipeline)
+    // `editor`: what changes the catalogue needs after the pipeline, the application's API key or
+    // a signed-in user of usertype ≥ 50 (the seeded `editor`); reads need only the pipeline.
+    kernel.middleware('editor', minUsertype(EDITOR_USERTYPE))
     declareRoutes(kernel)
   },
 })

@@ -1,4 +1,4 @@
-// The playground's API routes (PLAYGROUND.md): `api/v1` (the products resource, its DataTables
+// The playground's API routes: `api/v1` (the products resource, its DataTables
 // endpoint, `me`) and `api/v2`, each route's schema from ./schemas.ts.
 import type { Kernel } from 'fw'
 import { me } from './controllers/me.js'
@@ -10,9 +10,15 @@ export function declareApiRoutes(kernel: Kernel): void {
   const router = kernel.router
   router.group({ prefix: 'api/v1', middleware: ['api'], name: 'v1.' }, (r) => {
     r.get('products/datatable', [ProductsController, 'datatable']).name('products.datatable')
-    // `{id}` is bound to the entity: a missing id is a 404 before the controller runs.
+    // `{id}` is bound to the entity: a missing id is a 404 before the controller runs. Declared
+    // twice so that only the writes get the `editor` guard (API key, or usertype ≥ 50).
     r.resource('products', ProductsController)
-      .only('index', 'store', 'show', 'update', 'destroy')
+      .only('index', 'show')
+      .bind('Product')
+      .schemas(productSchemas)
+    r.resource('products', ProductsController)
+      .only('store', 'update', 'destroy')
+      .middleware('editor')
       .bind('Product')
       .schemas(productSchemas)
   })

@@ -1,8 +1,12 @@
 import { json, type Reply } from 'fw'
 
-/** The `error` codes of the API middleware (spec.md "API-key middleware", "Unified middleware"). */
+/** The `error` codes of the API middleware: key, token and session failures, and `minUsertype`. */
 export type ApiErrorCode =
-  'APIKeyMissing' | 'APIKeyInvalid' | 'InvalidAccessToken' | 'Unauthenticated'
+  | 'APIKeyMissing'
+  | 'APIKeyInvalid'
+  | 'InvalidAccessToken'
+  | 'Unauthenticated'
+  | 'InsufficientUsertype'
 
 /** The API error envelope of spec-notes.md: `{status, statusmessage, message, error}` (+ `data`). */
 export interface ApiErrorEnvelope {
@@ -30,6 +34,11 @@ const FAILURES: Record<ApiErrorCode, { status: number; statusmessage: string; me
     status: 401,
     statusmessage: 'Unauthenticated',
     message: 'Authentication required.',
+  },
+  InsufficientUsertype: {
+    status: 403,
+    statusmessage: 'Forbidden',
+    message: 'Your account may not do this.',
   },
 }
 

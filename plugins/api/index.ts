@@ -150,6 +150,7 @@ export default definePlugin<ApiOptions | undefined, ApiApi>({
 })
 
 export { apiError } from './envelope.js'
+export { minUsertype } from './usertype.js'
 export type { ApiErrorCode, ApiErrorEnvelope } from './envelope.js'
 export { applicationsTable, hashApiKey, KeyCache } from './api-key.js'
 export type { ApiKeyChecker } from './api-key.js'
