@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http'
 import { parse as parseCookies } from 'cookie'
 import qs from 'qs'
+import { acceptsJsonFirst } from './accept.js'
 import type { EventLog } from './events.js'
 import { runBail } from './hook-runner.js'
 import { readBody, type BodySource } from './http/body.js'
@@ -182,10 +183,13 @@ export class RequestContext {
     return this.#identity
   }
 
-  /** True when the client asks for JSON: `Accept` names `application/json`, or it is an XHR. */
+  /**
+   * True when the client asks for JSON: `Accept` names `application/json` and does not rank
+   * `text/html` above it (a browser listing JSON at a lower quality gets pages), or it is an XHR.
+   */
   wantsJson(): boolean {
     const accept = this.headers.accept
-    if (accept !== undefined && accept.includes('application/json')) return true
+    if (accept !== undefined && acceptsJsonFirst(accept)) return true
     return this.headers['x-requested-with']?.toString().toLowerCase() === 'xmlhttprequest'
   }
 }

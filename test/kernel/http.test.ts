@@ -156,6 +156,41 @@ test('renders an HttpError with its status, body and headers', async () => {
   assert.equal(res.json(), { error: 'too_many_attempts', retry_after: 60 })
 })
 
+test('a browser ranking text/html above JSON gets the page; a tie or JSON alone gets JSON', async () => {
+  const kernel = createTestKernel()
+  kernel.router.get('staff', () => {
+    throw new HttpError(403, { error: 'forbidden', message: 'Your account may not open this.' })
+  })
+  const pages = [
+    'text/html,application/xhtml+xml,application/json;q=0.9,*/*;q=0.8',
+    'application/json;q=0.5, text/html',
+    'text/html, application/json;q=0',
+  ]
+  for (const accept of pages) {
+    const page = await kernel.inject({ url: '/staff', headers: { accept } })
+    assert.is(page.status, 403, accept)
+    assert.match(String(page.headers['content-type']), 'text/html', accept)
+    assert.match(page.body, 'Your account may not open this.')
+    assert.is(
+      (await kernel.inject({ url: '/nowhere', headers: { accept } })).headers['content-type'],
+      page.headers['content-type'],
+    )
+  }
+  for (const accept of [
+    'application/json',
+    'text/html, application/json',
+    'text/html;q=0.5, application/json;q=0.9',
+  ]) {
+    const res = await kernel.inject({ url: '/staff', headers: { accept } })
+    assert.is(res.status, 403, accept)
+    assert.equal(
+      res.json(),
+      { error: 'forbidden', message: 'Your account may not open this.' },
+      accept,
+    )
+  }
+})
+
 test('answers 503 with retry_after while the maintenance flag is down', async () => {
   const kernel = app()
   enterMaintenance(kernel.root, 120)

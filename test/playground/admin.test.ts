@@ -97,6 +97,35 @@ test('editor (50) reaches the dashboard in the admin theme, and gets 403 on user
   assert.is(users.status, 403)
 })
 
+test("editor's browser gets the 403 as an HTML page; a JSON client gets JSON", async (context) => {
+  // What browsers send, one of them listing JSON below HTML: a page either way.
+  for (const accept of [
+    'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
+    'text/html,application/xhtml+xml,application/json;q=0.9,*/*;q=0.8',
+  ]) {
+    const page = await as(context, 'editor', '/admin/users', accept)
+    assert.is(page.status, 403, accept)
+    assert.is(page.headers['content-type'], 'text/html; charset=utf-8', accept)
+    assert.match(page.body, /^<!doctype html>/)
+    assert.match(page.body, '<title>403 Forbidden</title>')
+    assert.match(page.body, 'Your account may not open this.')
+  }
+  const json = await as(context, 'editor', '/admin/users', 'application/json')
+  assert.is(json.status, 403)
+  assert.match(String(json.headers['content-type']), 'application/json')
+  assert.equal(json.json(), { error: 'forbidden', message: 'Your account may not open this.' })
+})
+
+test('a browser listing JSON below HTML is still sent to sign in, or to the site root', async (context) => {
+  const accept = 'text/html,application/json;q=0.9'
+  const guest = await as(context, undefined, '/admin/users', accept)
+  assert.is(guest.status, 302)
+  assert.is(guest.headers.location, '/login?return=/admin/users')
+  const user = await as(context, 'user', '/admin', accept)
+  assert.is(user.status, 302)
+  assert.is(user.headers.location, '/')
+})
+
 test('admin (100) reaches users: a table of usernames, emails and usertypes', async (context) => {
   const res = await as(context, 'admin', '/admin/users')
   assert.is(res.status, 200)
