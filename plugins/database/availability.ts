@@ -32,24 +32,39 @@ const UNAVAILABLE_MESSAGE =
  * connection, a connect or acquire timeout, the statement timeout, a server shutting down.
  */
 export function isUnavailableError(error: unknown): boolean {
+  return unavailableReason(error) !== undefined
+}
+
+/**
+ * What made {@link isUnavailableError} say yes: the code, the error's name or the matched words of
+ * the driver's message (`ECONNREFUSED`, `57014`, `KnexTimeoutError`, `Connection terminated`), so
+ * always words of the lists above, never text of the error that could quote a statement.
+ */
+export function unavailableReason(error: unknown): string | undefined {
   const seen = new Set<unknown>()
   let current = error
   while (typeof current === 'object' && current !== null && !seen.has(current)) {
     seen.add(current)
     const e = current as { code?: unknown; name?: unknown; message?: unknown; cause?: unknown }
     if (typeof e.code === 'string') {
-      if (UNAVAILABLE_CODES.has(e.code) || UNAVAILABLE_STATES.has(e.code)) return true
+      if (UNAVAILABLE_CODES.has(e.code) || UNAVAILABLE_STATES.has(e.code)) return e.code
       // SQLSTATE class 08: connection exception.
-      if (/^08[0-9A-Z]{3}$/.test(e.code)) return true
+      if (/^08[0-9A-Z]{3}$/.test(e.code)) return e.code
     }
-    if (e.name === 'KnexTimeoutError' || e.name === 'ConnectionException') return true
-    if (typeof e.message === 'string' && UNAVAILABLE_MESSAGE.test(e.message)) return true
+    if (e.name === 'KnexTimeoutError' || e.name === 'ConnectionException') return e.name
+    const matched = typeof e.message === 'string' ? UNAVAILABLE_MESSAGE.exec(e.message) : null
+    if (matched !== null) return matched[0]
     // AggregateError (a host with several addresses, each refused).
     const errors = (current as { errors?: unknown }).errors
-    if (Array.isArray(errors) && errors.some((inner) => isUnavailableError(inner))) return true
+    if (Array.isArray(errors)) {
+      for (const inner of errors) {
+        const reason = unavailableReason(inner)
+        if (reason !== undefined) return reason
+      }
+    }
     current = e.cause
   }
-  return false
+  return undefined
 }
 
 /** What the database plugin knows about its connection. */

@@ -2,6 +2,7 @@ import type { Knex, SqlEntityManager } from '@mikro-orm/knex'
 import { performance } from 'node:perf_hooks'
 import { currentContext, type RequestContext } from 'fw'
 import type { ReadRows } from './read-pool.js'
+import { refuseUnstorable } from './unstorable-input.js'
 
 /** A statement with `?` placeholders and its values, bound in order. */
 export interface Statement {
@@ -116,6 +117,8 @@ export async function runPreparedRead(
 ): Promise<Record<string, unknown>[]> {
   if (readPool === undefined || em.getTransactionContext() !== undefined)
     return runStatement(em, { sql: read.sql, bindings: read.values })
+  // Before the try: a value the database cannot hold is the client's 400, not a StatementError.
+  refuseUnstorable(read.text, read.values)
   const started = performance.now()
   let rows: Record<string, unknown>[] | undefined
   try {
@@ -144,6 +147,8 @@ export async function runStatement(
   em: SqlEntityManager,
   statement: Statement,
 ): Promise<Record<string, unknown>[]> {
+  // Before the try: a value the database cannot hold is the client's 400, not a StatementError.
+  refuseUnstorable(statement.sql, statement.bindings)
   const knex = em.getKnex()
   const trx = em.getTransactionContext<Knex.Transaction>()
   const positioned = knex.client.positionBindings(statement.sql) as string

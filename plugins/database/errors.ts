@@ -19,6 +19,13 @@ export const databaseErrors = defineErrors(
       error: 'unavailable',
       message: 'The database could not be reached; it is being retried.',
     },
+    FW_ERR_DATABASE_INVALID_INPUT: {
+      when: 'A value bound to an SQL statement (a string, or a string inside an array or object) holds a NUL character (U+0000), which no PostgreSQL text can hold; found before the statement is sent, on PostgreSQL and PGlite alike. Also a statement the database refused for a value\'s characters (SQLSTATE 22021, 22P05). Answered 400 `{"error":"invalid_input"}`; not an outage: no 503, no retry.',
+      fix: 'Nothing on the server: the client sent text that cannot be stored. Validate the field first for an answer of your own.',
+      status: 400,
+      error: 'invalid_input',
+      message: 'The request holds a character the database cannot store (NUL, U+0000).',
+    },
     FW_ERR_DATABASE_NOT_READY: {
       when: 'The database was used outside a request (a boot tap, a script, a command) before `ready()` resolved: it opens on first need.',
       fix: "`await kernel.plugin('database').ready()` first.",

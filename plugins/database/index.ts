@@ -13,6 +13,7 @@ import {
 import { isUnavailableError, retryUntilReady, type Availability } from './availability.js'
 import { runPreparedRead, runStatement, type Statement } from './bound-query.js'
 import { parseDatabaseUrl, type DatabaseTarget } from './connection-url.js'
+import { summaryOf } from './error-summary.js'
 import { databaseErrors } from './errors.js'
 import './events.js'
 import { MigrateCommand } from './migrate-command.js'
@@ -25,6 +26,7 @@ import {
 import type { AnyEntitySchema, DatabaseTimeouts, OpenedDatabase } from './orm.js'
 import type { PrepareResult } from './prepare.js'
 import type * as SerializeModuleNs from './serialize.js'
+import { invalidInput, isUnstorableInputError } from './unstorable-input.js'
 
 type SerializeModule = typeof SerializeModuleNs
 
@@ -416,17 +418,21 @@ export default definePlugin<DatabaseOptions, DatabaseApi>({
           await api.prepare()
         } catch (error) {
           if (!isUnavailableError(error)) throw error
-          availability = { state: 'waiting', error: messageOf(error), attempts: 1 }
+          availability = { state: 'waiting', error: summaryOf(error), attempts: 1 }
           kernel.logger.warn('database unreachable at start: serving without it, retrying', {
-            error: messageOf(error),
+            error: summaryOf(error),
           })
           void retryUntilReady(
             async () => void (await api.prepare()),
             (failure, attempts) => {
               if (availability.state === 'closed') return
-              availability = { state: 'waiting', error: messageOf(failure), attempts: attempts + 1 }
+              availability = { state: 'waiting', error: summaryOf(failure), attempts: attempts + 1 }
+              // The summary, not the error: its message would carry the failing statement's values.
+              // `fw migrate`, run by hand, reports the database's own words.
               if (!isUnavailableError(failure))
-                kernel.logger.error('database reachable but not ready', { error: failure })
+                kernel.logger.error('database reachable but not ready', {
+                  error: summaryOf(failure),
+                })
             },
             () => availability.state === 'closed',
           ).then(
@@ -441,9 +447,15 @@ export default definePlugin<DatabaseOptions, DatabaseApi>({
       })
     }
     // A statement that could not reach the database (refused, lost, timed out) answers 503 with
-    // `Retry-After`, JSON or the HTML error page as the client asks, instead of a 500.
+    // `Retry-After`, JSON or the HTML error page as the client asks, instead of a 500. A value the
+    // database cannot hold answers 400 first: the client's fault, never an outage, never retried
+    // (MikroORM hands the check's HttpError on wrapped in a DriverException).
     kernel.hooks.error.tapPromise('database', async (error, ctx) =>
-      isUnavailableError(error) ? unavailableReply(kernel, ctx, error) : undefined,
+      isUnstorableInputError(error)
+        ? httpErrorReply(ctx, invalidInput())
+        : isUnavailableError(error)
+          ? unavailableReply(kernel, ctx, error)
+          : undefined,
     )
     kernel.hooks.shutdown.tapPromise({ name: 'database', stage: 100 }, async () => {
       availability = { state: 'closed', error: undefined, attempts: availability.attempts }
@@ -461,12 +473,8 @@ function unavailable(): FwError {
   return databaseErrors.error('FW_ERR_DATABASE_UNAVAILABLE')
 }
 
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
-}
-
 function unavailableReply(kernel: Kernel, ctx: RequestContext, error: unknown) {
-  kernel.logger.warn('database unavailable', { error: messageOf(error), path: ctx.path })
+  kernel.logger.warn('database unavailable', { error: summaryOf(error), path: ctx.path })
   return httpErrorReply(
     ctx,
     databaseErrors.httpError('FW_ERR_DATABASE_UNAVAILABLE', {

@@ -16,6 +16,7 @@ import type { DatabaseTarget } from './connection-url.js'
 import { createPglite } from './pglite-template.js'
 import { createReadPool, type ReadPool, type ReadRows } from './read-pool.js'
 import { ModelRecorder, QueryRecorder } from './recorders.js'
+import { refuseUnstorable } from './unstorable-input.js'
 
 declare module 'fw' {
   interface ContextState {
@@ -82,6 +83,13 @@ export async function openDatabase(
       silent: true,
     },
     loggerFactory: (options) => new QueryRecorder(options),
+    // The connection's `execute` hands every statement the ORM runs (finds, flushes, `em.execute`,
+    // migrations) and its parameters here before formatting and sending it: the one place to
+    // refuse a value the database cannot hold.
+    onQuery: (sql, params) => {
+      refuseUnstorable(sql, params)
+      return sql
+    },
     subscribers: [new ModelRecorder()],
     // The request's EntityManager: MikroORM asks this whenever code uses `orm.em`.
     context: () => {

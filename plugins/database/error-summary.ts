@@ -1,0 +1,55 @@
+import { unavailableReason } from './availability.js'
+
+// What the database plugin writes about a failure, in its log lines and `availability().error`.
+// Never an error's message: driver messages carry the statement with its values (MikroORM inlines
+// them into the SQL, knex puts the SQL before the database's words, PGlite keeps `query` and
+// `params` on the error), and the database's own words quote values too (`invalid input syntax for
+// type integer: "abc"`). Names, codes and addresses cannot hold a value, and say what went wrong.
+
+const NAME = /^[A-Za-z_$][\w$]{0,63}$/
+const CODE = /^[A-Za-z0-9_]{1,48}$/
+/** An IP address (what node's socket errors carry), not a host name someone typed. */
+const ADDRESS = /^[0-9A-Fa-f.:]{2,45}$/
+/** Errors of a chain written out at most. */
+const MAX_LINKS = 4
+
+function linkOf(error: object): string {
+  const e = error as { name?: unknown; code?: unknown; address?: unknown; port?: unknown }
+  let text = typeof e.name === 'string' && NAME.test(e.name) ? e.name : 'Error'
+  if (typeof e.code === 'string' && CODE.test(e.code)) text += ` ${e.code}`
+  if (typeof e.address === 'string' && ADDRESS.test(e.address)) {
+    text += ` ${e.address}`
+    if (typeof e.port === 'number' && Number.isInteger(e.port)) text += `:${e.port}`
+  }
+  return text
+}
+
+/**
+ * `error` as a log line may carry it: the name, code and address of each error along its `cause`
+ * chain (the first of an AggregateError's), and what made it an outage when it is one.
+ *
+ * @example
+ * summaryOf(refused) // 'AggregateError ECONNREFUSED < Error ECONNREFUSED 127.0.0.1:5432'
+ * summaryOf(lost)    // 'DriverException (Connection terminated)'
+ */
+export function summaryOf(error: unknown): string {
+  if (typeof error !== 'object' || error === null) return typeof error
+  const links: string[] = []
+  const seen = new Set<unknown>()
+  let current: unknown = error
+  while (
+    typeof current === 'object' &&
+    current !== null &&
+    !seen.has(current) &&
+    links.length < MAX_LINKS
+  ) {
+    seen.add(current)
+    const link = linkOf(current)
+    if (links[links.length - 1] !== link) links.push(link)
+    const { cause, errors } = current as { cause?: unknown; errors?: unknown }
+    current = cause ?? (Array.isArray(errors) ? (errors[0] as unknown) : undefined)
+  }
+  const text = links.join(' < ')
+  const reason = unavailableReason(error)
+  return reason === undefined || text.includes(reason) ? text : `${text} (${reason})`
+}
