@@ -1,0 +1,200 @@
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { EntitySchema } from '@mikro-orm/core'
+import type { SqlEntityManager as EntityManager } from '@mikro-orm/knex'
+import { Migration } from '@mikro-orm/migrations'
+import type { Kernel } from 'fw'
+import database, { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
+import { createTestKernel, type MemoryLogger } from 'fw/testing'
+import { Gadget, GadgetSchema, migrations } from './fixtures.js'
+
+// A NUL character (U+0000) in a bound value is the client's fault: 400 `invalid_input` before the
+// statement is sent, through the ORM, the raw path and route binding alike, never the 503 of an
+// outage. And the plugin's log lines never carry a statement's values.
+
+/** An entity with a text key: its route binding runs the prepared read (the read pool on PostgreSQL). */
+class Label {
+  slug!: string
+  name!: string
+}
+const LabelSchema = new EntitySchema<Label>({
+  class: Label,
+  tableName: 'labels',
+  properties: { slug: { type: 'string', primary: true }, name: { type: 'string' } },
+})
+class CreateLabels extends Migration {
+  override async up(): Promise<void> {
+    this.addSql('create table "labels" ("slug" varchar(64) primary key, "name" text not null)')
+    // Raises what reads as an outage (SQLSTATE 57P01, admin_shutdown), quoting its argument as
+    // driver messages quote a statement's values.
+    this.addSql(`create function fw_test_lost(v text) returns int language plpgsql as $$
+      begin raise exception 'connection lost while reading %', v using errcode = '57P01'; end $$`)
+  }
+}
+
+const NUL_NAME = 'Lam\u0000p'
+const SECRET = 'value-7f3a9c-never-logged'
+
+const test = suite<{ db: TestDatabase; kernel: Kernel & { logger: MemoryLogger } }>(
+  'database unstorable input',
+)
+
+test.before(async (context) => {
+  context.db = await createTestDatabase()
+  const kernel = createTestKernel({
+    plugins: [
+      [
+        database,
+        {
+          url: context.db.url,
+          entities: [GadgetSchema, LabelSchema],
+          migrations: [
+            ...migrations,
+            { name: 'Migration20261121000001_create_labels', class: CreateLabels },
+          ],
+        },
+      ],
+    ],
+  })
+  const db = () => kernel.plugin('database')
+  const bodyOf = async (ctx: { body(): Promise<unknown> }) =>
+    (await ctx.body()) as { name: string; tags?: unknown[]; doc?: unknown }
+  kernel.router.post('orm/find', async (ctx) => {
+    const { name } = await bodyOf(ctx)
+    return { found: (await db().em().findOne(Gadget, { name })) !== null }
+  })
+  kernel.router.post('orm/flush', async (ctx) => {
+    const { name, tags = [] } = await bodyOf(ctx)
+    const em = db().em()
+    em.create(Gadget, { name, price: 1, active: true, tags: tags as string[], notes: null })
+    await em.flush()
+    return { ok: true }
+  })
+  kernel.router.post('orm/execute', async (ctx) => {
+    const { name } = await bodyOf(ctx)
+    return db().em().execute('select count(*) as n from gadgets where name = ?', [name])
+  })
+  kernel.router.post('raw', async (ctx) => {
+    const { name, doc } = await bodyOf(ctx)
+    return db().runStatement({
+      sql: 'select ?::text as name, ?::jsonb as doc',
+      bindings: [name, doc ?? {}],
+    })
+  })
+  kernel.router.post('raw/lost', async (ctx) => {
+    const { name } = await bodyOf(ctx)
+    return db().runStatement({ sql: 'select fw_test_lost(?) as v', bindings: [name] })
+  })
+  kernel.router.post('orm/lost', async (ctx) => {
+    const { name } = await bodyOf(ctx)
+    return (db().em() as EntityManager).execute('select fw_test_lost(?) as v', [name])
+  })
+  kernel.router
+    .get('labels/{label}', (ctx) => ({ name: (ctx.models.label as Label).name }))
+    .bind('label', 'Label')
+  await kernel.boot()
+  await kernel.plugin('database').prepare()
+  await kernel.plugin('database').runStatement({
+    sql: 'insert into labels (slug, name) values (?, ?)',
+    bindings: ['home', 'Home'],
+  })
+  context.kernel = kernel
+})
+
+test.after(async ({ kernel, db }) => {
+  await kernel.close()
+  await db.drop()
+})
+
+function post(kernel: Kernel, url: string, body: Record<string, unknown>) {
+  return kernel.inject({ method: 'POST', url, body, headers: { accept: 'application/json' } })
+}
+
+const INVALID_INPUT = {
+  error: 'invalid_input',
+  message: 'The request holds a character the database cannot store (NUL, U+0000).',
+}
+
+/** 400 `invalid_input`, not the 503 of an outage; the database still counts as ready. */
+function assertInvalidInput(
+  kernel: Kernel & { logger: MemoryLogger },
+  res: { status: number; body: string; headers: Record<string, unknown> },
+) {
+  assert.is(res.status, 400, res.body)
+  assert.equal(res.json(), INVALID_INPUT)
+  assert.is(res.headers['retry-after'], undefined)
+  assert.is(kernel.plugin('database').availability().state, 'ready')
+  assert.not.ok(
+    kernel.logger.entries.some((e) => e.message === 'database unavailable'),
+    'not logged as an outage',
+  )
+}
+
+test('the ORM: a find, a flush and em.execute with a NUL answer 400 invalid_input', async ({
+  kernel,
+}) => {
+  for (const url of ['orm/find', 'orm/flush', 'orm/execute'])
+    assertInvalidInput(kernel, await post(kernel, url, { name: NUL_NAME }))
+  // A string inside a JSON column's value.
+  assertInvalidInput(kernel, await post(kernel, 'orm/flush', { name: 'ok', tags: ['a\u0000b'] }))
+  // Nothing was written, and the same routes still work without the NUL.
+  assert.equal((await post(kernel, 'orm/find', { name: 'Lamp' })).json(), { found: false })
+  assert.is((await post(kernel, 'orm/flush', { name: 'Lamp', tags: ['x'] })).status, 200)
+  assert.equal((await post(kernel, 'orm/find', { name: 'Lamp' })).json(), { found: true })
+})
+
+test('the raw path: runStatement with a NUL, also inside a JSON value, answers 400', async ({
+  kernel,
+}) => {
+  assertInvalidInput(kernel, await post(kernel, 'raw', { name: NUL_NAME }))
+  assertInvalidInput(kernel, await post(kernel, 'raw', { name: 'ok', doc: { k: ['a\u0000'] } }))
+  assertInvalidInput(kernel, await post(kernel, 'raw', { name: 'ok', doc: { 'k\u0000': 1 } }))
+  const fine = await post(kernel, 'raw', { name: 'ok', doc: { k: ['x'] } })
+  assert.is(fine.status, 200, fine.body)
+  assert.equal(fine.json(), [{ name: 'ok', doc: { k: ['x'] } }])
+})
+
+test('route binding: a NUL in a text key answers 400 (the prepared read on PostgreSQL)', async ({
+  kernel,
+}) => {
+  assert.equal((await kernel.inject('/labels/home')).json(), { name: 'Home' })
+  const res = await kernel.inject({
+    url: '/labels/ho%00me',
+    headers: { accept: 'application/json' },
+  })
+  assertInvalidInput(kernel, res)
+})
+
+test('outside a request, runStatement rejects with the 400 HttpError and sends nothing', async ({
+  kernel,
+}) => {
+  const error = await kernel
+    .plugin('database')
+    .runStatement({ sql: 'select ?::text as v', bindings: [['a', NUL_NAME]] })
+    .then(
+      () => undefined,
+      (e: unknown) => e as { status?: number; code?: string },
+    )
+  assert.is(error?.status, 400)
+  assert.is(error?.code, 'FW_ERR_DATABASE_INVALID_INPUT')
+})
+
+test('the outage warning carries no bound value, from the ORM or the raw path', async ({
+  kernel,
+}) => {
+  for (const url of ['orm/lost', 'raw/lost']) {
+    kernel.logger.entries.length = 0
+    const res = await post(kernel, url, { name: SECRET })
+    assert.is(res.status, 503, res.body)
+    assert.not.match(res.body, SECRET)
+    const lines = kernel.logger.entries.filter((e) => e.message === 'database unavailable')
+    assert.is(lines.length, 1, JSON.stringify(kernel.logger.entries))
+    const logged = JSON.stringify(kernel.logger.entries)
+    assert.not.match(logged, SECRET)
+    assert.not.match(logged, /fw_test_lost/, 'nor the statement')
+    // What it says instead: the error's kind and SQLSTATE.
+    assert.match(String(lines[0]!.context?.error), /57P01/)
+  }
+})
+
+test.run()
