@@ -16,7 +16,7 @@ import type { DatabaseTarget } from './connection-url.js'
 import { createPglite } from './pglite-template.js'
 import { createReadPool, type ReadPool, type ReadRows } from './read-pool.js'
 import { ModelRecorder, QueryRecorder } from './recorders.js'
-import { refuseUnstorable } from './unstorable-input.js'
+import { refuseUnstorable, refuseUnstorableValue } from './unstorable-input.js'
 
 declare module 'fw' {
   interface ContextState {
@@ -147,6 +147,15 @@ export async function openDatabase(
     })
   }
   const opened = orm
+  // MikroORM serialises a JSON property's value itself (`JSON.stringify`), so a NUL inside it
+  // reaches `onQuery` escaped (`\u0000`), which text may spell too, and `jsonb` refuses it only
+  // on the server (22P05). The value is checked before it is serialised instead.
+  const platform = opened.em.getPlatform()
+  const jsonToDatabase = platform.convertJsonToDatabaseValue.bind(platform)
+  platform.convertJsonToDatabaseValue = (value, context) => {
+    refuseUnstorableValue(value)
+    return jsonToDatabase(value, context)
+  }
   let reads: ReadPool | null | undefined
   return {
     orm: opened,

@@ -3,7 +3,8 @@
 // message (SQLSTATE 08P01, a "connection exception") when MikroORM has inlined the value, and the
 // database's own refusal quotes the statement. So every statement the plugin runs is checked here
 // first: the ORM's through MikroORM's `onQuery` (called by the connection's `execute` with the
-// statement and its parameters, for every statement), the raw and prepared reads in bound-query.ts.
+// statement and its parameters, for every statement; JSON values before MikroORM serialises them),
+// the raw and prepared reads in bound-query.ts.
 
 import type { HttpError } from 'fw'
 import { databaseErrors } from './errors.js'
@@ -14,7 +15,7 @@ const MAX_DEPTH = 32
 /**
  * SQLSTATEs of the database refusing a value for its characters (22021 invalid byte sequence,
  * 22P05 untranslatable character: `\u0000` in a `jsonb` value). What slips past the check (a NUL
- * escaped inside JSON text MikroORM has serialised) answers like what the check finds.
+ * escaped inside JSON text an app serialised itself) answers like what the check finds.
  */
 const UNSTORABLE_STATES: ReadonlySet<string> = new Set(['22021', '22P05'])
 const CODE = 'FW_ERR_DATABASE_INVALID_INPUT'
@@ -48,6 +49,14 @@ export function refuseUnstorable(sql: string, values: readonly unknown[] | undef
   if (sql.indexOf(NUL) !== -1) throw invalidInput()
   if (values === undefined) return
   for (const value of values) if (holdsNul(value, 0)) throw invalidInput()
+}
+
+/**
+ * Throws the `FW_ERR_DATABASE_INVALID_INPUT` 400 when one value (a JSON property's, before MikroORM
+ * serialises it) holds a NUL at any depth.
+ */
+export function refuseUnstorableValue(value: unknown): void {
+  if (holdsNul(value, 0)) throw invalidInput()
 }
 
 /**

@@ -1,11 +1,11 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { EntitySchema } from '@mikro-orm/core'
+import { EntitySchema, type MigrationObject } from '@mikro-orm/core'
 import type { SqlEntityManager as EntityManager } from '@mikro-orm/knex'
 import { Migration } from '@mikro-orm/migrations'
-import type { Kernel } from 'fw'
+import type { InjectResponse, Kernel } from 'fw'
 import database, { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
-import { createTestKernel, type MemoryLogger } from 'fw/testing'
+import { createTestKernel, eventsOf, type MemoryLogger } from 'fw/testing'
 import { Gadget, GadgetSchema, migrations } from './fixtures.js'
 
 // A NUL character (U+0000) in a bound value is the client's fault: 400 `invalid_input` before the
@@ -32,6 +32,11 @@ class CreateLabels extends Migration {
   }
 }
 
+const allMigrations: MigrationObject[] = [
+  ...migrations,
+  { name: 'Migration20261121000001_create_labels', class: CreateLabels },
+]
+
 const NUL_NAME = 'Lam\u0000p'
 const SECRET = 'value-7f3a9c-never-logged'
 
@@ -48,10 +53,7 @@ test.before(async (context) => {
         {
           url: context.db.url,
           entities: [GadgetSchema, LabelSchema],
-          migrations: [
-            ...migrations,
-            { name: 'Migration20261121000001_create_labels', class: CreateLabels },
-          ],
+          migrations: allMigrations,
         },
       ],
     ],
@@ -66,7 +68,14 @@ test.before(async (context) => {
   kernel.router.post('orm/flush', async (ctx) => {
     const { name, tags = [] } = await bodyOf(ctx)
     const em = db().em()
-    em.create(Gadget, { name, price: 1, active: true, tags: tags as string[], notes: null })
+    em.create(Gadget, {
+      name,
+      price: 1,
+      active: true,
+      tags: tags as string[],
+      notes: null,
+      createdAt: new Date(),
+    })
     await em.flush()
     return { ok: true }
   })
@@ -116,12 +125,12 @@ const INVALID_INPUT = {
 }
 
 /** 400 `invalid_input`, not the 503 of an outage; the database still counts as ready. */
-function assertInvalidInput(
-  kernel: Kernel & { logger: MemoryLogger },
-  res: { status: number; body: string; headers: Record<string, unknown> },
-) {
+function assertInvalidInput(kernel: Kernel & { logger: MemoryLogger }, res: InjectResponse) {
   assert.is(res.status, 400, res.body)
   assert.equal(res.json(), INVALID_INPUT)
+  // Refused before it was sent: the database failed no statement.
+  const failed = eventsOf(res.events, 'query.executed').filter((e) => e.data.failed)
+  assert.equal(failed, [], 'no statement reached the database')
   assert.is(res.headers['retry-after'], undefined)
   assert.is(kernel.plugin('database').availability().state, 'ready')
   assert.not.ok(
