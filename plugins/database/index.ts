@@ -26,7 +26,7 @@ import {
 import type { AnyEntitySchema, DatabaseTimeouts, OpenedDatabase } from './orm.js'
 import type { PrepareResult } from './prepare.js'
 import type * as SerializeModuleNs from './serialize.js'
-import { invalidInput, isUnstorableInputError } from './unstorable-input.js'
+import { invalidInput, isUnstorableInputError, refuseUnstorable } from './unstorable-input.js'
 
 type SerializeModule = typeof SerializeModuleNs
 
@@ -79,7 +79,8 @@ export interface DatabaseApi {
    * Runs one raw SQL statement, its `?` placeholders bound in order to `bindings` (never put values
    * in the SQL text), on `em` (default: the request's EntityManager, in its transaction if it has
    * one), and records a `query.executed` event in the request's log. Answers the rows; fails with a
-   * `StatementError` carrying the database's message and SQLSTATE.
+   * `StatementError` carrying the database's message and SQLSTATE, or, before sending anything,
+   * with the `FW_ERR_DATABASE_INVALID_INPUT` 400 `HttpError` when a value holds a NUL (U+0000).
    *
    * @example
    * const rows = await kernel.plugin('database').runStatement({
@@ -380,8 +381,12 @@ export default definePlugin<DatabaseOptions, DatabaseApi>({
         notifications?.subscribe(channel, handler, onListening)
         return notifications !== undefined
       },
-      notify: async (channel, payload, options) =>
-        notifications === undefined ? true : notifications.notify(channel, payload, options),
+      notify: async (channel, payload, options) => {
+        // Its confirmed send goes over the listening connection, past `onQuery`: checked here, on
+        // PGlite too, so a payload answers alike on both.
+        refuseUnstorable('', [channel, payload])
+        return notifications === undefined ? true : notifications.notify(channel, payload, options)
+      },
     }
     /** Reads the migrations' state into the snapshot `migrations()` answers. */
     let migrationStates: readonly MigrationState[] = []

@@ -174,7 +174,7 @@ test('route binding: a NUL in a text key answers 400 (the prepared read on Postg
   assertInvalidInput(kernel, res)
 })
 
-test('outside a request, runStatement rejects with the 400 HttpError and sends nothing', async ({
+test('outside a request, runStatement and notify reject with the 400 HttpError', async ({
   kernel,
 }) => {
   const error = await kernel
@@ -186,6 +186,15 @@ test('outside a request, runStatement rejects with the 400 HttpError and sends n
     )
   assert.is(error?.status, 400)
   assert.is(error?.code, 'FW_ERR_DATABASE_INVALID_INPUT')
+  // notify(): its confirmed send bypasses the ORM, so it checks its payload itself.
+  const notified = await kernel
+    .plugin('database')
+    .notify('fw_test', NUL_NAME)
+    .then(
+      () => undefined,
+      (e: unknown) => e as { status?: number },
+    )
+  assert.is(notified?.status, 400)
 })
 
 test('the outage warning carries no bound value, from the ORM or the raw path', async ({
