@@ -427,7 +427,7 @@ export default definePlugin<DatabaseOptions, DatabaseApi>({
           kernel.logger.warn('database unreachable at start: serving without it, retrying', {
             error: summaryOf(error),
           })
-          void retryUntilReady(
+          retryUntilReady(
             async () => void (await api.prepare()),
             (failure, attempts) => {
               if (availability.state === 'closed') return
