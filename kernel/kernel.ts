@@ -8,7 +8,6 @@ import type { PhaseName } from './events.js'
 import { runIsolated, runSeries } from './hook-runner.js'
 import { createHooks, type KernelHooks } from './hooks.js'
 import type { InjectRequest, InjectResponse } from './http/inject.js'
-import { securityHeaders } from './http/security-headers.js'
 import type { StaticOptions } from './http/server.js'
 import { Serving, type ListeningAddress } from './http/serving.js'
 import { createConsoleLogger, type Logger } from './logger.js'
@@ -88,7 +87,7 @@ export class Kernel {
       development: this.#development,
       scoped: () => this.#scoped,
       context: (init, log) => new RequestContext(this, init, log),
-      securityHeaders: securityHeaders(this.config.http.security_headers),
+      securityHeaders: this.config.http.security_headers,
     })
   }
 

@@ -18,7 +18,11 @@ import {
   type InjectRequest,
   type InjectResponse,
 } from './http/inject.js'
-import type { SecurityHeaders } from './http/security-headers.js'
+import {
+  securityHeaders,
+  type SecurityHeaders,
+  type SecurityHeadersConfig,
+} from './http/security-headers.js'
 import type { Pipeline } from './pipeline.js'
 import type { Reply } from './reply.js'
 import type { Route, RouteMatch } from './router/route.js'
@@ -37,8 +41,8 @@ export interface RequestCycleDeps extends ErrorReplyDeps {
   scoped(): boolean
   /** A request's context (the kernel's, handed to handlers and taps as `ctx`). */
   context(init: RequestInit, log: EventLog): RequestContext
-  /** The headers every response (and every HTML page) carries, from `http.security_headers`. */
-  readonly securityHeaders: SecurityHeaders
+  /** `http.security_headers`: what every response (and every HTML page) carries. */
+  readonly securityHeaders: SecurityHeadersConfig
 }
 
 /**
@@ -91,13 +95,12 @@ export class RequestCycle {
     return isThenable(done) ? done.then(() => reply) : reply
   }
 
-  /** What the server adds to every response it writes itself (static files, its own refusals). */
-  get securityHeaders(): SecurityHeaders {
-    return this.#deps.securityHeaders
-  }
+  /** The security headers, resolved once; the server adds them to what it writes itself too. */
+  readonly securityHeaders: SecurityHeaders
 
   constructor(deps: RequestCycleDeps) {
     this.#deps = deps
+    this.securityHeaders = securityHeaders(deps.securityHeaders)
   }
 
   /** One request: its context and event log made, the cycle run; the kernel's entry. */
@@ -115,7 +118,7 @@ export class RequestCycle {
       await this.respond(init, log),
       init.method,
       log.all(),
-      this.#deps.securityHeaders,
+      this.securityHeaders,
     )
   }
 
