@@ -4,6 +4,7 @@ import { errorPage } from './http/error-page.js'
 import { attempt, runBail, andThen, type MaybePromise } from './hook-runner.js'
 import type { KernelHooks } from './hooks.js'
 import type { Logger } from './logger.js'
+import { reportedMessage } from './redact.js'
 import { html, json, type Reply } from './reply.js'
 
 // Every reply the kernel builds on its own, as opposed to one a handler or a plugin returned:
@@ -94,7 +95,7 @@ export function errorReply(
     reply ??= defaultErrorReply(deps, ctx, error)
     ctx.log.record('exception.raised', {
       name: error instanceof Error ? error.name : typeof error,
-      message: error instanceof Error ? error.message : String(error),
+      message: error instanceof Error ? reportedMessage(error) : String(error),
       code: (error as { code?: unknown } | null)?.code as string | undefined,
       status: reply.status,
     })

@@ -84,8 +84,10 @@ export {
   isSecretKey,
   isSecretValue,
   normalizeKey,
+  maskErrorMessage,
   redact,
   redactString,
+  reportedMessage,
 } from './redact.js'
 export type { Redaction, RedactOptions } from './redact.js'
 export { enterMaintenance, leaveMaintenance, maintenanceFile } from './maintenance.js'

@@ -179,21 +179,52 @@ function jsonOf(value: object): unknown {
   }
 }
 
+/** Where {@link maskErrorMessage} keeps an error's reported message (shared by copies of fw). */
+const REPORTED = Symbol.for('fw.error.reportedMessage')
+
+/**
+ * Gives `error` the message every report shows instead of its own: log lines, the `_debug`
+ * payload, error reports, `exception.raised` and what projects it (telemetry's exception events).
+ * For an error whose own message quotes values that must not leak: a database driver's inlines the
+ * statement with its bound values. Its `cause` is left out of reports too (the message stands for
+ * the chain), and its stack keeps only the frames.
+ *
+ * @example
+ * maskErrorMessage(error, 'UniqueConstraintViolationException 23505 (table "users")')
+ */
+export function maskErrorMessage(error: Error, message: string): void {
+  Object.defineProperty(error, REPORTED, { value: message, configurable: true })
+}
+
+/** The message reports show for `error`: the one {@link maskErrorMessage} gave it, or its own. */
+export function reportedMessage(error: Error): string {
+  return (error as { [REPORTED]?: string })[REPORTED] ?? error.message
+}
+
 function cleanError(
   error: Error,
   depth: number,
   seen: WeakSet<object>,
   o: RedactOptions,
 ): Record<string, unknown> {
+  const masked = (error as { [REPORTED]?: string })[REPORTED]
   const out: Record<string, unknown> = {
     name: error.name,
-    message: redactString(error.message),
+    message: redactString(masked ?? error.message),
   }
-  if (o.stack === true)
-    out.stack = error.stack === undefined ? undefined : redactString(error.stack)
+  if (o.stack === true && error.stack !== undefined)
+    out.stack = redactString(
+      masked === undefined
+        ? error.stack
+        : [
+            `${error.name}: ${masked}`,
+            ...error.stack.split('\n').filter((l) => /^\s+at /.test(l)),
+          ].join('\n'),
+    )
   const code = (error as { code?: unknown }).code
   if (code !== undefined) out.code = clean(code, depth + 1, seen, o)
-  if (error.cause !== undefined) out.cause = clean(error.cause, depth + 1, seen, o)
+  if (error.cause !== undefined && masked === undefined)
+    out.cause = clean(error.cause, depth + 1, seen, o)
   return out
 }
 

@@ -24,6 +24,7 @@ export class StatementError extends Error {
   readonly failure: StatementFailure
   constructor(failure: StatementFailure) {
     super(failure.message, { cause: failure.cause })
+    this.name = 'StatementError'
     this.failure = failure
   }
 }

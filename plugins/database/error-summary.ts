@@ -53,3 +53,37 @@ export function summaryOf(error: unknown): string {
   const reason = unavailableReason(error)
   return reason === undefined || text.includes(reason) ? text : `${text} (${reason})`
 }
+
+/** A SQLSTATE: five digits or capitals (`23505`, `22P02`). */
+const SQLSTATE = /^[0-9A-Z]{5}$/
+/** A SQL identifier as the database names one (`products_sku_key`), never a value. */
+const IDENTIFIER = /^[A-Za-z_][\w$]{0,62}$/
+const NAMED = ['table', 'column', 'constraint'] as const
+
+/**
+ * What a database error is in words fit for any report, or undefined when `error` did not come
+ * from the database: {@link summaryOf} plus the table, column and constraint the database named
+ * (`UniqueConstraintViolationException 23505 (table products, constraint products_sku_key)`).
+ * The database's own message and detail (`Key (sku)=(ABC-1) already exists`) are left out.
+ */
+export function databaseErrorMessage(error: unknown): string | undefined {
+  const named = new Map<string, string>()
+  let fromDatabase = unavailableReason(error) !== undefined
+  const seen = new Set<unknown>()
+  let current = error
+  while (typeof current === 'object' && current !== null && !seen.has(current)) {
+    seen.add(current)
+    const e = current as Record<string, unknown>
+    if (e.name === 'StatementError' || (typeof e.code === 'string' && SQLSTATE.test(e.code)))
+      fromDatabase = true
+    for (const key of NAMED) {
+      const value = e[key]
+      if (!named.has(key) && typeof value === 'string' && IDENTIFIER.test(value))
+        named.set(key, value)
+    }
+    current = e.cause
+  }
+  if (!fromDatabase) return undefined
+  const where = [...named].map(([key, value]) => `${key} ${value}`).join(', ')
+  return where === '' ? summaryOf(error) : `${summaryOf(error)} (${where})`
+}

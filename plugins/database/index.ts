@@ -7,13 +7,14 @@ import {
   definePlugin,
   type FwError,
   httpErrorReply,
+  maskErrorMessage,
   type Kernel,
   type RequestContext,
 } from 'fw'
 import { isUnavailableError, retryUntilReady, type Availability } from './availability.js'
 import { runPreparedRead, runStatement, type Statement } from './bound-query.js'
 import { parseDatabaseUrl, type DatabaseTarget } from './connection-url.js'
-import { summaryOf } from './error-summary.js'
+import { databaseErrorMessage, summaryOf } from './error-summary.js'
 import { databaseErrors } from './errors.js'
 import './events.js'
 import { MigrateCommand } from './migrate-command.js'
@@ -454,14 +455,15 @@ export default definePlugin<DatabaseOptions, DatabaseApi>({
     // A statement that could not reach the database (refused, lost, timed out) answers 503 with
     // `Retry-After`, JSON or the HTML error page as the client asks, instead of a 500. A value the
     // database cannot hold answers 400 first: the client's fault, never an outage, never retried
-    // (MikroORM hands the check's HttpError on wrapped in a DriverException).
-    kernel.hooks.error.tapPromise('database', async (error, ctx) =>
-      isUnstorableInputError(error)
-        ? httpErrorReply(ctx, invalidInput())
-        : isUnavailableError(error)
-          ? unavailableReply(kernel, ctx, error)
-          : undefined,
-    )
+    // (MikroORM hands the check's HttpError on wrapped in a DriverException). Any error from the
+    // database is reported (the kernel's `request failed`, `exception.raised`, telemetry) by kind,
+    // code and the names of what failed: its message would quote the statement's bound values.
+    kernel.hooks.error.tapPromise('database', async (error, ctx) => {
+      const described = error instanceof Error ? databaseErrorMessage(error) : undefined
+      if (described !== undefined) maskErrorMessage(error as Error, described)
+      if (isUnstorableInputError(error)) return httpErrorReply(ctx, invalidInput())
+      return isUnavailableError(error) ? unavailableReply(kernel, ctx, error) : undefined
+    })
     kernel.hooks.shutdown.tapPromise({ name: 'database', stage: 100 }, async () => {
       availability = { state: 'closed', error: undefined, attempts: availability.attempts }
       await notifications?.close()

@@ -4,6 +4,8 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import {
   createRedaction,
+  maskErrorMessage,
+  reportedMessage,
   isSecretKey,
   isSecretValue,
   MASK,
@@ -177,6 +179,25 @@ test('each kernel has its own redaction', () => {
   one.redaction.addKeys('ssn')
   assert.ok(one.redaction.isSecretKey('ssn'))
   assert.not.ok(two.redaction.isSecretKey('ssn'))
+})
+
+test('an error given a reported message is written with it, its frames, and no cause', () => {
+  const cause = new Error("insert into users values ('ann@example.test')")
+  const error = new Error("insert into users values ('ann@example.test') - duplicate key", {
+    cause,
+  })
+  maskErrorMessage(error, 'UniqueConstraintViolationException 23505')
+  assert.is(reportedMessage(error), 'UniqueConstraintViolationException 23505')
+  const written = redact({ error }, { stack: true }) as {
+    error: { message: string; stack: string; cause?: unknown }
+  }
+  assert.is(written.error.message, 'UniqueConstraintViolationException 23505')
+  assert.ok(written.error.stack.startsWith('Error: UniqueConstraintViolationException 23505\n'))
+  assert.match(written.error.stack, /^\s+at /m)
+  assert.is(written.error.cause, undefined)
+  assert.not.match(JSON.stringify(written), 'ann@example.test')
+  // An error nobody masked keeps its own message.
+  assert.is(reportedMessage(cause), cause.message)
 })
 
 test.run()
