@@ -128,6 +128,8 @@ export interface StartFwOptions {
   readonly command?: FwCommand
   /** A program to run Node under, with its arguments (`['valgrind', '--tool=callgrind']`). */
   readonly wrapper?: readonly string[]
+  /** Where the child runs (the app is found from there); default the repository root. */
+  readonly cwd?: string
 }
 
 /** A `fw serve` child. */
@@ -184,7 +186,7 @@ export function startFw(options: StartFwOptions): FwChild {
   const spawnedAt = performance.now()
   const [file, ...prefix] = [...(options.wrapper ?? []), process.execPath]
   const child = spawn(file!, [...prefix, ...args], {
-    cwd: root,
+    cwd: options.cwd ?? root,
     stdio: probe ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', 'pipe', 'pipe'],
     // FW_CONFIG empty: a developer's own (environment or playground/.env) must not change the figures.
     env: { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1', FW_CONFIG: '', ...options.env },

@@ -2,6 +2,7 @@
 // `GET /_demo/ping` unless told another route, compared by server CPU time per request (the
 // steadier figure) and req/s, medians: what bench/telemetry.ts and bench/admin.ts share.
 import { checkPing, loadPing, type LoadedServer, type LoadRun } from './ping-load.js'
+import { join } from 'node:path'
 import { startFw } from './playground-child.js'
 import { formatInt, formatRatio } from './stats.js'
 
@@ -12,6 +13,10 @@ const KEY = 'bench-variants-key-0123456789abcdef0123456789'
 export interface ServedVariant {
   readonly name: string
   readonly env: Readonly<Record<string, string>>
+  /** Another checkout to serve from (its built CLI, its app), e.g. the tree before a change. */
+  readonly checkout?: string
+  /** Serve the checkout's own app (`fw.app` of its package.json) instead of the variants factory. */
+  readonly ownApp?: boolean
 }
 
 /** The route the variants are loaded on: how to check one answer, and one load round. */
@@ -55,12 +60,27 @@ export async function compareVariants(options: {
   // cores, V8's parallel GC helpers compete with the load generator and the figures scatter).
   const nodeArgs = (process.env.FW_BENCH_NODE_ARGS ?? '').split(' ').filter((a) => a !== '')
   const served = await Promise.all(
-    options.variants.map(async ({ name, env }) => {
+    options.variants.map(async ({ name, env, checkout, ownApp }) => {
       const child = startFw({
         name,
-        env: { NODE_ENV: 'production', FW_APP: VARIANTS_APP, FW_APP_KEY: KEY, ...env },
+        env: {
+          NODE_ENV: 'production',
+          ...(ownApp === true ? {} : { FW_APP: VARIANTS_APP }),
+          FW_APP_KEY: KEY,
+          ...env,
+        },
         probe: true,
         nodeArgs,
+        ...(checkout === undefined
+          ? {}
+          : {
+              cwd: checkout,
+              command: {
+                built: true,
+                argv: [join(checkout, 'dist', 'cli', 'bin.js')],
+                note: `built CLI of ${checkout}`,
+              },
+            }),
       })
       const { url } = await child.listening(60_000)
       return { name, url, cpu: () => child.cpu(), stop: () => child.stop() }
