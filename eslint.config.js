@@ -29,8 +29,8 @@ export default tseslint.config(
     // rejection ends a Node process: on the request path that is one request taking the server
     // down. Every promise in the framework's own code is awaited, returned, or given a handler
     // (`void` does not count: it silences the rule, not the rejection). Needs type information,
-    // so it runs on the framework's sources only.
-    files: ['kernel/**/*.ts', 'plugins/**/*.ts', 'cli/**/*.ts'],
+    // so it runs on the framework's sources and the playground only.
+    files: ['kernel/**/*.ts', 'plugins/**/*.ts', 'cli/**/*.ts', 'playground/**/*.ts'],
     ignores: ['plugins/debug/toolbar/**'],
     languageOptions: { parserOptions: { projectService: true } },
     rules: {
