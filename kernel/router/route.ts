@@ -25,6 +25,12 @@ export interface RouteResponse {
 export interface RouteSchema {
   /** The request body (JSON, or form-urlencoded, whose strings are coerced to the schema's types). */
   readonly body?: JsonSchema
+  /**
+   * The query parameters, as an object schema (a property per parameter; an object-valued one
+   * is `name[key]=…`). Describes them in the API document; the handler reads and checks them
+   * (`ctx.query`), the kernel does not validate them.
+   */
+  readonly query?: JsonSchema
   /** Responses by status code. */
   readonly responses?: Readonly<Record<number, RouteResponse>>
   /** The operation's summary and description; default: the handler's doc comment. */

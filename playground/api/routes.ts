@@ -3,13 +3,15 @@
 import type { Kernel } from 'fw'
 import { me } from './controllers/me.js'
 import { ProductsController } from './controllers/products.js'
-import { flatPage, identity, productSchemas } from './schemas.js'
+import { flatPage, flatPageQuery, identity, productDatatable, productSchemas } from './schemas.js'
 
 /** Declares the API routes; `api` is the middleware group of the API pipeline. */
 export function declareApiRoutes(kernel: Kernel): void {
   const router = kernel.router
   router.group({ prefix: 'api/v1', middleware: ['api'], name: 'v1.' }, (r) => {
-    r.get('products/datatable', [ProductsController, 'datatable']).name('products.datatable')
+    r.get('products/datatable', [ProductsController, 'datatable'])
+      .name('products.datatable')
+      .schema(productDatatable)
     // `{id}` is bound to the entity: a missing id is a 404 before the controller runs. Declared
     // twice so that only the writes get the `editor` guard (API key, or usertype ≥ 50).
     r.resource('products', ProductsController)
@@ -30,6 +32,9 @@ export function declareApiRoutes(kernel: Kernel): void {
   router.group({ prefix: 'api/v2', middleware: ['api'], name: 'v2.' }, (r) => {
     r.get('products', [ProductsController, 'flatIndex'])
       .name('products.index')
-      .schema({ responses: { 200: { description: 'One page of products.', schema: flatPage } } })
+      .schema({
+        query: flatPageQuery,
+        responses: { 200: { description: 'One page of products.', schema: flatPage } },
+      })
   })
 }

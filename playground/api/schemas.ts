@@ -1,6 +1,8 @@
 // The JSON Schemas of the playground's API: the same declaration validates request bodies (422
 // with `{errors: {field: [messages]}}`, PLAYGROUND.md's rules) and goes into the API document.
 import type { JsonSchema } from 'fw'
+import { datatableRouteSchema, listRouteSchema } from 'fw/plugins/list'
+import { productList } from '../list/products-source.js'
 
 /** numeric(10,2) holds at most 99,999,999.99; an integer column at most 2^31 - 1. */
 const MAX_PRICE = 99_999_999.99
@@ -29,7 +31,7 @@ export const productInput: JsonSchema = {
 export const productPatch: JsonSchema = { type: 'object', properties: writable }
 
 /** A product as the API answers it: every column. */
-export const product: JsonSchema = {
+export const product = {
   type: 'object',
   required: ['id', 'name', 'sku', 'price', 'stock', 'active', 'tags', 'notes', 'category_id'],
   properties: {
@@ -37,7 +39,7 @@ export const product: JsonSchema = {
     ...writable,
     created_at: { type: 'string', format: 'date-time' },
   },
-}
+} as const satisfies JsonSchema
 
 /** The 422 body. */
 export const invalid: JsonSchema = {
@@ -53,39 +55,21 @@ export const invalid: JsonSchema = {
 
 const notFound = { description: 'No product has this id.' }
 
-/** The list envelope of `GET /api/v1/products` (the list engine's). */
-export const productPage: JsonSchema = {
-  type: 'object',
-  properties: {
-    data: { type: 'array', items: { type: 'object' } },
-    pagination: {
-      type: 'object',
-      properties: {
-        currentpage: { type: 'integer' },
-        itemsperpage: { type: 'integer' },
-        totalitems: { type: 'integer' },
-        totalpages: { type: 'integer' },
-        hasnext: { type: 'boolean' },
-        hasprevious: { type: 'boolean' },
-      },
-    },
-    fields: { type: 'array', items: { type: 'string' } },
-  },
-}
-
-/** The v2 page: `{data, total, page, per_page, last_page}`. */
+/** The v2 page: `{data, total, page, per_page, last_page}`, rows of `id, name, sku, price`. */
 export const flatPage: JsonSchema = {
   type: 'object',
+  required: ['data', 'total', 'page', 'per_page', 'last_page'],
   properties: {
     data: {
       type: 'array',
       items: {
         type: 'object',
+        required: ['id', 'name', 'sku', 'price'],
         properties: {
-          id: { type: 'integer' },
-          name: { type: 'string' },
-          sku: { type: 'string' },
-          price: { type: 'number' },
+          id: product.properties.id,
+          name: writable.name,
+          sku: writable.sku,
+          price: writable.price,
         },
       },
     },
@@ -93,6 +77,15 @@ export const flatPage: JsonSchema = {
     page: { type: 'integer' },
     per_page: { type: 'integer' },
     last_page: { type: 'integer' },
+  },
+}
+
+/** `GET /api/v2/products`: `page` and `per_page` (1…500, default 20). */
+export const flatPageQuery: JsonSchema = {
+  type: 'object',
+  properties: {
+    page: { type: 'integer', minimum: 1, default: 1 },
+    per_page: { type: 'integer', minimum: 1, maximum: 500, default: 20 },
   },
 }
 
@@ -109,7 +102,8 @@ export const identity: JsonSchema = {
 
 /** The product resource's schemas, by action. */
 export const productSchemas = {
-  index: { responses: { 200: { description: 'One page of products.', schema: productPage } } },
+  // The list engine's parameters and envelope, rows typed from the product's columns.
+  index: listRouteSchema(productList, { record: product, description: 'One page of products.' }),
   store: {
     body: productInput,
     responses: {
@@ -128,3 +122,6 @@ export const productSchemas = {
   },
   destroy: { responses: { 204: { description: 'Deleted.' }, 404: notFound } },
 } as const
+
+/** `GET /api/v1/products/datatable`: the DataTables protocol over the same list. */
+export const productDatatable = datatableRouteSchema(productList, { record: product })

@@ -69,6 +69,8 @@ export default definePlugin<void, ListApi>({
 })
 
 export { defineListSource, ListSource } from './source.js'
+export { datatableRouteSchema, listItemSchema, listQuerySchema, listRouteSchema } from './schema.js'
+export type { ListSchemaOptions } from './schema.js'
 export type { ListSourceDefinition, ListJoin, ListValue } from './source.js'
 export { fetchList, fetchAll, lastListError } from './engine.js'
 export type { ListInput, ListParams, ListResult, ListRow, Pagination } from './engine.js'

@@ -8,6 +8,7 @@ import type {
   ParameterObject,
   PathItemObject,
   ResponsesObject,
+  SchemaObject,
   SecurityRequirementObject,
 } from 'openapi3-ts/oas30'
 import type { ScannedRoute } from './scan.js'
@@ -19,8 +20,10 @@ export type SecurityName = 'apiKey' | 'bearerAuth'
 export interface DocumentInfo {
   readonly title: string
   readonly version: string
-  /** `servers[].url`; none: the document says nothing (clients use its own origin). */
+  /** `servers[].url`; `/` (the document's own origin) when none is configured. */
   readonly servers: readonly string[]
+  /** `info.license`: the app's package.json `license`, when it has one. */
+  readonly license?: { readonly name: string; readonly url?: string }
 }
 
 /** Which schemes a route requires, from its middleware and permissions. */
@@ -40,7 +43,7 @@ function operationId(route: Route, method: string, methods: number): string {
   return methods > 1 ? `${base}.${method}` : base
 }
 
-function parameters(route: Route): ParameterObject[] {
+function pathParameters(route: Route): ParameterObject[] {
   return [...route.path.matchAll(/\{(\w+)\??\}/g)].map(([, name]) => {
     const digits = route.wheres[name!]?.source.replace(/^\^\(\?:|\)\$$/g, '') === '\\d+'
     return {
@@ -52,19 +55,84 @@ function parameters(route: Route): ParameterObject[] {
   })
 }
 
-function responses(route: Route): ResponsesObject {
-  const declared = route.schema?.responses
-  if (declared === undefined || Object.keys(declared).length === 0)
-    return { default: { description: 'The response.' } }
+type JsonSchemaObject = Record<string, unknown>
+
+/**
+ * The route's declared query (`schema.query`, an object schema): one parameter per property; an
+ * object-valued one (`search[value]=…`) in the deepObject style.
+ */
+function queryParameters(route: Route): ParameterObject[] {
+  const query = route.schema?.query as
+    { properties?: Record<string, JsonSchemaObject>; required?: readonly string[] } | undefined
+  return Object.entries(query?.properties ?? {}).map(([name, schema]) => {
+    const { description, ...rest } = schema
+    return {
+      name,
+      in: 'query',
+      ...(description === undefined ? {} : { description: String(description) }),
+      ...(query?.required?.includes(name) === true ? { required: true } : {}),
+      ...(rest.type === 'object' ? { style: 'deepObject', explode: true } : {}),
+      schema: rest,
+    }
+  })
+}
+
+/** The `Error` component: the JSON body of every error fw answers (kernel, API middleware, 422). */
+export const ERROR_SCHEMA: SchemaObject = {
+  type: 'object',
+  required: ['error'],
+  properties: {
+    error: { type: 'string', description: 'A stable code: `not_found`, `APIKeyMissing`, …' },
+    message: { type: 'string' },
+    status: { type: 'integer' },
+    statusmessage: { type: 'string' },
+    errors: {
+      type: 'object',
+      description: 'Invalid fields, each with its messages (422).',
+      additionalProperties: { type: 'array', items: { type: 'string' } },
+    },
+    issues: { type: 'array', items: { type: 'object' } },
+  },
+}
+
+const ERROR_REF = { $ref: '#/components/schemas/Error' }
+
+/**
+ * The errors an operation can answer, from what fw knows of its route: 401 and 403 when it needs a
+ * credential, 404 when its path has a parameter, 400 and 422 when it takes a body.
+ */
+function derivedErrors(route: Route, security: readonly SecurityName[]): Record<number, string> {
+  const out: Record<number, string> = {}
+  if (security.length > 0) {
+    out[401] = 'No valid credential.'
+    out[403] = 'The credential may not do this.'
+  }
+  if (/\{\w+\??\}/.test(route.path)) out[404] = 'Nothing has this id.'
+  if (route.schema?.body !== undefined) {
+    out[400] = 'The body is not valid JSON.'
+    out[422] = 'The body does not match the schema.'
+  }
+  return out
+}
+
+/** The declared responses, then the derived errors; every error with fw's JSON error body. */
+function responses(route: Route, security: readonly SecurityName[]): ResponsesObject {
+  const declared = route.schema?.responses ?? {}
   const out: ResponsesObject = {}
   for (const [status, response] of Object.entries(declared)) {
+    const isError = Number(status) >= 400
     out[status] = {
       description: response.description ?? STATUS_CODES[Number(status)] ?? 'The response.',
-      ...(response.schema === undefined
+      // An error declared without a body answers fw's error body all the same.
+      ...(response.schema === undefined && !isError
         ? {}
-        : { content: { 'application/json': { schema: response.schema } } }),
+        : { content: { 'application/json': { schema: response.schema ?? ERROR_REF } } }),
     }
   }
+  if (Object.keys(declared).every((status) => Number(status) >= 400))
+    out.default = { description: 'The response.' }
+  for (const [status, description] of Object.entries(derivedErrors(route, security)))
+    out[status] ??= { description, content: { 'application/json': { schema: ERROR_REF } } }
   return out
 }
 
@@ -78,7 +146,7 @@ function operation(
   const schema = route.schema
   const summary = schema?.summary ?? comment?.summary
   const description = schema?.description ?? comment?.description
-  const params = parameters(route)
+  const params = [...pathParameters(route), ...queryParameters(route)]
   const op: OperationObject = {
     operationId: operationId(route, method, methods),
     ...(summary === undefined ? {} : { summary }),
@@ -93,7 +161,7 @@ function operation(
             content: { 'application/json': { schema: schema.body } },
           },
         }),
-    responses: responses(route),
+    responses: responses(route, security),
   }
   // One requirement naming every scheme: the route needs all of them (an API key and a token).
   if (security.length > 0)
@@ -116,13 +184,17 @@ export async function buildDocument(
   const { OpenApiBuilder } = await import('openapi3-ts/oas30')
   const builder = OpenApiBuilder.create({
     openapi: '3.0.3',
-    info: { title: info.title, version: info.version },
+    info: {
+      title: info.title,
+      version: info.version,
+      ...(info.license === undefined ? {} : { license: { ...info.license } }),
+    },
     paths: {},
   })
-  for (const url of info.servers) builder.addServer({ url })
+  for (const url of info.servers.length === 0 ? ['/'] : info.servers) builder.addServer({ url })
   const paths = new Map<string, PathItemObject>()
   const used = new Set<SecurityName>()
-  const tags = new Set<string>()
+  const tags = new Map<string, string | undefined>()
   for (const scanned of routes) {
     const path = `/${scanned.route.path.replace(/\{(\w+)\?\}/g, '{$1}')}`
     const item = paths.get(path) ?? {}
@@ -133,15 +205,26 @@ export async function buildDocument(
     for (const name of security) used.add(name)
     for (const method of methods) {
       const op = operation(scanned, method, methods.length, security)
-      for (const tag of op.tags ?? []) tags.add(tag)
+      for (const tag of op.tags ?? [])
+        if (tags.get(tag) === undefined)
+          tags.set(tag, tag === scanned.tag ? tagDescription(scanned) : undefined)
       item[method] = op
     }
     paths.set(path, item)
   }
   for (const path of [...paths.keys()].sort()) builder.addPath(path, paths.get(path)!)
   for (const name of [...used].sort()) builder.addSecurityScheme(name, SCHEMES[name])
-  for (const tag of [...tags].sort()) builder.addTag({ name: tag })
+  for (const [name, description] of [...tags].sort(([a], [b]) => a.localeCompare(b)))
+    builder.addTag({ name, description: description ?? `The ${name} operations.` })
+  if (paths.size > 0) builder.addSchema('Error', ERROR_SCHEMA)
   return builder.getSpec()
+}
+
+/** The controller's doc comment, summary and description, as its tag's description. */
+function tagDescription(scanned: ScannedRoute): string | undefined {
+  const c = scanned.tagComment
+  if (c === undefined) return undefined
+  return c.description === undefined ? c.summary : `${c.summary} ${c.description}`
 }
 
 /** Counts what a document holds: paths, and operations over every path. */

@@ -4,7 +4,13 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'no
 import { dirname, join, resolve } from 'node:path'
 import type { Kernel, Middleware, Route } from 'fw'
 import type { OpenAPIObject } from 'openapi3-ts/oas30'
-import { buildDocument, countOperations, mergeOverrides, type SecurityName } from './build.js'
+import {
+  buildDocument,
+  countOperations,
+  mergeOverrides,
+  type DocumentInfo,
+  type SecurityName,
+} from './build.js'
 import { openapiErrors } from './errors.js'
 import { namespaceOf, scanRoutes, shown, siblingsOf } from './scan.js'
 
@@ -76,6 +82,33 @@ function securityResolver(
   }
 }
 
+/** An SPDX identifier (`MIT`, `Apache-2.0`), which has a page of its own. */
+const SPDX = /^[A-Za-z0-9.+-]+$/
+
+/**
+ * `info.license` from the `license` of the app's package.json (the nearest at or above its root):
+ * its name, and the SPDX page of a plain identifier. None for `UNLICENSED` or an expression.
+ */
+function licenseOf(root: string): DocumentInfo['license'] {
+  for (let dir = root; ; dir = dirname(dir)) {
+    const file = join(dir, 'package.json')
+    if (existsSync(file)) {
+      let license: unknown
+      try {
+        license = (JSON.parse(readFileSync(file, 'utf8')) as { license?: unknown }).license
+      } catch {
+        return undefined
+      }
+      if (typeof license !== 'string' || license === '' || license === 'UNLICENSED')
+        return undefined
+      return SPDX.test(license)
+        ? { name: license, url: `https://spdx.org/licenses/${license}.html` }
+        : { name: license }
+    }
+    if (dirname(dir) === dir) return undefined
+  }
+}
+
 function readOverrides(file: string): unknown {
   let text: string
   try {
@@ -127,6 +160,7 @@ export async function generateDocument(
     title: options.title ?? kernel.config.app.name ?? 'API',
     version: options.apiVersion ?? '1.0.0',
     servers: options.servers ?? [],
+    license: licenseOf(root),
   }
   const securityOf = securityResolver(kernel, options.security ?? {})
   const built = await buildDocument(await scanRoutes(routes, dir, namespace), info, securityOf)

@@ -21,6 +21,8 @@ export interface ScannedRoute {
   readonly comment: DocComment | undefined
   /** The controller's name without a `Controller` suffix, or the module's name: the operation's tag. */
   readonly tag: string
+  /** The tag's description: the controller class's doc comment, if it has one. */
+  readonly tagComment: DocComment | undefined
 }
 
 const SOURCE = /\.(?:[cm]?ts|[cm]?js)$/
@@ -112,6 +114,8 @@ export async function scanRoutes(
   namespace: string,
 ): Promise<ScannedRoute[]> {
   const origins = await exportsOf(dir)
+  // `*`, what `fw api:docs` prints for "no namespace", means every route.
+  if (namespace === '*') namespace = ''
   const comments = new Map<string, Map<string, DocComment>>()
   const commentsOf = (file: string): Map<string, DocComment> => {
     let found = comments.get(file)
@@ -134,7 +138,13 @@ export async function scanRoutes(
       typeof h === 'function'
         ? pascal(basename(origin.file, extname(origin.file)).replace(/[-_]?controller$/i, ''))
         : origin.name.replace(/Controller$/, '') || origin.name
-    scanned.push({ route, comment: commentsOf(origin.file).get(key), tag })
+    const comments = commentsOf(origin.file)
+    scanned.push({
+      route,
+      comment: comments.get(key),
+      tag,
+      tagComment: typeof h === 'function' ? undefined : comments.get(origin.name),
+    })
   }
   return scanned
 }

@@ -82,7 +82,10 @@ async function flush(em: EntityManager): Promise<void> {
   }
 }
 
-/** The `v1.products.*` and `v2.products.index` routes. */
+/**
+ * The catalogue's products: listed (paged, sorted, filtered, searched), read, created, changed and
+ * deleted. Writes take the application's API key or a signed-in editor.
+ */
 export class ProductsController {
   /**
    * Lists products. Pages, sorts, filters and searches through the list engine: `fields`,

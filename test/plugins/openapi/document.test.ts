@@ -23,11 +23,41 @@ test.after(async ({ kernel, tmp }) => {
 
 const any = { description: 'The response.' }
 const apiKey = [{ apiKey: [] }]
+/** fw's JSON error body, as every derived error documents it. */
+const error = (description: string) => ({
+  description,
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+})
+/** What an operation that needs a credential answers without one, or with one that may not. */
+const secured = {
+  401: error('No valid credential.'),
+  403: error('The credential may not do this.'),
+}
+/** fw's error body (`components.schemas.Error`). */
+const ERROR = {
+  type: 'object',
+  required: ['error'],
+  properties: {
+    error: { type: 'string', description: 'A stable code: `not_found`, `APIKeyMissing`, …' },
+    message: { type: 'string' },
+    status: { type: 'integer' },
+    statusmessage: { type: 'string' },
+    errors: {
+      type: 'object',
+      description: 'Invalid fields, each with its messages (422).',
+      additionalProperties: { type: 'array', items: { type: 'string' } },
+    },
+    issues: { type: 'array', items: { type: 'object' } },
+  },
+}
+/** The repository's package.json says MIT: the fixture app has none of its own. */
+const license = { name: 'MIT', url: 'https://spdx.org/licenses/MIT.html' }
 
 /** The shop's document with the defaults, written by hand once. */
 const golden = {
   openapi: '3.0.3',
-  info: { title: 'shop', version: '1.0.0' },
+  info: { title: 'shop', version: '1.0.0', license },
+  servers: [{ url: '/' }],
   paths: {
     '/api/status': {
       get: {
@@ -44,7 +74,7 @@ const golden = {
         summary: 'Lists orders.',
         description: 'Newest first, twenty to a page.\n\nCancelled orders are left out.',
         tags: ['Orders'],
-        responses: { default: any },
+        responses: { default: any, ...secured },
         security: apiKey,
       },
       post: {
@@ -63,7 +93,12 @@ const golden = {
             },
           },
         },
-        responses: { 201: { description: 'The placed order.' } },
+        responses: {
+          201: { description: 'The placed order.' },
+          400: error('The body is not valid JSON.'),
+          422: error('The body does not match the schema.'),
+          ...secured,
+        },
         security: [{ apiKey: [], bearerAuth: [] }],
       },
     },
@@ -73,18 +108,22 @@ const golden = {
         summary: 'Shows one order.',
         tags: ['Orders'],
         parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }],
-        responses: { default: any },
+        responses: { default: any, ...secured, 404: error('Nothing has this id.') },
         security: apiKey,
       },
     },
   },
   components: {
+    schemas: { Error: ERROR },
     securitySchemes: {
       apiKey: { type: 'apiKey', in: 'header', name: 'apiKey' },
       bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
     },
   },
-  tags: [{ name: 'Orders' }, { name: 'Status' }],
+  tags: [
+    { name: 'Orders', description: "The shop's orders." },
+    { name: 'Status', description: 'The Status operations.' },
+  ],
 }
 
 test('documents the routes under api/controllers: paths, parameters, comments, security, tags', async ({
@@ -118,6 +157,17 @@ test('--namespace keeps the routes whose name starts with it', async ({ kernel }
   assert.equal(Object.keys(doc.paths), ['/api/v1/orders', '/api/v1/orders/{id}'])
 })
 
+test('--namespace=*, what the default run prints, keeps every route', async ({ kernel, tmp }) => {
+  const doc = await kernel.plugin('openapi').document({ namespace: '*' })
+  assert.equal(Object.keys(doc.paths), Object.keys(golden.paths))
+  const output = join(tmp, 'star.json')
+  const { code, stdout } = await runCli(['api:docs', '--namespace=*', `--output=${output}`], {
+    env: APP,
+  })
+  assert.is(code, 0)
+  assert.match(stdout, `Wrote 3 paths, 4 operations to ${output}`)
+})
+
 test('derives the namespace from a directory below controllers', async ({ kernel }) => {
   const dir = join(root, 'api', 'controllers', 'v1')
   mkdirSync(dir, { recursive: true })
@@ -137,7 +187,7 @@ test('--title, --api-version and --server set info and servers', async ({ kernel
     apiVersion: '2.1.0',
     servers: ['https://api.example.com', 'http://127.0.0.1:3000'],
   })
-  assert.equal(doc.info, { title: 'Shop API', version: '2.1.0' })
+  assert.equal(doc.info, { title: 'Shop API', version: '2.1.0', license })
   assert.equal(doc.servers, [{ url: 'https://api.example.com' }, { url: 'http://127.0.0.1:3000' }])
 })
 
@@ -167,13 +217,16 @@ test('--overrides deep-merges: objects by key, scalars and arrays replaced, gene
     }),
   )
   const doc = await kernel.plugin('openapi').document({ overrides: file })
-  assert.equal(doc.info, { title: 'shop', version: '1.0.0', description: 'The shop.' })
+  assert.equal(doc.info, { title: 'shop', version: '1.0.0', license, description: 'The shop.' })
   const status = doc.paths['/api/status']!.get!
   assert.is(status.summary, 'Is the shop up?')
   assert.is(status.description, 'Nothing else.', 'keys the override does not name are kept')
   assert.equal(status.tags, ['Health'], 'an array is replaced, not merged')
   assert.equal(Object.keys(doc.paths['/api/v1/orders/{id}']!.get!.responses).sort(), [
     '200',
+    '401',
+    '403',
+    '404',
     'default',
   ])
   assert.equal(Object.keys(doc.paths), Object.keys(golden.paths), 'generated paths kept')
@@ -212,7 +265,7 @@ test('fw api:docs --controllers gives no warning and documents that directory', 
   assert.match(stdout, `Wrote 5 paths, 5 operations to ${output}`)
   assert.is(stderr, '')
   const doc = JSON.parse(readFileSync(output, 'utf8')) as { info: unknown }
-  assert.equal(doc.info, { title: 'Admin', version: '3' })
+  assert.equal(doc.info, { title: 'Admin', version: '3', license })
 })
 
 test('fw api:docs exits 1 with a clear message for an unknown directory', async () => {
