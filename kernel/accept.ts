@@ -29,3 +29,22 @@ export function acceptsJsonFirst(accept: string): boolean {
   }
   return json > 0 && json >= html
 }
+
+/**
+ * True when an `Accept` header names `text/html` with a quality above 0 and ranks it above
+ * `application/json` (a tie is JSON). Wildcards do not count: `*\/*` prefers nothing.
+ */
+export function ranksHtmlFirst(accept: string): boolean {
+  const lower = accept.toLowerCase()
+  if (!lower.includes('text/html')) return false
+  let json = 0
+  let html = 0
+  for (const range of lower.split(',')) {
+    const semi = range.indexOf(';')
+    const type = (semi === -1 ? range : range.slice(0, semi)).trim()
+    const params = semi === -1 ? '' : range.slice(semi + 1)
+    if (type === 'application/json') json = Math.max(json, quality(params))
+    else if (type === 'text/html') html = Math.max(html, quality(params))
+  }
+  return html > 0 && html > json
+}

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http'
 import { parse as parseCookies } from 'cookie'
 import qs from 'qs'
-import { acceptsJsonFirst } from './accept.js'
+import { acceptsJsonFirst, ranksHtmlFirst } from './accept.js'
 import type { EventLog } from './events.js'
 import { runBail } from './hook-runner.js'
 import { readBody, type BodySource } from './http/body.js'
@@ -71,6 +71,13 @@ export class RequestContext {
    * recorded and run as if routing had found it.
    */
   match: RouteMatch | undefined = undefined
+  /**
+   * True when this request answers JSON by default: middleware of an API sets it (the api plugin's
+   * `contentType` does), and the kernel sets it when routing misses under a group declared with
+   * `json: true`. A route declared so needs no flag: its `json` is read from the match. See
+   * {@link wantsJson}.
+   */
+  jsonByDefault = false
   #ip: string | (() => string)
   #headers: IncomingHttpHeaders | (() => IncomingHttpHeaders)
   #secure: boolean | (() => boolean)
@@ -184,12 +191,17 @@ export class RequestContext {
   }
 
   /**
-   * True when the client asks for JSON: `Accept` names `application/json` and does not rank
-   * `text/html` above it (a browser listing JSON at a lower quality gets pages), or it is an XHR.
+   * True when a reply that can be JSON or an HTML page (the kernel's errors, a list) should be
+   * JSON: `Accept` names `application/json` and does not rank `text/html` above it (a browser
+   * listing JSON at a lower quality gets pages), or it is an XHR; or the request answers JSON by
+   * default (its route or group says `json: true`, or {@link jsonByDefault} is set) and `Accept`
+   * does not rank `text/html` first (no `Accept`, `*\/*`, `application/xml`: JSON).
    */
   wantsJson(): boolean {
     const accept = this.headers.accept
     if (accept !== undefined && acceptsJsonFirst(accept)) return true
-    return this.headers['x-requested-with']?.toString().toLowerCase() === 'xmlhttprequest'
+    if (this.headers['x-requested-with']?.toString().toLowerCase() === 'xmlhttprequest') return true
+    if (!this.jsonByDefault && this.match?.route.json !== true) return false
+    return accept === undefined || !ranksHtmlFirst(accept)
   }
 }

@@ -9,11 +9,13 @@ import { html, json, type Reply } from './reply.js'
 
 // Every reply the kernel builds on its own, as opposed to one a handler or a plugin returned:
 // 404, 405, maintenance, a thrown HttpError, and the terminal 500. JSON for clients that ask for
-// it (spec-notes.md "Terminal errors"), an HTML page otherwise.
+// it and on routes that answer JSON by default (an API's), an HTML page otherwise; either way
+// `Vary: Accept`, since the choice reads `Accept`.
 
 /**
- * The kernel's own answer when nothing else made one: JSON for clients that ask for JSON, an HTML
- * page otherwise.
+ * The kernel's own answer when nothing else made one: JSON when `ctx.wantsJson()` (the client asks
+ * for JSON, or the route answers JSON by default and the client does not rank `text/html` first),
+ * an HTML page otherwise.
  */
 export function terminalReply(
   ctx: RequestContext,
@@ -22,7 +24,10 @@ export function terminalReply(
   message: string,
   details?: string,
 ): Reply {
-  return ctx.wantsJson() ? json(body, status) : html(errorPage(status, message, details), status)
+  const reply = ctx.wantsJson()
+    ? json(body, status)
+    : html(errorPage(status, message, details), status)
+  return reply.vary('Accept')
 }
 
 /** 404: nothing at this address (also a bound model that does not exist). */
@@ -50,7 +55,7 @@ export function maintenanceReply(ctx: RequestContext, retryAfter: number): Reply
   ).header('retry-after', String(retryAfter))
 }
 
-/** How an `HttpError` answers: JSON unless the client is a browser asking for HTML. */
+/** How an `HttpError` answers: JSON unless the client ranks `text/html` first. */
 export function httpErrorReply(ctx: RequestContext, error: HttpError): Reply {
   const accept = ctx.headers.accept ?? ''
   const browser = accept.includes('text/html') && !ctx.wantsJson()
@@ -59,7 +64,7 @@ export function httpErrorReply(ctx: RequestContext, error: HttpError): Reply {
     ? html(errorPage(error.status, message), error.status)
     : json(error.body, error.status)
   for (const [k, v] of Object.entries(error.headers)) reply.header(k, v)
-  return reply
+  return reply.vary('Accept')
 }
 
 /** What turning a thrown value into a reply needs. */
@@ -121,7 +126,7 @@ function defaultErrorReply(deps: ErrorReplyDeps, ctx: RequestContext, error: unk
           }
         : { error: 'unavailable' },
       status,
-    )
+    ).vary('Accept')
   }
   return terminalReply(
     ctx,

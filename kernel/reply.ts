@@ -53,6 +53,15 @@ export class Reply {
     return this
   }
 
+  /** Adds `token` to `Vary` unless it is listed already (any casing). */
+  vary(token: string): this {
+    const current = this.headers.vary
+    const listed = current === undefined ? [] : String(current).split(',')
+    if (!listed.some((t) => t.trim().toLowerCase() === token.toLowerCase()))
+      this.appendHeader('vary', token)
+    return this
+  }
+
   /** Reads a header by any casing. */
   getHeader(name: string): HeaderValue | undefined {
     return this.headers[name.toLowerCase()]

@@ -131,7 +131,11 @@ export class RequestCycle {
   /** Maintenance, the `request` hook, routing; each way out ends in {@link #finish}. */
   readonly #answer = (ctx: RequestContext): MaybePromise<Reply> => {
     const retryAfter = this.#deps.maintenance(ctx.log.origin)
-    if (retryAfter !== undefined) return this.#finish(ctx, maintenanceReply(ctx, retryAfter))
+    if (retryAfter !== undefined) {
+      if (this.#deps.router.answersJson(ctx.routingPath, [ctx.method], ctx.querystring))
+        ctx.jsonByDefault = true
+      return this.#finish(ctx, maintenanceReply(ctx, retryAfter))
+    }
     const request = this.#deps.hooks.request
     if (!request.isUsed()) return this.#route(ctx)
     return next(runBail(request, ctx), ctx, this.#afterRequestHook)
@@ -166,6 +170,8 @@ export class RequestCycle {
       const { router } = this.#deps
       const allowed = router.allowedMethodsFor(ctx.method, ctx.routingPath, ctx.querystring)
       log.record('route.missed', { method: ctx.method, path: ctx.path, allowed })
+      // A miss under an API's group (or a 405 of its route) answers as the API does: JSON.
+      if (router.answersJson(ctx.routingPath, allowed, ctx.querystring)) ctx.jsonByDefault = true
       if (allowed.length > 0) return this.#finish(ctx, methodNotAllowedReply(ctx, allowed))
       if (!router.fallbackRoute) return this.#finish(ctx, notFoundReply(ctx))
       match = { route: router.fallbackRoute, params: {} }

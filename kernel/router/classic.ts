@@ -113,6 +113,7 @@ export class ClassicRegistry {
         bindings: Object.freeze({}),
         classic: true,
         schema: undefined,
+        json: entry.groups.some((g) => g.json),
       })
       entry.routes.set(action, route)
     }

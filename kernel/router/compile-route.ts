@@ -71,6 +71,7 @@ export function compileRoute(
     bindings: Object.freeze(bindings),
     classic: def.classic,
     schema: def.schema,
+    json: def.json || def.groups.some((g) => g.json),
   })
   return {
     route,

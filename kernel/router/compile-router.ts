@@ -1,6 +1,7 @@
 import { HTTP_METHODS, type HttpMethod } from '../types.js'
 import { compileRoute, describeRoute, type CompiledRoute } from './compile-route.js'
 import type { MethodTree } from './method-tree.js'
+import { joinPaths } from './path.js'
 import { ResourceDeclaration } from './resource.js'
 import type { Route, RouteDefinition } from './route.js'
 import { routerErrors } from './router-error.js'
@@ -14,6 +15,8 @@ export interface CompiledRouter {
   readonly byName: ReadonlyMap<string, CompiledRoute>
   readonly routes: readonly Route[]
   readonly fallback: Route | undefined
+  /** The prefixes (no slashes) of the groups declared with `json: true`, their routes' way. */
+  readonly jsonPrefixes: readonly string[]
 }
 
 const METHODS = new Map<string, HttpMethod>(HTTP_METHODS.map((m) => [m, m]))
@@ -31,10 +34,16 @@ export function compileRouter(
   const tree = new RouteTree()
   const byName = new Map<string, CompiledRoute>()
   const routes: Route[] = []
+  const jsonPrefixes = new Set<string>()
   for (const declaration of declarations) {
     const defs =
       declaration instanceof ResourceDeclaration ? declaration.definitions() : [declaration]
     for (const def of defs) {
+      let prefix = ''
+      for (const group of def.groups) {
+        prefix = joinPaths(prefix, group.prefix)
+        if (group.json && prefix !== '') jsonPrefixes.add(prefix)
+      }
       const compiled = compileRoute(def, patterns)
       const { name } = compiled.route
       const taken = name === undefined ? undefined : byName.get(name)
@@ -57,6 +66,7 @@ export function compileRouter(
     byName,
     routes: Object.freeze(routes),
     fallback: fallback === undefined ? undefined : compileRoute(fallback, patterns).route,
+    jsonPrefixes: [...jsonPrefixes],
   }
 }
 

@@ -21,6 +21,8 @@ export interface ControllerOptions {
   readonly permissions?: readonly string[]
   /** Prepended to the names of the class's routes, as a group name is. */
   readonly name?: string
+  /** The class's routes answer JSON by default, as a group's with `json: true`. */
+  readonly json?: boolean
 }
 
 /** A standard (TC39) method decorator, applicable to any instance method. */

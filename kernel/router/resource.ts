@@ -78,6 +78,7 @@ export class ResourceDeclaration {
         ),
         classic: false,
         schema: this.schemas[action],
+        json: false,
         origin: `resource '${this.name}'`,
       }
       if (typeof this.controller !== 'string' && !hasAction(this.controller, action)) {

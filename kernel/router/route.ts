@@ -63,6 +63,12 @@ export interface Route {
   readonly classic: boolean
   /** What the route declares about its body and responses (validation and the API document). */
   readonly schema: RouteSchema | undefined
+  /**
+   * True when the route answers JSON by default (`json: true` on it or an enclosing group): the
+   * kernel's own replies (404, 405, 500, an `HttpError`) are JSON unless `Accept` ranks
+   * `text/html` first.
+   */
+  readonly json: boolean
 }
 
 /** What `find()` answers: the route, the decoded placeholder values and, for classic actions, the legacy request. */
@@ -80,6 +86,8 @@ export interface GroupFrame {
   readonly permissions: readonly string[]
   readonly name: string
   readonly namespace: string
+  /** True when the group answers JSON by default (`json: true`). */
+  readonly json: boolean
 }
 
 /** A route as declared, still editable through its builder; compiled into a {@link Route}. */
@@ -100,6 +108,8 @@ export interface RouteDefinition {
   readonly bindings: Map<string, string>
   readonly classic: boolean
   schema: RouteSchema | undefined
+  /** True when the route itself says it answers JSON by default (groups add theirs at compile). */
+  json: boolean
   /** Where the route came from, for error messages: `resource 'photos'`, `Shop.index`. */
   readonly origin: string | undefined
 }
@@ -168,6 +178,15 @@ export class RouteBuilder {
    */
   schema(schema: RouteSchema): this {
     this.#definition.schema = schema
+    return this.#touch()
+  }
+
+  /**
+   * Declares that the route answers JSON by default: its 404 (a missing bound model), 405 and 500
+   * are JSON unless the client ranks `text/html` first (a group says the same with `json: true`).
+   */
+  json(): this {
+    this.#definition.json = true
     return this.#touch()
   }
 

@@ -28,6 +28,12 @@ export interface GroupOptions {
   readonly name?: string
   /** Prepended (dot-joined) to the class part of string handlers: `Admin` + `'Users@index'` → `'Admin.Users@index'`. */
   readonly namespace?: string
+  /**
+   * The group answers JSON by default (an API): the kernel's own replies for its routes (a missing
+   * bound model's 404, 405, 500) and for any path under its prefix that matches nothing (404) are
+   * JSON unless `Accept` ranks `text/html` first. A group without a prefix claims only its routes.
+   */
+  readonly json?: boolean
 }
 
 const PLACEHOLDER_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
@@ -108,6 +114,7 @@ export class Router {
       permissions: [...(options.permissions ?? [])],
       name: options.name ?? '',
       namespace: options.namespace ?? '',
+      json: options.json === true,
     })
     try {
       define(this)
@@ -172,6 +179,7 @@ export class Router {
         middleware: options.middleware,
         permissions: options.permissions,
         name: options.name,
+        json: options.json,
       }
       this.group(group, () => {
         for (const { method, options: declared } of actions) {
@@ -251,6 +259,24 @@ export class Router {
     return [...out].sort()
   }
 
+  /**
+   * True when a request that routing could not answer with `method` should still answer JSON by
+   * default: a route of the path's other `methods` (the 405's `Allow`) says `json`, or the path
+   * lies under the prefix of a group declared with `json: true`. Asked only on a miss.
+   */
+  answersJson(path: string, methods: readonly string[], querystring?: string): boolean {
+    const compiled = this.#compiled ?? this.#compile()
+    for (const method of methods) {
+      if (this.find(method, path, querystring)?.route.json === true) return true
+    }
+    if (compiled.jsonPrefixes.length === 0) return false
+    const q = path.indexOf('?')
+    const trimmed = trimSlashes(q === -1 ? path : path.slice(0, q))
+    return compiled.jsonPrefixes.some(
+      (prefix) => trimmed === prefix || trimmed.startsWith(`${prefix}/`),
+    )
+  }
+
   /** The URL of a named route: `url('products.show', { id: 5 })` → `/products/5`; extra values become the query. */
   url(name: string, params?: UrlValues, query?: UrlValues): string {
     const compiled = (this.#compiled ?? this.#compile()).byName.get(name)
@@ -315,6 +341,7 @@ export class Router {
       bindings: new Map(),
       classic: false,
       schema: undefined,
+      json: false,
       origin,
     }
   }

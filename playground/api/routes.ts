@@ -5,10 +5,14 @@ import { me } from './controllers/me.js'
 import { ProductsController } from './controllers/products.js'
 import { flatPage, flatPageQuery, identity, productDatatable, productSchemas } from './schemas.js'
 
-/** Declares the API routes; `api` is the middleware group of the API pipeline. */
+/**
+ * Declares the API routes; `api` is the middleware group of the API pipeline. `json: true`: every
+ * error under `/api/v1` and `/api/v2` (an unknown path, a missing product, a wrong method) is JSON
+ * unless the client ranks `text/html` first.
+ */
 export function declareApiRoutes(kernel: Kernel): void {
   const router = kernel.router
-  router.group({ prefix: 'api/v1', middleware: ['api'], name: 'v1.' }, (r) => {
+  router.group({ prefix: 'api/v1', middleware: ['api'], name: 'v1.', json: true }, (r) => {
     r.get('products/datatable', [ProductsController, 'datatable'])
       .name('products.datatable')
       .schema(productDatatable)
@@ -29,7 +33,7 @@ export function declareApiRoutes(kernel: Kernel): void {
     .middleware('cors', 'contentType', 'unified')
     .name('v1.me')
     .schema({ responses: { 200: { description: 'The current identity.', schema: identity } } })
-  router.group({ prefix: 'api/v2', middleware: ['api'], name: 'v2.' }, (r) => {
+  router.group({ prefix: 'api/v2', middleware: ['api'], name: 'v2.', json: true }, (r) => {
     r.get('products', [ProductsController, 'flatIndex'])
       .name('products.index')
       .schema({

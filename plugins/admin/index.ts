@@ -200,6 +200,7 @@ function areaRoutes(
     bindings: {},
     classic: true,
     schema: undefined,
+    json: false,
   })
   return set
     .actions()

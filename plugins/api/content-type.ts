@@ -95,10 +95,15 @@ export function toXml(value: unknown): string {
   return `<?xml version="1.0" encoding="UTF-8"?>${builder.build({ response: shape(value) }) as string}`
 }
 
-/** Marks the request with its negotiated format; never answers early. */
+/**
+ * Marks the request with its negotiated format, and as answering JSON by default: the kernel's
+ * own errors after it (a missing bound model's 404, a 500) are JSON (XML for an XML client) unless
+ * the client ranks `text/html` first. Never answers early.
+ */
 export const contentType: Middleware = function contentType(ctx, next) {
   const state = (ctx.state.api ??= {})
   state.format = negotiate(ctx.headers.accept)
+  ctx.jsonByDefault = true
   return next()
 }
 
@@ -127,6 +132,5 @@ export function renderFormat(reply: Reply, format: 'json' | 'xml'): Reply {
   } else if (reply.headers['content-type'] === undefined) {
     reply.headers['content-type'] = JSON_TYPE
   }
-  reply.appendHeader('vary', 'Accept')
-  return reply
+  return reply.vary('Accept')
 }

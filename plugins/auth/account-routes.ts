@@ -97,12 +97,13 @@ async function logout(rt: AuthRuntime, ctx: RequestContext): Promise<Reply> {
 }
 
 /**
- * Declares `/account/login`, `/account/login2fa` and `/account/logout`, POST only. Another method
- * gets the kernel's own 405 with `Allow: POST` (spec-notes "Login and tokens"): `{"error":
- * "method_not_allowed", "allowed": ["POST"]}` for a client that asks for JSON, a page otherwise.
+ * Declares `/account/login`, `/account/login2fa` and `/account/logout`, POST only, as JSON
+ * endpoints (`json: true`). Another method gets the kernel's own 405 with `Allow: POST`:
+ * `{"error": "method_not_allowed", "allowed": ["POST"]}` unless the client ranks `text/html`
+ * first (then a page); an unknown path under `/account` answers a JSON 404 the same way.
  */
 export function declareAccountRoutes(kernel: Kernel, rt: AuthRuntime): void {
-  kernel.router.group({ prefix: 'account', name: 'auth.' }, (r) => {
+  kernel.router.group({ prefix: 'account', name: 'auth.', json: true }, (r) => {
     r.post('login', (ctx) => login(rt, ctx)).name('login')
     r.post('login2fa', (ctx) => login2fa(rt, ctx)).name('login2fa')
     r.post('logout', (ctx) => logout(rt, ctx)).name('logout')
