@@ -15,7 +15,7 @@ import { apiKeyMiddleware, applicationsTable, KeyCache, type ApiKeyChecker } fro
 import { AppCreateCommand } from './app-create-command.js'
 import { apiErrors } from './errors.js'
 import { contentType, renderFormat } from './content-type.js'
-import { applyCors, CorsSource, preflight, type CorsPolicy } from './cors.js'
+import { applyCors, CorsSource, normaliseOrigin, preflight, type CorsPolicy } from './cors.js'
 import './state.js'
 import { unified } from './unified.js'
 
@@ -44,6 +44,12 @@ export interface ApiApi {
   readonly unified: Middleware
   /** The CORS policy in force now. */
   corsPolicy(): Promise<CorsPolicy>
+  /**
+   * Whether the CORS policy in force lets `origin` read replies: `undefined` while the policy is
+   * still being read from the database (`api.cors_from_db`). The debug plugin asks it for app
+   * routes in development.
+   */
+  allowsOrigin(origin: string): boolean | undefined
   /** Forgets the cached key answers and CORS settings (after changing `applications`). */
   clearCache(): void
 }
@@ -141,6 +147,11 @@ export default definePlugin<ApiOptions | undefined, ApiApi>({
       apiKey,
       unified,
       corsPolicy: async () => source.policy(),
+      allowsOrigin(origin) {
+        const policy = source.policy()
+        if (policy instanceof Promise) return undefined
+        return policy.origins === '*' || policy.origins.has(normaliseOrigin(origin))
+      },
       clearCache() {
         keys.clear()
         source.clear()

@@ -9,6 +9,7 @@ import {
   type Reply,
   type RequestContext,
 } from 'fw'
+import type {} from 'fw/plugins/api'
 import type {} from 'fw/plugins/logging'
 import { declareDevPanel } from './devpanel.js'
 import './events.js'
@@ -159,18 +160,22 @@ function plainJsonObject(value: unknown): Record<string, unknown> | undefined {
  * kernel.register(debug, { nonce: (ctx) => ctx.state.cspNonce })
  */
 /**
- * Lets the request's origin read and time the reply (development only): unless something
- * (the API's CORS policy) already answered for the origin.
+ * Lets the request's origin time the reply, and read it (development only): the toolbar's own
+ * files (`open`) for any origin; an app route only for an origin `api.cors_origins` allows, when
+ * the api plugin is registered, so a restricted list can be tried locally. A reply whose CORS
+ * something else (the API's policy) already answered keeps that answer.
  */
-function allowOrigin(reply: Reply, ctx: RequestContext): Reply {
-  if (reply.getHeader('access-control-allow-origin') !== undefined) return reply
+function allowOrigin(reply: Reply, ctx: RequestContext, open: boolean): Reply {
   const headers = crossOriginHeaders(ctx.headers.origin)
   if (headers === undefined) return reply
-  reply.header('access-control-allow-origin', headers['access-control-allow-origin']!)
-  reply.header('timing-allow-origin', headers['timing-allow-origin']!)
-  const vary = reply.getHeader('vary')
-  if (vary === undefined || !/(^|,)\s*origin\s*(,|$)/i.test(String(vary)))
-    reply.appendHeader('vary', 'Origin')
+  const origin = headers['access-control-allow-origin']!
+  if (reply.getHeader('timing-allow-origin') === undefined)
+    reply.header('timing-allow-origin', headers['timing-allow-origin']!)
+  reply.vary('Origin')
+  if (reply.getHeader('access-control-allow-origin') !== undefined) return reply
+  const kernel = ctx.kernel
+  if (open || !kernel.hasPlugin('api') || kernel.plugin('api').allowsOrigin(origin) === true)
+    reply.header('access-control-allow-origin', origin)
   return reply
 }
 
@@ -214,8 +219,9 @@ const debug = definePlugin<DebugOptions | undefined, DebugApi>({
     // The built toolbar: hashed files served by sirv for a year, plus two stable names that
     // always revalidate (the classic script, and an ES module re-exporting the hashed one).
     // In development a single-page app served from another origin (a Vite dev server) may
-    // import the module and read the timings (spec-notes "Debug facility"): the assets and the
-    // annotated responses answer CORS for the request's origin, with `Timing-Allow-Origin`.
+    // import the module and read the timings: the assets answer CORS for any origin, and every
+    // annotated response lets the origin time it (`Timing-Allow-Origin`); an app route lets it
+    // read the response when `api.cors_origins` allows it (every origin without the api plugin).
     const assets = toolbarAssets()
     kernel.static(TOOLBAR_PATH.slice(1, TOOLBAR_PATH.lastIndexOf('/')), assets.dir, {
       maxAge: 31_536_000,
@@ -227,7 +233,7 @@ const debug = definePlugin<DebugOptions | undefined, DebugApi>({
         'cache-control',
         'no-cache',
       )
-      return development ? allowOrigin(reply, ctx) : reply
+      return development ? allowOrigin(reply, ctx, true) : reply
     }
     kernel.router.get(TOOLBAR_PATH.slice(1), asset(new TextEncoder().encode(assets.inline)))
     kernel.router.get(
@@ -314,7 +320,7 @@ const debug = definePlugin<DebugOptions | undefined, DebugApi>({
       // do not draw a multi-second bar on every request.
       const timing = serverTiming(events, kernel.bootPhases, total, !bootTimed)
       bootTimed = true
-      if (development) allowOrigin(reply, ctx)
+      if (development) allowOrigin(reply, ctx, ctx.path.startsWith('/_fw/'))
       const existing = reply.getHeader('server-timing')
       reply.header(
         'server-timing',
