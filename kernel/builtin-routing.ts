@@ -22,8 +22,12 @@ export interface BuiltinRouting {
  * on the home page); a bare path reaches a classic controller only when no declared route answers.
  */
 export function installBuiltinRouting(hooks: KernelHooks, router: Router): BuiltinRouting {
+  // A path rewritten for routing (the admin area strips its prefix) is decomposed as rewritten and
+  // reported as it arrived (`originalRequestNoChange`); `?r=` is decomposed and reported as given.
   const legacy = (ctx: RequestContext): RouteMatch | undefined =>
-    router.matchLegacy(ctx.routingPath, ctx.querystring, ctx.query)
+    ctx.routingPath === ctx.path || hasRParam(ctx.querystring)
+      ? router.matchLegacy(ctx.routingPath, ctx.querystring, ctx.query)
+      : router.matchLegacy(ctx.path, ctx.querystring, ctx.query, ctx.routingPath)
   const declared = (ctx: RequestContext): RouteMatch | undefined =>
     router.find(ctx.method, ctx.routingPath, ctx.querystring)
   // Synchronous taps: with a plugin's own synchronous route tap beside them (the admin area's),

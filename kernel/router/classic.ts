@@ -22,8 +22,17 @@ const NO_PARAMS: Readonly<Record<string, string>> = Object.freeze({})
 export interface ClassicSet {
   /** Registers `controller` under `name` (compared case-insensitively), replacing an earlier one. */
   register(name: string, controller: ControllerClass): void
-  /** As the router's own classic lookup: `?r=` first, else the path's first segment. */
-  match(path: string, querystring: string, get: Record<string, unknown>): RouteMatch | undefined
+  /**
+   * As the router's own classic lookup: `?r=` first, else the path's first segment. `rewritten`:
+   * the path to decompose instead of `path` (the owner's routing path), `path` then being reported
+   * as `originalRequestNoChange`.
+   */
+  match(
+    path: string,
+    querystring: string,
+    get: Record<string, unknown>,
+    rewritten?: string,
+  ): RouteMatch | undefined
   /** The registered names, and each controller's actions (its methods), for listings. */
   actions(): ReadonlyArray<{ name: string; controller: ControllerClass; actions: string[] }>
 }

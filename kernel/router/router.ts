@@ -212,7 +212,8 @@ export class Router {
     const registry = new ClassicRegistry()
     return {
       register: (name, controller) => registry.register(name, controller, [...this.#groups]),
-      match: (path, querystring, get) => registry.match(path, querystring, get),
+      match: (path, querystring, get, rewritten) =>
+        registry.match(path, querystring, get, rewritten),
       actions: () => registry.actions(),
     }
   }

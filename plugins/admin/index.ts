@@ -65,7 +65,7 @@ declare module 'fw' {
       theme: string | undefined
       /** The floor: the lowest usertype that reaches anything in the area. */
       min_usertype: number | undefined
-      /** The controller the bare prefix opens (`/admin`); unset: 404. */
+      /** The controller the bare prefix opens (`/admin`); unset or empty: 404. */
       default_controller: string | undefined
       /** The folder of the area's code under the app root (default `Admin`). */
       area: string
@@ -269,7 +269,9 @@ export default definePlugin<AdminOptions | undefined, AdminApi>({
 
     const areaDir = join(kernel.root, config.area)
     const viewPaths = [options.views ?? join(areaDir, 'views')] as const
-    const { theme, min_usertype: floor, default_controller: home } = config
+    const { theme, min_usertype: floor } = config
+    // Empty (or only slashes) is no default controller: the bare prefix answers 404, never `/`.
+    const home = config.default_controller?.replace(/^\/+|\/+$/g, '') || undefined
     const bare = home === undefined ? undefined : `/${home}`
     const head = `/${prefix}`
     kernel.hooks.boot.tapPromise('admin', () =>
@@ -295,10 +297,12 @@ export default definePlugin<AdminOptions | undefined, AdminApi>({
       } else ctx.routingPath = rest
       if (theme !== undefined) ctx.state.theme = theme
       ctx.state.viewPaths = viewPaths
+      // A controller reached by its path decomposes the path without the prefix, and reports the
+      // path as it arrived (`originalRequestNoChange`: `admin/users/edit/5`); `?r=` is its own.
       ctx.match = hasRParam(ctx.querystring)
         ? controllers.match(ctx.routingPath, ctx.querystring, ctx.query)
         : (kernel.router.find(ctx.method, ctx.routingPath, ctx.querystring) ??
-          controllers.match(ctx.routingPath, ctx.querystring, ctx.query))
+          controllers.match(ctx.path, ctx.querystring, ctx.query, ctx.routingPath))
       if (floor === undefined) return undefined
       return refusalBelow(floor, ctx, 'home').then((refusal) =>
         refusal === undefined ? undefined : refusalReply(ctx, refusal),
