@@ -16,7 +16,7 @@ import { cacheCheck, type CacheCheckOptions } from './checks/cache.js'
 import { databaseCheck } from './checks/database.js'
 import { diskSpaceCheck, type DiskSpaceOptions } from './checks/disk-space.js'
 import { memoryLimitCheck, type MemoryLimitOptions } from './checks/memory-limit.js'
-import { ietf, verdict, wellKnown } from './formats.js'
+import { ietf, ietfStatusCode, verdict, wellKnown } from './formats.js'
 import { HealthCheckCommand } from './health-command.js'
 import { dashboardRows, renderDashboard, renderRuntime, type DashboardData } from './pages.js'
 import { HealthRegistry } from './registry.js'
@@ -97,7 +97,7 @@ function declareRoutes(kernel: Kernel, api: HealthApi, options: HealthOptions): 
   r.get('health/check', async (ctx) => {
     const report = await api.run()
     if (wantsHealthJson(ctx))
-      return publicJson(ietf(report, service()), code(report), 'application/health+json')
+      return publicJson(ietf(report, service()), ietfStatusCode(report), 'application/health+json')
     return publicJson(report, code(report))
   }).name('health.check')
   r.options('health/check', preflight).name('health.check.options')
@@ -204,5 +204,5 @@ export {
   type MemorySample,
 } from './checks/memory-limit.js'
 export { redisCheck, pingRedis, type RedisCheckOptions } from './checks/redis.js'
-export { ietf, verdict, wellKnown } from './formats.js'
-export type { HealthVerdict, IetfHealth, WellKnownHealth } from './formats.js'
+export { ietf, ietfStatusCode, verdict, wellKnown } from './formats.js'
+export type { HealthVerdict, IetfCheck, IetfHealth, WellKnownHealth } from './formats.js'

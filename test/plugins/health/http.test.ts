@@ -87,7 +87,7 @@ test('OPTIONS on the JSON endpoints answers 204 without running a check', async 
   assert.is(kernel.plugin('health').runs, 0)
 })
 
-test('Accept: application/health+json answers the IETF draft format', async () => {
+test('Accept: application/health+json answers the IETF draft format: warn is 200, fail 503', async () => {
   const kernel = healthKernel()
   await kernel.boot()
   const h = kernel.plugin('health')
@@ -97,7 +97,8 @@ test('Accept: application/health+json answers the IETF draft format', async () =
     url: '/health/check',
     headers: { accept: 'application/health+json' },
   })
-  assert.is(res.status, 503)
+  // The draft: `warn` is healthy with concerns, answered 2xx–3xx.
+  assert.is(res.status, 200)
   assert.match(String(res.headers['content-type']), /^application\/health\+json/)
   const body = res.json() as {
     status: string
@@ -109,21 +110,31 @@ test('Accept: application/health+json answers the IETF draft format', async () =
   }
   assert.is(body.status, 'warn')
   assert.is(body.serviceId, 'svc')
-  assert.is(body.checks.a![0]!.status, 'pass')
-  assert.is(body.checks.a![0]!.observedValue, 2)
+  // A check measuring something is keyed `component:measurement`; one that does not, by its name.
+  assert.equal(Object.keys(body.checks), ['a:responseTime', 'b'])
+  assert.is(body.checks['a:responseTime']![0]!.status, 'pass')
+  assert.is(body.checks['a:responseTime']![0]!.observedValue, 2)
   assert.is(body.checks.b![0]!.status, 'warn')
   assert.ok(body.checks.b![0]!.time)
+  // fw's own format keeps 503 for `degraded`.
+  assert.is((await inject(kernel, '/health/check')).status, 503)
   h.register(fixed('c', 'down'))
   const failed = await inject(kernel, {
     url: '/health/check',
     headers: { accept: 'application/health+json' },
   })
+  assert.is(failed.status, 503)
   assert.is((failed.json() as { status: string }).status, 'fail')
 })
 
-test('the IETF format of the built-in checks: componentType, observed values, output only when not pass', async () => {
+test('the IETF format of the built-in checks: component:measurement keys, componentType, observed values, output only when not pass', async () => {
   const kernel = healthKernel(
-    { database: true, diskSpace: {}, memoryLimit: { degradedAt: 0.000001, downAt: 0.99 } },
+    {
+      database: true,
+      diskSpace: {},
+      memoryLimit: { degradedAt: 0.000001, downAt: 0.99 },
+      cache: {},
+    },
     { database: true },
   )
   await kernel.boot()
@@ -140,32 +151,64 @@ test('the IETF format of the built-in checks: componentType, observed values, ou
     componentType: string
     status: string
     output?: string
-    observedValue?: number
+    observedValue?: number | string
     observedUnit?: string
   }
   const checks = (res.json() as { checks: Record<string, Entry[]> }).checks
-  const one = (name: string) => checks[name]![0]!
-  assert.equal(Object.fromEntries(Object.keys(checks).map((n) => [n, one(n).componentType])), {
-    database: 'datastore',
-    disk_space: 'system',
-    memory_limit: 'system',
-    mailer: 'component',
-  })
+  const one = (key: string) => checks[key]![0]!
+  assert.equal(
+    Object.fromEntries(
+      Object.keys(checks)
+        .sort()
+        .map((k) => [k, [one(k).componentId, one(k).componentType]]),
+    ),
+    {
+      'cache:store': ['cache', 'datastore'],
+      'database:responseTime': ['database', 'datastore'],
+      'disk:free': ['disk_space', 'system'],
+      'memory:utilization': ['memory_limit', 'system'],
+      mailer: ['mailer', 'component'],
+    },
+  )
   // The database answered: pass, its latency observed, and no output.
-  assert.is(one('database').status, 'pass')
-  assert.is(one('database').observedUnit, 'ms')
-  assert.type(one('database').observedValue, 'number')
-  assert.not.ok('output' in one('database'), JSON.stringify(one('database')))
+  assert.is(one('database:responseTime').status, 'pass')
+  assert.is(one('database:responseTime').observedUnit, 'ms')
+  assert.type(one('database:responseTime').observedValue, 'number')
+  assert.not.ok('output' in one('database:responseTime'), JSON.stringify(checks))
   // Disk free and memory used, in bytes.
-  assert.is(one('disk_space').observedUnit, 'bytes')
-  assert.ok(one('disk_space').observedValue! > 0)
-  assert.is(one('memory_limit').observedUnit, 'bytes')
-  assert.ok(one('memory_limit').observedValue! > 0)
+  assert.is(one('disk:free').observedUnit, 'bytes')
+  assert.ok(Number(one('disk:free').observedValue) > 0)
+  assert.is(one('memory:utilization').observedUnit, 'bytes')
+  assert.ok(Number(one('memory:utilization').observedValue) > 0)
+  // The cache observes the store it runs on.
+  assert.is(one('cache:store').observedValue, 'memory')
+  assert.is(one('cache:store').status, 'pass')
   // Memory is `warn` (a threshold set to trip): its output says why; the failed check's too.
-  assert.is(one('memory_limit').status, 'warn')
-  assert.match(String(one('memory_limit').output), /of/)
+  assert.is(one('memory:utilization').status, 'warn')
+  assert.match(String(one('memory:utilization').output), /of/)
   assert.is(one('mailer').status, 'fail')
   assert.is(one('mailer').output, 'mailer is down')
+  assert.is(res.status, 503)
+})
+
+test('the IETF key of a built-in check stays when it fails before measuring', async () => {
+  const kernel = healthKernel()
+  await kernel.boot()
+  const h = kernel.plugin('health')
+  h.register(fixed('database', 'down'))
+  h.register(fixed('cache', 'degraded', { store: 'memory', configured: 'redis', latency_ms: 1 }))
+  const res = await inject(kernel, {
+    url: '/health/check',
+    headers: { accept: 'application/health+json' },
+  })
+  const checks = (
+    res.json() as { checks: Record<string, { status: string; observedValue?: unknown }[]> }
+  ).checks
+  assert.equal(Object.keys(checks), ['database:responseTime', 'cache:store', 'cache:responseTime'])
+  assert.is(checks['database:responseTime']![0]!.status, 'fail')
+  assert.not.ok('observedValue' in checks['database:responseTime']![0]!)
+  assert.is(checks['cache:store']![0]!.observedValue, 'memory')
+  assert.is(checks['cache:responseTime']![0]!.observedValue, 1)
 })
 
 test('/.well-known/health exists only with the authorization-server feature', async () => {
