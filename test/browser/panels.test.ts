@@ -610,7 +610,7 @@ test('the Domain tab: models loaded, a service recorded and its measured call ti
     assert.match(await textOf(domain), 'No model was loaded, saved or deleted.')
     const services = await cells(page, 'table.services tbody tr')
     assert.equal(services[0], ['PriceService', 'yes', '', '', ''])
-    assert.equal(services[1]!.slice(0, 3), ['PriceService.quote', '', '1'])
+    assert.equal(services[1]!.slice(0, 3), ['customer-secret-lookup', '', '1'])
     assert.match(services[1]![3]!, / ms$/)
     assert.ok(msOf(services[1]![3]!) > 0, 'the measured call has a duration')
     assert.is(services.length, 2)

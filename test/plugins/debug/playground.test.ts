@@ -143,8 +143,32 @@ test('the home page carries the island; JSON arrays and fragments only headers',
   const services = measured.json<{ _debug: { services: { name: string }[] } }>()._debug.services
   assert.equal(
     services.map((s) => s.name),
-    ['PriceService', 'PriceService.quote'],
+    ['PriceService', 'customer-secret-lookup'],
   )
+})
+
+test("/_demo/measure's app-named timer is in the debug payload, never in Server-Timing", async ({
+  dev,
+  prod,
+}) => {
+  const res = await dev.inject('/_demo/measure')
+  assert.is(res.status, 200)
+  const services = res.json<{
+    _debug: { services: { name: string; calls?: number; ms?: number }[] }
+  }>()._debug.services
+  const call = services.find((s) => s.name === 'customer-secret-lookup')
+  assert.ok(call, JSON.stringify(services))
+  assert.is(call.calls, 1)
+  assert.ok(Number(call.ms) > 0, 'the call is timed')
+  const timing = String(res.headers['server-timing'])
+  assert.ok(timing.length > 0, 'development sends Server-Timing')
+  assert.not.match(timing, /customer|secret|lookup|PriceService/)
+  // Production with a grant annotates too: still not in the header.
+  const { token } = prod.plugin('debug').issueToken(600)!
+  const granted = await prod.inject(`/_demo/measure?_debug=${token}`)
+  assert.ok(granted.headers['server-timing'])
+  assert.not.match(String(granted.headers['server-timing']), /customer|secret|lookup/)
+  assert.ok(granted.body.includes('customer-secret-lookup'))
 })
 
 test('production without a grant: the playground answers as if there were no debug plugin', async ({
