@@ -1,4 +1,4 @@
-import type { Identity, Kernel, RequestContext } from 'fw'
+import type { Identity, Kernel, Reply, RequestContext } from 'fw'
 import type { AuthCredential, AuthSource } from './events.js'
 import type { AuthRuntime } from './runtime.js'
 import { csrfTokenOf, readWebSession, sameString, SESSION_COOKIE } from './sessions.js'
@@ -129,5 +129,25 @@ export function tapAuthenticate(kernel: Kernel, rt: AuthRuntime): void {
     if (ctx.log.ofType('auth.resolved').length === 0)
       record(ctx, undefined, { credential: null, source: null, expires: null })
     return undefined
+  })
+}
+
+/**
+ * In development, a request that carries a session cookie loads its session even when nothing
+ * asked who made it (`/_demo/ping`): a render tap (stage 90, before the debug payload is built at
+ * 100) resolves `ctx.identity()`, so the `session` phase and the `auth` data reach the debug
+ * payload, `Server-Timing` and the toolbar. It runs after the handler, so the handler sees the
+ * request exactly as in production. A request without the cookie passes through synchronously,
+ * and production does not tap at all.
+ */
+export function tapSessionPhase(kernel: Kernel): void {
+  if (!kernel.isDevelopment()) return
+  kernel.hooks.render.tap({ name: 'auth.session-phase', stage: 90 }, (reply, ctx) => {
+    const value = ctx.cookies[SESSION_COOKIE]
+    if (value === undefined || value === '') return reply
+    return ctx.identity().then(
+      (): Reply => reply,
+      (): Reply => reply,
+    )
   })
 }

@@ -21,7 +21,7 @@ export interface ReportedClaims {
 
 declare module 'fw' {
   interface PhaseNames {
-    /** Loading the web session of a request that carries its cookie (spec-notes "Debug facility"). */
+    /** Loading the web session of a request that carries its cookie. */
     session: true
   }
   interface EventMap {

@@ -7,7 +7,7 @@ import type {} from 'fw/plugins/health'
 import type {} from 'fw/plugins/views'
 import { declareAccountRoutes } from './account-routes.js'
 import { deriveKeys } from './app-key.js'
-import { tapAuthenticate } from './authenticate.js'
+import { tapAuthenticate, tapSessionPhase } from './authenticate.js'
 import { authEntities } from './entities.js'
 import './events.js'
 import { setupAuthorizationServer } from './oauth-server.js'
@@ -186,6 +186,7 @@ export default definePlugin<AuthOptions | undefined, AuthApi>({
     const seed = options.seed
     if (seed !== undefined) db.addSeed((em) => seed(api, em))
     tapAuthenticate(kernel, rt)
+    tapSessionPhase(kernel)
     kernel.hooks.listen.tapPromise('auth', async () => followRevocations(rt))
     declareAccountRoutes(kernel, rt)
     setupAuthorizationServer(kernel, rt)

@@ -4,6 +4,7 @@ import type { Kernel } from 'fw'
 import { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
 import { createMemoryLogger } from 'fw/testing'
 import createApp from '../../../playground/app.js'
+import { cookieFrom } from '../auth/fixtures.js'
 
 const KEY = 'playground-debug-test-key-0123456789abcdef'
 const test = suite<{ db: TestDatabase; dev: Kernel; prod: Kernel }>('debug: on the playground')
@@ -169,6 +170,51 @@ test("/_demo/measure's app-named timer is in the debug payload, never in Server-
   assert.ok(granted.headers['server-timing'])
   assert.not.match(String(granted.headers['server-timing']), /customer|secret|lookup/)
   assert.ok(granted.body.includes('customer-secret-lookup'))
+})
+
+/** Signs in through the playground's /login form; answers the `fw_session` cookie value. */
+async function webSession(kernel: Kernel, username = 'editor'): Promise<string> {
+  const form = await kernel.inject('/login')
+  const csrf = /name="_csrf" value="([^"]+)"/.exec(form.body)![1]!
+  const res = await kernel.inject({
+    method: 'POST',
+    url: '/login',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ _csrf: csrf, username, password: `${username}-pass` }).toString(),
+    cookies: { fw_login_csrf: cookieFrom(form.headers['set-cookie'], 'fw_login_csrf')! },
+  })
+  assert.is(res.status, 303)
+  return cookieFrom(res.headers['set-cookie'], 'fw_session')!
+}
+
+const sessionPhases = (events: readonly { type: string; data: unknown }[]) =>
+  events.filter(
+    (e) => e.type === 'phase.completed' && (e.data as { name: string }).name === 'session',
+  )
+
+test('development: a session cookie records the session phase on a route that never asks who', async ({
+  dev,
+  prod,
+}) => {
+  const session = await webSession(dev)
+  const res = await dev.inject({ url: '/_demo/ping', cookies: { fw_session: session } })
+  assert.is(res.status, 200)
+  assert.is(sessionPhases(res.events).length, 1)
+  const body = res.json<{
+    _debug: { timing: Record<string, number>; auth: { user: { username: string } | null } }
+  }>()
+  assert.type(body._debug.timing.session, 'number')
+  assert.is(body._debug.auth.user?.username, 'editor')
+  assert.match(String(res.headers['server-timing']), /(^|, )session;dur=[\d.]+/)
+  // Without the cookie: no session to load, nothing resolved.
+  const anonymous = await dev.inject('/_demo/ping')
+  assert.is(sessionPhases(anonymous.events).length, 0)
+  assert.not.ok(anonymous.events.some((e) => e.type === 'auth.resolved'))
+  assert.not.match(String(anonymous.headers['server-timing']), /session/)
+  // Production loads a session only when something asks.
+  const inProd = await prod.inject({ url: '/_demo/ping', cookies: { fw_session: session } })
+  assert.is(inProd.body, '{"hello":"world","n":1}')
+  assert.is(sessionPhases(inProd.events).length, 0)
 })
 
 test('production without a grant: the playground answers as if there were no debug plugin', async ({
