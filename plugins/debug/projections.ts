@@ -87,10 +87,19 @@ export function serverTiming(
   return parts.join(', ')
 }
 
+/**
+ * The method the debug projections show: a HEAD is described as the GET it stands for, so its
+ * payload, and so its `Content-Length`, is the GET's (the log itself keeps `HEAD`).
+ */
+function shownMethod(method: string): string {
+  return method === 'HEAD' ? 'GET' : method
+}
+
 function routeLabel(events: readonly AnyEvent[]): string | undefined {
   for (let i = events.length - 1; i >= 0; i--) {
     const e = events[i]!
-    if (e.type === 'route.matched') return e.data.name ?? `${e.data.method} ${e.data.path}`
+    if (e.type === 'route.matched')
+      return e.data.name ?? `${shownMethod(e.data.method)} ${e.data.path}`
   }
   return undefined
 }
@@ -171,7 +180,7 @@ const PROJECTIONS: Record<string, (input: PayloadInput) => unknown> = {
   request: (i) => {
     const out: Record<string, unknown> = {
       id: i.id ?? null,
-      method: i.ctx.method,
+      method: shownMethod(i.ctx.method),
       path: i.ctx.path,
       status: i.status,
       time: round(i.time),
@@ -182,7 +191,7 @@ const PROJECTIONS: Record<string, (input: PayloadInput) => unknown> = {
     if (body !== undefined) out.body = body
     return out
   },
-  request_method: (i) => i.ctx.method,
+  request_method: (i) => shownMethod(i.ctx.method),
   timing: (i) => phaseTimes(i.events, i.ctx.kernel.bootPhases),
   queries: (i) => {
     const all = only(i.events, 'query.executed')
@@ -207,7 +216,7 @@ const PROJECTIONS: Record<string, (input: PayloadInput) => unknown> = {
     if (matched !== undefined) {
       const d = matched.data
       return {
-        method: d.method,
+        method: shownMethod(d.method),
         path: d.path,
         name: d.name ?? null,
         handler: d.handler,
@@ -218,7 +227,7 @@ const PROJECTIONS: Record<string, (input: PayloadInput) => unknown> = {
     if (missed !== undefined)
       return {
         missed: true,
-        method: missed.data.method,
+        method: shownMethod(missed.data.method),
         path: missed.data.path,
         allowed: missed.data.allowed,
       }

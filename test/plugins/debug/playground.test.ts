@@ -217,6 +217,53 @@ test('development: a session cookie records the session phase on a route that ne
   assert.is(sessionPhases(inProd.events).length, 0)
 })
 
+test("development: a HEAD's Content-Length is the GET's, its payload describing the GET", async ({
+  dev,
+}) => {
+  // The payload's figures (times, memory) are held still, so two requests differ only by what
+  // the payload says about them.
+  const realNow = performance.now.bind(performance)
+  const realMemory = process.memoryUsage
+  const frozen = realNow()
+  performance.now = () => frozen
+  process.memoryUsage = Object.assign(() => ({ ...realMemory(), heapUsed: 50_000_000 }), {
+    rss: realMemory.rss,
+  })
+  try {
+    for (const path of ['/_demo/ping', '/_demo/text', '/', '/_demo/measure', '/no-such-page']) {
+      const get = await dev.inject(path)
+      const head = await dev.inject({ method: 'HEAD', url: path })
+      assert.is(head.status, get.status, path)
+      assert.is(head.body, '', path)
+      assert.is(Number(get.headers['content-length']), Buffer.byteLength(get.body), path)
+      assert.is(head.headers['content-length'], get.headers['content-length'], path)
+      // The summary header too, but for the request id each request gets.
+      const summary = (h: unknown) => ({ ...JSON.parse(String(h)), id: undefined })
+      assert.equal(summary(head.headers['x-fw-debug']), summary(get.headers['x-fw-debug']), path)
+    }
+  } finally {
+    performance.now = realNow
+    process.memoryUsage = realMemory
+  }
+  // What the HEAD's payload says: the GET it stands for; its log keeps the method it came with.
+  let captured: Record<string, unknown> | undefined
+  dev.hooks.render.tap({ name: 'test-capture', stage: 200 }, (reply, ctx) => {
+    if (ctx.method === 'HEAD' && reply.body.kind === 'json')
+      captured = reply.body.value as Record<string, unknown>
+    return reply
+  })
+  const head = await dev.inject({ method: 'HEAD', url: '/_demo/ping' })
+  const payload = captured?._debug as {
+    request: { method: string }
+    request_method: string
+    route: { method: string }
+  }
+  assert.is(payload.request.method, 'GET')
+  assert.is(payload.request_method, 'GET')
+  assert.is(payload.route.method, 'GET')
+  assert.is(head.events.find((e) => e.type === 'request.received')?.data.method, 'HEAD')
+})
+
 test('production without a grant: the playground answers as if there were no debug plugin', async ({
   prod,
 }) => {
