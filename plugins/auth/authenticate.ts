@@ -2,7 +2,7 @@ import type { Identity, Kernel, Reply, RequestContext } from 'fw'
 import type { AuthCredential, AuthSource } from './events.js'
 import type { AuthRuntime } from './runtime.js'
 import { csrfTokenOf, readWebSession, sameString, SESSION_COOKIE } from './sessions.js'
-import { verifyAccessToken } from './tokens.js'
+import { unverifiedClaims, verifyAccessToken } from './tokens.js'
 
 /** A token found in a request's headers. */
 export interface PresentedToken {
@@ -52,6 +52,7 @@ function record(
     expires: number | null
     refused?: string
     claims?: Record<string, unknown>
+    unverified?: true
   },
 ): void {
   ctx.log.record('auth.resolved', {
@@ -80,7 +81,16 @@ export function tapAuthenticate(kernel: Kernel, rt: AuthRuntime): void {
     const check = await verifyAccessToken(rt, presented.token)
     if (!check.ok) {
       ctx.state.authRefused = { credential, reason: check.reason }
-      record(ctx, undefined, { credential, source, expires: null, refused: check.reason })
+      // What the refused token says about itself, read without trusting it (the debug payload
+      // shows it beside the reason); never the token or its signature.
+      const claims = unverifiedClaims(presented.token)
+      record(ctx, undefined, {
+        credential,
+        source,
+        expires: claims?.exp ?? null,
+        refused: check.reason,
+        ...(claims === undefined ? {} : { claims: { ...claims }, unverified: true as const }),
+      })
       return undefined
     }
     record(ctx, check.identity, {

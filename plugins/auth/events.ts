@@ -28,7 +28,8 @@ declare module 'fw' {
     /**
      * Who the request is from, as the auth plugin found out (or created, on a login; or ended, on
      * a logout). `user` is null for anonymous. The token itself never appears; `claims` are the
-     * identity claims only, and only of a token that verified.
+     * identity claims only: of a token that verified, or, with `unverified: true`, of a refused
+     * one, read without verification (then `expires` is its `exp` claim).
      */
     'auth.resolved': {
       user: { id: number; username: string; usertype: number } | null
@@ -37,6 +38,8 @@ declare module 'fw' {
       /** Unix seconds the credential expires at, or null: never (or anonymous). */
       expires: number | null
       claims?: ReportedClaims
+      /** True when `claims` (and `expires`) come from a refused token, read without verifying it. */
+      unverified?: true
       /** Why a presented credential was refused (`invalid`, `expired`, `revoked`, `csrf`, …). */
       refused?: string
       /** `login`, `login2fa`, `logout`, `web-login`, `web-logout` when a handler set the identity. */

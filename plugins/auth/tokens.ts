@@ -89,6 +89,60 @@ function reportedClaims(payload: jwt.JwtPayload): ReportedClaims {
   return out
 }
 
+/** Claims longer than this (an unverified token can say anything) are cut, marked with `…`. */
+const MAX_CLAIM_LENGTH = 200
+
+function shortString(value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined
+  return value.length > MAX_CLAIM_LENGTH ? `${value.slice(0, MAX_CLAIM_LENGTH)}…` : value
+}
+
+function finiteNumber(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) ? value : undefined
+}
+
+/**
+ * The identity claims of a token read **without verifying it**, for reporting why it was refused
+ * (the debug payload): the payload segment only, never the header's key material or the
+ * signature; the same claims as a verified token reports, each of its expected type (strings cut
+ * at 200 characters, at most 10 audiences). Undefined when the token is no JWT.
+ */
+export function unverifiedClaims(token: string): ReportedClaims | undefined {
+  if (token.length > 8192) return undefined
+  const parts = token.split('.')
+  if (parts.length !== 3) return undefined
+  let payload: unknown
+  try {
+    payload = JSON.parse(Buffer.from(parts[1]!, 'base64url').toString('utf8'))
+  } catch {
+    return undefined
+  }
+  if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) return undefined
+  const p = payload as Record<string, unknown>
+  const out: ReportedClaims = {}
+  const set = <K extends keyof ReportedClaims>(k: K, v: ReportedClaims[K] | undefined) => {
+    if (v !== undefined) out[k] = v
+  }
+  set('sub', shortString(p.sub))
+  set('iss', shortString(p.iss))
+  set(
+    'aud',
+    Array.isArray(p.aud)
+      ? p.aud
+          .slice(0, 10)
+          .map(shortString)
+          .filter((a): a is string => a !== undefined)
+      : shortString(p.aud),
+  )
+  set('iat', finiteNumber(p.iat))
+  set('exp', finiteNumber(p.exp))
+  set('nbf', finiteNumber(p.nbf))
+  set('jti', shortString(p.jti))
+  set('userid', finiteNumber(p.userid))
+  set('username', shortString(p.username))
+  return out
+}
+
 /** The `alg` of a JWT's header, without checking anything else; undefined when unreadable. */
 function headerAlg(token: string): unknown {
   const dot = token.indexOf('.')

@@ -258,6 +258,8 @@ const PROJECTIONS: Record<string, (input: PayloadInput) => unknown> = {
       for (const k of CLAIMS) if (d.claims[k] !== undefined) claims[k] = d.claims[k]
       out.claims = claims
     }
+    // A refused token's claims, read without verification: marked so nobody takes them as proof.
+    if (d.unverified === true) out.unverified = true
     return out
   },
   session: (i) => {

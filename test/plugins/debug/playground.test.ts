@@ -264,6 +264,81 @@ test("development: a HEAD's Content-Length is the GET's, its payload describing 
   assert.is(head.events.find((e) => e.type === 'request.received')?.data.method, 'HEAD')
 })
 
+test("a refused token's debug payload: its claims read without verification and its expiry, beside the reason", async ({
+  dev,
+}) => {
+  const login = await dev.inject({
+    method: 'POST',
+    url: '/account/login',
+    body: { username: 'editor', password: 'editor-pass' },
+  })
+  const token = login.json<{ access_token: string }>().access_token
+  const [header, body, signature] = token.split('.') as [string, string, string]
+  const genuine = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as Record<
+    string,
+    unknown
+  >
+  type Auth = {
+    user: unknown
+    refused?: string
+    expires: number | null
+    claims?: Record<string, unknown>
+    unverified?: boolean
+  }
+  const authOf = async (bearer: string): Promise<{ auth: Auth; text: string }> => {
+    const res = await dev.inject({
+      url: '/api/v1/me',
+      headers: { authorization: `Bearer ${bearer}` },
+    })
+    assert.is(res.status, 401, res.body)
+    const debug = res.json<{ _debug: { auth: Auth } }>()._debug
+    return { auth: debug.auth, text: JSON.stringify(debug) + String(res.headers['x-fw-debug']) }
+  }
+  // An edited payload (another user, an expiry, a claim outside the list) under the real
+  // signature: refused, and the payload shows what the token claims.
+  const edited = Buffer.from(
+    JSON.stringify({
+      ...genuine,
+      username: 'admin',
+      userid: 1,
+      exp: 1_900_000_000,
+      secret: 'not-shown',
+      jti: 'x'.repeat(500),
+    }),
+  ).toString('base64url')
+  const forged = `${header}.${edited}.${signature}`
+  const { auth, text } = await authOf(forged)
+  assert.is(auth.user, null)
+  assert.is(auth.refused, 'invalid')
+  assert.is(auth.unverified, true)
+  assert.is(auth.expires, 1_900_000_000)
+  assert.is(auth.claims!.username, 'admin')
+  assert.is(auth.claims!.userid, 1)
+  assert.is(auth.claims!.exp, 1_900_000_000)
+  assert.is(auth.claims!.sub, genuine.sub)
+  assert.is(String(auth.claims!.jti).length, 201, 'a long claim is cut')
+  assert.not.ok('secret' in auth.claims!)
+  for (const never of [signature, forged, token, 'not-shown', header])
+    assert.not.ok(text.includes(never), never.slice(0, 20))
+  // A revoked token: its own claims, and `revoked`.
+  await dev.inject({
+    method: 'POST',
+    url: '/account/logout',
+    headers: { authorization: `Bearer ${token}` },
+  })
+  const revoked = await authOf(token)
+  assert.is(revoked.auth.refused, 'revoked')
+  assert.is(revoked.auth.claims!.jti, genuine.jti)
+  assert.is(revoked.auth.claims!.username, 'editor')
+  assert.is(revoked.auth.expires, (genuine.exp as number | undefined) ?? null)
+  assert.not.ok(revoked.text.includes(signature))
+  // Not a JWT: the reason alone.
+  const junk = await authOf('not.a.jwt')
+  assert.is(junk.auth.refused, 'invalid')
+  assert.is(junk.auth.claims, undefined)
+  assert.is(junk.auth.expires, null)
+})
+
 test('production without a grant: the playground answers as if there were no debug plugin', async ({
   prod,
 }) => {
