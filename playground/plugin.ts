@@ -5,6 +5,7 @@ import { DemoController } from './controllers/demo-controller.js'
 import { array, empty, error, fragment, ping, redirectHome, text } from './controllers/demo.js'
 import { log } from './controllers/demo-log.js'
 import { measureDemo } from './controllers/demo-measure.js'
+import { favicon } from './controllers/favicon.js'
 import { queries } from './controllers/demo-queries.js'
 import { home } from './controllers/home.js'
 import { declareListRoutes } from './list/routes.js'
@@ -15,6 +16,7 @@ const EDITOR_USERTYPE = 50
 function declareRoutes(kernel: Kernel): void {
   const router = kernel.router
   router.get('/', home).name('home')
+  router.get('favicon.ico', favicon(kernel)).name('favicon')
 
   router.group({ prefix: '_demo', name: 'demo.' }, (r) => {
     r.get('ping', ping).name('ping')

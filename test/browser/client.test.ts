@@ -1015,6 +1015,45 @@ test('page: keyboard reachable: Tab reaches a tab button, Enter opens it, Escape
   })
 })
 
+test('page: the tablist owns only tabs (axe aria-required-children); close and chip sit beside it', async () => {
+  await withPage(async (page) => {
+    await home(page)
+    // A selected request puts the chip (a button) in the head too.
+    await page.locator('fw-debugbar .tab[data-tab="requests"]').click()
+    await page.locator('fw-debugbar tr[data-row="1"] button.pick').click()
+    await page.locator('fw-debugbar .chip').waitFor()
+    const found = await page.evaluate(() => {
+      const root = document.querySelector('fw-debugbar')!.shadowRoot!
+      const lists = Array.from(root.querySelectorAll('[role="tablist"]'))
+      const children = lists.flatMap((l) =>
+        Array.from(l.children, (c) => c.getAttribute('role') ?? c.tagName.toLowerCase()),
+      )
+      const close = root.querySelector('.close')!
+      const chip = root.querySelector('.chip')!
+      return {
+        lists: lists.length,
+        label: lists[0]?.getAttribute('aria-label'),
+        children,
+        closeInList: close.closest('[role="tablist"]') !== null,
+        chipInList: chip.closest('[role="tablist"]') !== null,
+        tabsOutside: Array.from(root.querySelectorAll('[role="tab"]')).filter(
+          (t) => t.parentElement?.getAttribute('role') !== 'tablist',
+        ).length,
+      }
+    })
+    assert.is(found.lists, 1)
+    assert.is(found.label, 'fw debug toolbar')
+    assert.ok(found.children.length > 1, JSON.stringify(found.children))
+    assert.ok(
+      found.children.every((r) => r === 'tab'),
+      JSON.stringify(found.children),
+    )
+    assert.is(found.closeInList, false)
+    assert.is(found.chipInList, false)
+    assert.is(found.tabsOutside, 0)
+  })
+})
+
 function luminance(rgb: string): number {
   const [r, g, b] = (rgb.match(/[\d.]+/g) ?? []).slice(0, 3).map((c) => {
     const v = Number(c) / 255

@@ -1,5 +1,6 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
+import { readFileSync } from 'node:fs'
 import type { Kernel } from 'fw'
 import { createMemoryLogger, expectEvent } from 'fw/testing'
 import createApp from '../../playground/app.js'
@@ -55,6 +56,21 @@ test('writes /_demo/log?message= to the log and refuses a missing message with 4
   const missing = await kernel.inject('/_demo/log')
   assert.is(missing.status, 422)
   assert.match(missing.body, 'message')
+})
+
+test('serves /favicon.ico: the committed icon, its content type, cached for a week', async () => {
+  const icon = readFileSync(new URL('../../playground/assets/favicon.ico', import.meta.url))
+  assert.equal([...icon.subarray(0, 4)], [0, 0, 1, 0], 'an ICO file')
+  const res = await kernel.inject('/favicon.ico')
+  assert.is(res.status, 200)
+  assert.is(res.headers['content-type'], 'image/x-icon')
+  assert.is(res.headers['cache-control'], 'public, max-age=604800')
+  assert.is(Number(res.headers['content-length']), icon.length)
+  const body = res.reply.body
+  assert.ok(body.kind === 'bytes' && Buffer.from(body.value).equals(icon))
+  const head = await kernel.inject({ method: 'HEAD', url: '/favicon.ico' })
+  assert.is(head.status, 200)
+  assert.is(head.headers['content-length'], res.headers['content-length'])
 })
 
 test('answers /_demo/ping with exactly {"hello":"world","n":1}', async () => {

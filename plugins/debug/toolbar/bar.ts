@@ -40,6 +40,8 @@ export class Bar implements View {
   readonly #root: ShadowRoot
   readonly #bar: HTMLElement
   readonly #head: HTMLElement
+  /** The tabs alone: a `tablist` owns only `tab`s, so the brand, chip and close stay outside. */
+  readonly #tabs: HTMLElement
   readonly #panel: HTMLElement
   readonly #handle: HTMLElement
   #open: Tab | null = null
@@ -83,7 +85,8 @@ export class Bar implements View {
     const style = document.createElement('style')
     if (nonce !== '') style.nonce = nonce
     style.textContent = STYLES
-    this.#head = h('div', { class: 'head', role: 'tablist', 'aria-label': 'fw debug toolbar' })
+    this.#head = h('div', { class: 'head' })
+    this.#tabs = h('div', { class: 'tabs', role: 'tablist', 'aria-label': 'fw debug toolbar' })
     this.#panel = h('div', { class: 'panel', role: 'tabpanel', hidden: true })
     this.#bar = h('div', { class: 'bar', part: 'bar' }, this.#panel, this.#head)
     this.#handle = h(
@@ -302,8 +305,7 @@ export class Bar implements View {
               .filter((x) => x !== null)
               .join(' · '),
           )
-    this.#head.replaceChildren(
-      h('span', { class: 'brand', 'aria-hidden': 'true' }, 'fw'),
+    this.#tabs.replaceChildren(
       ...tabs.map((t) => {
         const alert = t.alert?.(this) === true
         const count = t.count?.(this)
@@ -324,6 +326,10 @@ export class Bar implements View {
           count === undefined || count === '' ? null : h('span', { class: 'count' }, count),
         )
       }),
+    )
+    this.#head.replaceChildren(
+      h('span', { class: 'brand', 'aria-hidden': 'true' }, 'fw'),
+      this.#tabs,
       h('span', { class: 'spacer' }),
       chip ?? '',
       summary ?? '',

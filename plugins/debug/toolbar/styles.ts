@@ -15,6 +15,7 @@ button:focus-visible,summary:focus-visible,textarea:focus-visible,input:focus-vi
 .bar{background:var(--bg);color:var(--fg);border-top:1px solid var(--line);box-shadow:0 -2px 8px rgba(0,0,0,.12)}
 .head{display:flex;align-items:center;gap:2px;min-height:28px;padding:0 4px;overflow-x:auto;white-space:nowrap}
 .brand{font-weight:700;padding:0 8px 0 4px;color:var(--accent)}
+.tabs{display:flex;align-items:center;gap:2px}
 .tab{padding:4px 8px;border-radius:4px}
 .tab:hover{background:var(--code)}
 .tab[aria-selected=true]{background:var(--sel)}
