@@ -42,6 +42,12 @@ export interface FwConfig {
      */
     drain_timeout: number
     /**
+     * Seconds a stopping instance keeps accepting and answering (with `Connection: close`) after
+     * its readiness fails, so that a load balancer stops sending before the listener closes
+     * (default 0; set it to the balancer's check interval × its fall count, plus a margin).
+     */
+    shutdown_delay: number
+    /**
      * Headers added to responses that do not set them. An empty string leaves one out.
      * `content_type_options` goes on every response; the others on HTML pages only.
      */
@@ -139,6 +145,7 @@ function kernelSlice(root: string): ConfigSlice {
         body_limit: 1024 * 1024,
         trust_proxy: false,
         drain_timeout: 30,
+        shutdown_delay: 0,
         // No sniffing anywhere; pages cannot be framed and send only their origin to other sites.
         security_headers: {
           content_type_options: 'nosniff',
@@ -160,6 +167,7 @@ function kernelSlice(root: string): ConfigSlice {
       'http.body_limit': 'integer',
       'http.trust_proxy': 'boolean',
       'http.drain_timeout': 'seconds',
+      'http.shutdown_delay': 'seconds',
       'http.security_headers.content_type_options': 'string',
       'http.security_headers.frame_options': 'string',
       'http.security_headers.referrer_policy': 'string',

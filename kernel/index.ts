@@ -1,6 +1,9 @@
 // The public API of fw. Everything a plugin or an application imports comes from here (or from
 // `fw/testing`); internal modules import each other by path.
-export { createKernel, Kernel } from './kernel.js'
+export { createKernel } from './create-kernel.js'
+export { Readiness } from './readiness.js'
+export type { ReadinessCheck, ReadinessReport } from './readiness.js'
+export { Kernel } from './kernel.js'
 export type { KernelOptions, KernelState, BootTiming } from './types.js'
 export type { ListeningAddress } from './http/serving.js'
 export { definePlugin } from './plugin.js'
@@ -91,6 +94,7 @@ export {
 } from './redact.js'
 export type { Redaction, RedactOptions } from './redact.js'
 export { enterMaintenance, leaveMaintenance, maintenanceFile } from './maintenance.js'
+export type { MaintenanceProbe, MaintenanceStore } from './maintenance.js'
 export { escapeHtml } from './http/error-page.js'
 export { handlerName } from './pipeline.js'
 export { httpErrorReply } from './error-replies.js'

@@ -13,6 +13,7 @@ import { Serving, type ListeningAddress } from './http/serving.js'
 import { createConsoleLogger, type Logger } from './logger.js'
 import { createMaintenanceProbe, type MaintenanceProbe } from './maintenance.js'
 import { PluginSet, type AnyPlugin, type Plugin, type PluginApis } from './plugin.js'
+import { Readiness } from './readiness.js'
 import type { PluginName } from './plugin.js'
 import { createRedaction, type Redaction } from './redact.js'
 import type { Reply } from './reply.js'
@@ -28,20 +29,7 @@ import type {
   Middleware,
 } from './types.js'
 
-/**
- * Creates a kernel: the hooks, the router, the configuration. Register plugins, then `boot()`, then
- * `listen()` or `inject()`.
- *
- * @example
- * const kernel = createKernel({ config: { app: { name: 'shop' } } })
- * kernel.router.get('hello', () => ({ hello: 'world' }))
- * const res = await kernel.inject({ url: '/hello' })
- */
-export function createKernel(options: KernelOptions = {}): Kernel {
-  return new Kernel(options)
-}
-
-/** The kernel. See {@link createKernel}. */
+/** The kernel: create one with `createKernel()`. */
 export class Kernel {
   /** The typed hooks plugins tap; see `docs/hooks.md`. */
   readonly hooks: KernelHooks = createHooks()
@@ -57,6 +45,8 @@ export class Kernel {
   readonly bootPhases: BootTiming[] = []
   /** Each plugin's setup time, in boot order (like avvio's boot timeline). */
   readonly bootTimeline: BootTiming[] = []
+  /** Whether this instance should get traffic (`GET /health/ready`): not while stopping. */
+  readonly readiness = new Readiness()
   /** The maintenance probe: retry-after seconds while `var/MAINTENANCE` exists, else undefined. */
   readonly maintenance: MaintenanceProbe
 
@@ -268,16 +258,22 @@ export class Kernel {
   }
 
   /**
-   * Stops accepting connections and drains: requests already read (and any arriving on an open
-   * keep-alive socket meanwhile) are answered with `Connection: close`, idle sockets are closed
-   * after a short grace; after `timeoutMs` (default `http.drain_timeout`, 30 s) every socket is
-   * closed. Then runs the `shutdown` hook so plugins close their resources. Idempotent.
+   * Stops: readiness fails at once; for `delayMs` (default `http.shutdown_delay`) the server keeps
+   * accepting and answering, every answer with `Connection: close`, while load balancers notice;
+   * then it stops accepting and drains: requests already read (and any arriving on an open
+   * keep-alive socket meanwhile) are answered, idle sockets are closed after a short grace; after
+   * `timeoutMs` (default `http.drain_timeout`, 30 s) every socket is closed. Then runs the
+   * `shutdown` hook so plugins close their resources. Idempotent.
    */
-  async close(timeoutMs: number = this.config.http.drain_timeout * 1000): Promise<void> {
+  async close(
+    timeoutMs: number = this.config.http.drain_timeout * 1000,
+    delayMs: number = this.config.http.shutdown_delay * 1000,
+  ): Promise<void> {
     if (this.#state === 'closing' || this.#state === 'closed') return
+    this.readiness.markStopping()
     if (this.#booting) await this.#booting.catch(() => undefined)
     this.#state = 'closing'
-    await this.#serving.stop(timeoutMs)
+    await this.#serving.stop(timeoutMs, delayMs)
     // Every shutdown tap runs even when an earlier one fails: one broken resource must not keep
     // the others open. Failures are reported, then the first is rethrown.
     const failure = await runIsolated(

@@ -33,9 +33,29 @@ export function leaveMaintenance(root: string): boolean {
   return was
 }
 
+/**
+ * Where several instances keep the maintenance state they share (the database plugin's, on
+ * PostgreSQL): `fw down` and `fw up` write it there too, and every instance learns of it.
+ */
+export interface MaintenanceStore {
+  /** Says where the state lives, for the CLI's lines (`the database`). */
+  readonly description: string
+  /** Writes the shared state (retry-after seconds while down, undefined to end it) and announces it. */
+  write(retryAfter: number | undefined): Promise<void>
+}
+
 /** The maintenance probe: retry-after seconds while down, `undefined` while up. */
 export interface MaintenanceProbe {
   (now?: number): number | undefined
+  /**
+   * The shared state as a store reported it (retry-after seconds, or undefined when up): the app
+   * is down while the flag file or the shared state says so.
+   */
+  share(retryAfter: number | undefined): void
+  /** Registers the store `fw down` and `fw up` write besides the file (one per app). */
+  useStore(store: MaintenanceStore): void
+  /** The store registered, if any. */
+  readonly store: MaintenanceStore | undefined
   /** Stops watching the flag's directory. */
   close(): void
 }
@@ -76,7 +96,10 @@ export function createMaintenanceProbe(root: string, intervalMs = 1000): Mainten
       watcher = undefined // no watching here: the interval alone
     }
   }
-  const probe = (now = performance.now()): number | undefined => {
+  let shared: number | undefined
+  let store: MaintenanceStore | undefined
+  const probe = (now = performance.now()): number | undefined => shared ?? fromFile(now)
+  const fromFile = (now: number): number | undefined => {
     if (!watching) {
       watching = true
       arm()
@@ -93,7 +116,15 @@ export function createMaintenanceProbe(root: string, intervalMs = 1000): Mainten
     }
     return (current = seconds)
   }
-  return Object.assign(probe, {
+  // `store` is read through a getter: Object.assign would copy its value once.
+  Object.defineProperty(probe, 'store', { get: () => store, enumerable: true })
+  return Object.assign(probe as typeof probe & { readonly store: MaintenanceStore | undefined }, {
+    share(retryAfter: number | undefined) {
+      shared = retryAfter
+    },
+    useStore(next: MaintenanceStore) {
+      store = next
+    },
     close() {
       watcher?.close()
       watcher = undefined

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs'
 import { Command, Option } from 'clipanion'
 import { enterMaintenance, maintenanceFile } from 'fw'
 import type { FwContext } from '../context.js'
+import { briefly, maintenanceStore } from './maintenance-store.js'
 import { parseWholeNumber } from '../options.js'
 
 /** `Retry-After` when `--retry` is not given, in seconds (spec-notes.md "Terminal errors"). */
@@ -19,7 +20,7 @@ export class DownCommand extends Command<FwContext> {
     category: 'Maintenance',
     description: 'Put the app in maintenance mode',
     details: `
-      Writes the flag file \`var/MAINTENANCE\` under the app root. While it exists, every request answers 503 with a \`Retry-After\` header: JSON \`{error: "maintenance", retry_after}\` to clients that ask for JSON, an HTML page to browsers. Running instances notice within a second.
+      On PostgreSQL, stores the state in the database and announces it, so every instance of the app goes down within a moment; otherwise (and when the database cannot be written) writes the flag file \`var/MAINTENANCE\` under the app root, for this machine. While it exists, every request answers 503 with a \`Retry-After\` header: JSON \`{error: "maintenance", retry_after}\` to clients that ask for JSON, an HTML page to browsers. Running instances notice within a second.
 
       \`--retry\` sets the seconds clients are told to wait (default ${DEFAULT_RETRY}). \`fw up\` ends maintenance.
     `,
@@ -34,11 +35,27 @@ export class DownCommand extends Command<FwContext> {
   })
 
   override async execute(): Promise<number> {
-    const { kernel, stdout } = this.context
+    const { kernel, stdout, stderr } = this.context
     const seconds =
       this.retry === undefined
         ? DEFAULT_RETRY
         : parseWholeNumber('--retry', this.retry, 1, MAX_RETRY, '60')
+    const store = await maintenanceStore(kernel)
+    if (store !== undefined) {
+      try {
+        await store.write(seconds)
+        stdout.write(
+          `The app is down for maintenance on every instance (state in ${store.description}); clients are told to retry after ${seconds} s. Run 'fw up' to bring it back.\n`,
+        )
+        return 0
+      } catch (error) {
+        stderr.write(
+          `fw: the shared maintenance state could not be written (${briefly(error)}): only this machine goes down.\n`,
+        )
+      } finally {
+        await kernel.close()
+      }
+    }
     const already = existsSync(maintenanceFile(kernel.root))
     const file = enterMaintenance(kernel.root, seconds)
     stdout.write(

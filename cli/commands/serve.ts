@@ -40,7 +40,7 @@ export class ServeCommand extends Command<FwContext> {
 
       When the database cannot be reached, the app serves anyway (routes that need it answer 503, its health check says why) and connects, migrates and seeds when it comes back; \`--require-database\` exits 1 instead.
 
-      On SIGTERM or SIGINT it stops accepting connections and drains: every request already read is answered, with \`Connection: close\`, as is one that arrives on an open keep-alive connection meanwhile; idle connections are closed after a 1 s grace. Then it closes the app's resources (the database last) and exits 0. After \`--drain-timeout\` seconds (the app's \`http.drain_timeout\`, default 30) it closes the connections still open. A second signal while draining exits 1 at once.
+      On SIGTERM or SIGINT readiness fails at once (\`GET /health/ready\` answers 503); for \`--shutdown-delay\` seconds (the app's \`http.shutdown_delay\`, default 0) it keeps accepting and answering, each answer with \`Connection: close\`, so that a load balancer stops sending first. Then it stops accepting connections and drains: every request already read is answered, with \`Connection: close\`, as is one that arrives on an open keep-alive connection meanwhile; idle connections are closed after a 1 s grace. Then it closes the app's resources (the database last) and exits 0. After \`--drain-timeout\` seconds (the app's \`http.drain_timeout\`, default 30) it closes the connections still open. A second signal while draining exits 1 at once.
 
       \`--workers N\` (or \`auto\`) runs N worker processes with node:cluster, sharing the port; the primary restarts a worker that dies and forwards the stop signal to all of them.
     `,
@@ -49,6 +49,10 @@ export class ServeCommand extends Command<FwContext> {
       ['Serve on a free port of every interface', '$0 serve --port 0 --host 0.0.0.0'],
       ['Serve with one worker per core', '$0 serve --workers auto'],
       ['Give in-flight requests up to 60 s on SIGTERM', '$0 serve --drain-timeout 60'],
+      [
+        'Behind a load balancer checking every 2 s, out after 2 failures',
+        '$0 serve --shutdown-delay 5',
+      ],
     ],
   })
 
@@ -59,6 +63,10 @@ export class ServeCommand extends Command<FwContext> {
   })
   drainTimeout = Option.String('--drain-timeout', {
     description: 'Seconds to let requests finish on SIGTERM (default: http.drain_timeout, 30)',
+  })
+  shutdownDelay = Option.String('--shutdown-delay', {
+    description:
+      'Seconds to keep answering after readiness fails on SIGTERM (default: http.shutdown_delay, 0)',
   })
   requireDatabase = Option.Boolean('--require-database', false, {
     description:
@@ -76,6 +84,10 @@ export class ServeCommand extends Command<FwContext> {
       this.drainTimeout === undefined
         ? kernel.config.http.drain_timeout
         : parseWholeNumber('--drain-timeout', this.drainTimeout, 0, 86_400, '30')
+    const delaySeconds =
+      this.shutdownDelay === undefined
+        ? kernel.config.http.shutdown_delay
+        : parseWholeNumber('--shutdown-delay', this.shutdownDelay, 0, 3_600, '5')
     if (workers > 1 && usesEmbeddedDatabase(kernel)) {
       throw new UsageError(
         '--workers needs a PostgreSQL database: an embedded pglite:// database belongs to one process. Set DATABASE_URL=postgresql://… or serve one process.',
@@ -95,9 +107,11 @@ export class ServeCommand extends Command<FwContext> {
     const signal = await nextSignal()
     if (cluster.isPrimary)
       stdout.write(
-        `fw: ${signal} received, draining in-flight requests (at most ${drainSeconds} s)…\n`,
+        delaySeconds > 0
+          ? `fw: ${signal} received, not ready; answering for ${delaySeconds} s more, then draining (at most ${drainSeconds} s)…\n`
+          : `fw: ${signal} received, draining in-flight requests (at most ${drainSeconds} s)…\n`,
       )
-    await kernel.close(drainSeconds * 1000)
+    await kernel.close(drainSeconds * 1000, delaySeconds * 1000)
     if (cluster.isPrimary) stdout.write('fw: stopped.\n')
     return 0
   }

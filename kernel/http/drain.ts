@@ -39,9 +39,11 @@ export interface ConnectionTracker {
    * Stops accepting (once the connections already queued for accept are taken); answers every
    * request already read, and every one that arrives on an open socket while draining, with
    * `Connection: close`; closes a socket once it has been idle for the grace; after `timeoutMs`
-   * closes every socket. Resolves when the listener and the last socket closed.
+   * closes every socket. With `delayMs`, keeps accepting for that long first (a load balancer
+   * still sends until it has seen readiness fail), answering those connections the same way.
+   * Resolves when the listener and the last socket closed.
    */
-  drain(timeoutMs: number): Promise<void>
+  drain(timeoutMs: number, delayMs?: number): Promise<void>
 }
 
 /**
@@ -101,11 +103,11 @@ export function trackConnections(server: Server, graceMs = IDLE_GRACE_MS): Conne
 
     answered,
 
-    drain(timeoutMs) {
+    drain(timeoutMs, delayMs = 0) {
       draining = true
       for (const c of connections.values()) if (c.latest) answerWithClose(c, c.latest)
       const grace = Math.min(graceMs, timeoutMs)
-      const started = performance.now()
+      let started = performance.now()
       return new Promise<void>((resolve) => {
         // Checked in the check phase, after a poll phase has read what the sockets hold: after a
         // long synchronous stretch a request may be waiting, unread, on a socket that looks idle.
@@ -123,7 +125,7 @@ export function trackConnections(server: Server, graceMs = IDLE_GRACE_MS): Conne
         const deadline = setTimeout(() => {
           server.closeAllConnections()
           for (const socket of connections.keys()) socket.destroy()
-        }, timeoutMs)
+        }, delayMs + timeoutMs)
         sweeper.unref()
         deadline.unref()
         setImmediate(closeIdle)
@@ -144,7 +146,11 @@ export function trackConnections(server: Server, graceMs = IDLE_GRACE_MS): Conne
           seen = accepts
           setImmediate(closeListenerWhenQuiet)
         }
-        setImmediate(closeListenerWhenQuiet)
+        // The delay: still accepting; the listener closes once it is over.
+        setTimeout(() => {
+          started = performance.now()
+          setImmediate(closeListenerWhenQuiet)
+        }, delayMs).unref()
       })
     },
   }

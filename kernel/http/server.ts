@@ -61,10 +61,11 @@ export interface RunningServer {
   /**
    * Stops accepting and drains: every request already read, and every one arriving on an open
    * socket meanwhile, is answered with `Connection: close`; an idle keep-alive socket is closed
-   * after a short grace. After `timeoutMs` (default 30 s) every socket is closed. Resolves when
-   * the last socket closed.
+   * after a short grace. With `delayMs`, new connections are still accepted (and answered the same
+   * way) for that long first. After `timeoutMs` more (default 30 s) every socket is closed.
+   * Resolves when the last socket closed.
    */
-  close(timeoutMs?: number): Promise<void>
+  close(timeoutMs?: number, delayMs?: number): Promise<void>
 }
 
 function toInit(req: IncomingMessage, trustProxy: boolean): RequestInit {
@@ -217,7 +218,7 @@ export async function startServer(
   return {
     server,
     address: server.address() as AddressInfo,
-    close: (timeoutMs = DEFAULT_DRAIN_TIMEOUT_MS) => tracker.drain(timeoutMs),
+    close: (timeoutMs = DEFAULT_DRAIN_TIMEOUT_MS, delayMs = 0) => tracker.drain(timeoutMs, delayMs),
   }
 }
 

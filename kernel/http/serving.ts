@@ -46,8 +46,8 @@ export class Serving {
   }
 
   /** Stops accepting and drains (see `Kernel.close`); nothing to do when not listening. */
-  async stop(timeoutMs: number): Promise<void> {
-    await this.#server?.close(timeoutMs)
+  async stop(timeoutMs: number, delayMs = 0): Promise<void> {
+    await this.#server?.close(timeoutMs, delayMs)
     this.#server = undefined
   }
 }

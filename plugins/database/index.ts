@@ -16,6 +16,8 @@ import { runPreparedRead, runStatement, type Statement } from './bound-query.js'
 import { parseDatabaseUrl, type DatabaseTarget } from './connection-url.js'
 import { databaseErrorMessage, summaryOf } from './error-summary.js'
 import { databaseErrors } from './errors.js'
+import { databaseReadiness } from './readiness.js'
+import { shareMaintenance } from './shared-maintenance.js'
 import './events.js'
 import { MigrateCommand } from './migrate-command.js'
 import {
@@ -452,6 +454,18 @@ export default definePlugin<DatabaseOptions, DatabaseApi>({
         }
       })
     }
+    if (target.kind === 'postgresql') shareMaintenance(kernel, api)
+    // Readiness: no traffic while the database cannot be reached (`GET /health/ready`).
+    kernel.readiness.add(
+      'database',
+      databaseReadiness(
+        () => availability,
+        async () => {
+          const check = await api.orm.checkConnection()
+          if (!check.ok) throw check.error ?? new Error(check.reason)
+        },
+      ),
+    )
     // A statement that could not reach the database (refused, lost, timed out) answers 503 with
     // `Retry-After`, JSON or the HTML error page as the client asks, instead of a 500. A value the
     // database cannot hold answers 400 first: the client's fault, never an outage, never retried

@@ -106,6 +106,16 @@ function declareRoutes(kernel: Kernel, api: HealthApi, options: HealthOptions): 
     return publicJson(verdict(report, service()), code(report))
   }).name('health.status')
   r.options('health/status', preflight).name('health.status.options')
+  // Readiness (should this instance get traffic?), apart from liveness (`/health/status`): it fails
+  // from the moment a stop begins, and while a plugin's condition does (the database unreachable).
+  // Runs no check of the registry: a load balancer asks every few hundred milliseconds.
+  r.get('health/ready', async () => {
+    const { ready, reasons } = await kernel.readiness.report()
+    return publicJson(
+      ready ? { status: 'ready' } : { status: 'unready', reasons },
+      ready ? 200 : 503,
+    )
+  }).name('health.ready')
   if (kernel.hasFeature('authorization-server')) {
     r.get('.well-known/health', async () => {
       const body = wellKnown(await api.run())

@@ -165,6 +165,7 @@ test('refuses a second owner of a top-level key', () => {
                 body_limit: 1,
                 trust_proxy: false,
                 drain_timeout: 1,
+                shutdown_delay: 0,
                 security_headers: {
                   content_type_options: '',
                   frame_options: '',
@@ -179,6 +180,7 @@ test('refuses a second owner of a top-level key', () => {
               'http.body_limit': 'integer',
               'http.trust_proxy': 'boolean',
               'http.drain_timeout': 'seconds',
+              'http.shutdown_delay': 'seconds',
               'http.security_headers.content_type_options': 'string',
               'http.security_headers.frame_options': 'string',
               'http.security_headers.referrer_policy': 'string',
