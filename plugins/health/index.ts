@@ -47,7 +47,11 @@ export interface HealthOptions {
 
 /** What `kernel.plugin('health')` returns. */
 export interface HealthApi {
-  /** Adds a check, or replaces the one of that name. */
+  /**
+   * Adds a check, or replaces the one of that name. The name is snake_case (`disk_space`):
+   * another fails with `FW_ERR_HEALTH_CHECK_NAME`, a check without `run()` with
+   * `FW_ERR_HEALTH_CHECK_INVALID`.
+   */
   register(check: HealthCheck): void
   /** Removes a check; true when there was one. */
   unregister(name: string): boolean
@@ -200,6 +204,7 @@ export const health = definePlugin({
 
 export default health
 
+export { healthErrors } from './errors.js'
 export { HealthRegistry } from './registry.js'
 export type { RegistryOptions } from './registry.js'
 export { CheckOmitted, result, worst } from './types.js'

@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks'
+import { healthErrors } from './errors.js'
 import {
   CheckOmitted,
   worst,
@@ -44,15 +45,16 @@ export class HealthRegistry {
     this.#now = options.now ?? Date.now
   }
 
-  /** Adds a check, or replaces the one of that name (how a built-in is overridden). */
+  /**
+   * Adds a check, or replaces the one of that name (how a built-in is overridden). Fails with
+   * `FW_ERR_HEALTH_CHECK_NAME` when the name is not snake_case, `FW_ERR_HEALTH_CHECK_INVALID`
+   * when there is no `run()`.
+   */
   register(check: HealthCheck): void {
-    if (typeof check?.name !== 'string' || !NAME.test(check.name)) {
-      throw new TypeError(
-        `A health check needs a snake_case name (like 'disk_space'); got ${JSON.stringify(check?.name)}.`,
-      )
-    }
+    if (typeof check?.name !== 'string' || !NAME.test(check.name))
+      throw healthErrors.error('FW_ERR_HEALTH_CHECK_NAME', { name: JSON.stringify(check?.name) })
     if (typeof check.run !== 'function')
-      throw new TypeError(`Health check '${check.name}' needs a run() function.`)
+      throw healthErrors.error('FW_ERR_HEALTH_CHECK_INVALID', { name: check.name })
     this.#checks.set(check.name, check)
     this.#invalidate()
   }

@@ -17,7 +17,11 @@ export interface HealthResult {
 
 /** A named check. `run` should never throw; if it does (or rejects), the result is `down`. */
 export interface HealthCheck {
-  /** Unique snake_case name; registering a name again replaces the earlier check. */
+  /**
+   * Unique snake_case name (lowercase letters and digits, words joined by single `_`, starting
+   * with a letter: `disk_space`); registering a name again replaces the earlier check. Another
+   * name fails `register()` with `FW_ERR_HEALTH_CHECK_NAME`.
+   */
   readonly name: string
   run(): Promise<HealthResult> | HealthResult
   /** Overrides the registry's per-check timeout (default 2000 ms). */
