@@ -92,6 +92,45 @@ export type ConfigKind = 'string' | 'integer' | 'boolean' | 'string[]' | 'port' 
 /** A {@link ConfigKind}; with a `?` suffix the key may also be left unset (`undefined`). */
 export type ConfigRule = ConfigKind | `${ConfigKind}?`
 
+/** The value each {@link ConfigKind} accepts, as a rule's `check` receives it. */
+export interface ConfigKindValues {
+  string: string
+  integer: number
+  boolean: boolean
+  'string[]': string[]
+  port: number
+  seconds: number
+}
+
+/**
+ * A rule with bounds or a check of its own, for the kind it names (`kind`, `?` suffix allowed).
+ * `min`/`max` (inclusive) bound the value of `integer`, `port` and `seconds`, the length in
+ * characters of a `string`, the number of entries of a `string[]`; `boolean` takes none. `check`
+ * runs on a value of the right kind within the bounds (never on an unset optional key) and returns
+ * a sentence saying what is wrong, or `undefined` when the value is fine. Either failure fails
+ * `register()` with `FW_ERR_CONFIG_INVALID`, naming the key.
+ *
+ * @example
+ * schema: {
+ *   'shop.page_size': { kind: 'integer', min: 1, max: 100 },
+ *   'shop.currency': {
+ *     kind: 'string',
+ *     check: (v) => (/^[A-Z]{3}$/.test(v) ? undefined : 'use a three-letter code such as EUR'),
+ *   },
+ * }
+ */
+export type ConfigRuleObject = {
+  [K in ConfigKind]: {
+    readonly kind: K | `${K}?`
+    /** The smallest value (length, number of entries) allowed. */
+    readonly min?: K extends 'boolean' ? never : number
+    /** The largest value (length, number of entries) allowed. */
+    readonly max?: K extends 'boolean' ? never : number
+    /** What is wrong with `value`, as a sentence, or `undefined` when it is fine. */
+    readonly check?: (value: ConfigKindValues[K]) => string | undefined
+  }
+}[ConfigKind]
+
 /** The dotted paths of the leaves (scalars and arrays) of a config shape: `'http.port'`, `'features'`. */
 export type ConfigPath<T> = {
   [K in keyof T & string]: T[K] extends readonly unknown[]
@@ -122,8 +161,11 @@ export type ConfigPath<T> = {
 export interface ConfigSlice {
   /** The slice's top-level keys with their default values (typed by `FwConfig`). */
   readonly defaults: Partial<FwConfig>
-  /** A rule for every leaf of `defaults`, by dotted path. */
-  readonly schema: { readonly [P in ConfigPath<FwConfig>]?: ConfigRule }
+  /**
+   * A rule for every leaf of `defaults`, by dotted path: a kind (`'integer'`, `'string?'`), or a
+   * {@link ConfigRuleObject} with bounds or a check (`{ kind: 'integer', min: 1, max: 100 }`).
+   */
+  readonly schema: { readonly [P in ConfigPath<FwConfig>]?: ConfigRule | ConfigRuleObject }
   /**
    * Environment variables that set a leaf, by dotted path (an empty value is ignored): digits for
    * integer kinds, `true`/`false`/`1`/`0` for booleans, comma-separated for `string[]`.
@@ -131,7 +173,7 @@ export interface ConfigSlice {
   readonly env?: { readonly [P in ConfigPath<FwConfig>]?: string }
 }
 
-/** The kernel's own slice (spec "Configuration keys"). */
+/** The kernel's own slice. */
 function kernelSlice(root: string): ConfigSlice {
   return {
     defaults: {
@@ -186,6 +228,97 @@ const EXPECTED: Record<ConfigKind, string> = {
   seconds: 'a whole number of seconds, 0 or more',
 }
 
+/** A rule, string or object, taken apart. */
+interface Rule {
+  readonly kind: ConfigKind
+  readonly optional: boolean
+  readonly min?: number
+  readonly max?: number
+  readonly check?: (value: unknown) => string | undefined
+}
+
+function ruleOf(rule: ConfigRule | ConfigRuleObject): Rule {
+  const spec: {
+    kind: ConfigRule
+    min?: number
+    max?: number
+    check?: (value: never) => string | undefined
+  } = typeof rule === 'string' ? { kind: rule } : rule
+  const optional = spec.kind.endsWith('?')
+  const kind = (optional ? spec.kind.slice(0, -1) : spec.kind) as ConfigKind
+  return {
+    kind,
+    optional,
+    min: spec.min,
+    max: spec.max,
+    check: spec.check as Rule['check'],
+  }
+}
+
+/** What a value's bounds measure, and the kind's own bounds. */
+function measureOf(kind: ConfigKind, value: unknown): number {
+  if (kind === 'string') return [...(value as string)].length
+  if (kind === 'string[]') return (value as string[]).length
+  return value as number
+}
+
+/** What a rule expects, bounds included: `an integer from 1 to 100`. */
+function expectedOf(rule: Rule): string {
+  const { kind, min, max } = rule
+  const or = rule.optional ? ' (or left out)' : ''
+  if (min === undefined && max === undefined) return `${EXPECTED[kind]}${or}`
+  if (kind === 'string' || kind === 'string[]') {
+    const lead = kind === 'string' ? 'a string of' : 'an array of strings with'
+    const range =
+      min !== undefined && max !== undefined
+        ? `${min} to ${max}`
+        : min !== undefined
+          ? `at least ${min}`
+          : `at most ${max}`
+    const one = (min ?? max) === 1 && (min === undefined || max === undefined)
+    const unit = kind === 'string' ? (one ? 'character' : 'characters') : one ? 'entry' : 'entries'
+    return `${lead} ${range} ${unit}${or}`
+  }
+  const base = kind === 'seconds' ? 'a whole number of seconds' : 'an integer'
+  const floor = kind === 'integer' ? undefined : 0
+  const ceiling = kind === 'port' ? 65535 : undefined
+  const lo = min === undefined ? floor : floor === undefined ? min : Math.max(min, floor)
+  const hi = max === undefined ? ceiling : ceiling === undefined ? max : Math.min(max, ceiling)
+  const range =
+    lo !== undefined && hi !== undefined
+      ? ` from ${lo} to ${hi}`
+      : lo !== undefined
+        ? `, ${lo} or more`
+        : `, ${hi} or less`
+  return `${base}${range}${or}`
+}
+
+/** Why a rule object is malformed, or undefined. */
+function ruleProblem(path: string, rule: unknown): string | undefined {
+  const kinds = `use one of ${Object.keys(EXPECTED).join(', ')} (with '?' if it may be unset)`
+  if (typeof rule === 'string')
+    return rule.replace(/\?$/, '') in EXPECTED
+      ? undefined
+      : `config.schema['${path}'] is ${JSON.stringify(rule)}; ${kinds}.`
+  if (!isPlainObject(rule) || typeof rule.kind !== 'string')
+    return `config.schema['${path}'] is ${JSON.stringify(rule)}; ${kinds}, or a rule object { kind, min?, max?, check? }.`
+  const kind = rule.kind.replace(/\?$/, '')
+  if (!(kind in EXPECTED))
+    return `config.schema['${path}'].kind is ${JSON.stringify(rule.kind)}; ${kinds}.`
+  for (const bound of ['min', 'max'] as const) {
+    const b = rule[bound]
+    if (b === undefined) continue
+    if (kind === 'boolean') return `config.schema['${path}'] is a boolean: it takes no ${bound}.`
+    if (typeof b !== 'number' || !Number.isFinite(b))
+      return `config.schema['${path}'].${bound} is ${JSON.stringify(b)}; give a number.`
+  }
+  if (typeof rule.min === 'number' && typeof rule.max === 'number' && rule.min > rule.max)
+    return `config.schema['${path}'] has min ${rule.min} above max ${rule.max}.`
+  if (rule.check !== undefined && typeof rule.check !== 'function')
+    return `config.schema['${path}'].check is not a function; give (value) => string | undefined.`
+  return undefined
+}
+
 function isKind(value: unknown, kind: ConfigKind): boolean {
   switch (kind) {
     case 'string':
@@ -235,16 +368,17 @@ export function sliceProblem(slice: ConfigSlice): string | undefined {
   if (!isPlainObject(slice) || !isPlainObject(slice.defaults) || !isPlainObject(slice.schema))
     return '`config` needs `defaults` (an object) and `schema` (a rule per key).'
   const leaves = leavesOf(slice.defaults)
-  const rules = slice.schema as Record<string, string | undefined>
+  const rules = slice.schema as Record<string, unknown>
   const missing = leaves.find((p) => rules[p] === undefined)
   if (missing !== undefined) return `config.schema has no rule for '${missing}'.`
   const stray = [...Object.keys(rules), ...Object.keys(slice.env ?? {})].find(
     (p) => !leaves.includes(p),
   )
   if (stray !== undefined) return `config names '${stray}', which config.defaults does not have.`
-  const bad = Object.entries(rules).find(([, r]) => !(String(r).replace(/\?$/, '') in EXPECTED))
-  if (bad !== undefined)
-    return `config.schema['${bad[0]}'] is ${JSON.stringify(bad[1])}; use one of ${Object.keys(EXPECTED).join(', ')} (with '?' if it may be unset).`
+  for (const [path, rule] of Object.entries(rules)) {
+    const problem = ruleProblem(path, rule)
+    if (problem !== undefined) return problem
+  }
   return undefined
 }
 
@@ -320,9 +454,9 @@ function shown(path: string, value: unknown): string {
 
 /** Checks a resolved slice against its rules; fails naming the first wrong key. */
 function validate(values: Record<string, unknown>, schema: ConfigSlice['schema']): void {
-  for (const [path, rule] of Object.entries(schema) as [string, ConfigRule][]) {
-    const optional = rule.endsWith('?')
-    const kind = (optional ? rule.slice(0, -1) : rule) as ConfigKind
+  for (const [path, spec] of Object.entries(schema) as [string, ConfigRule | ConfigRuleObject][]) {
+    const rule = ruleOf(spec)
+    const { kind, optional, min, max } = rule
     let value: unknown = values
     const parts = path.split('.')
     for (const [i, part] of parts.entries()) {
@@ -337,10 +471,22 @@ function validate(values: Record<string, unknown>, schema: ConfigSlice['schema']
       value = value[part]
     }
     if (value === undefined && optional) continue
-    if (!isKind(value, kind)) {
+    const outside =
+      isKind(value, kind) &&
+      ((min !== undefined && measureOf(kind, value) < min) ||
+        (max !== undefined && measureOf(kind, value) > max))
+    if (!isKind(value, kind) || outside) {
       throw configErrors.error('FW_ERR_CONFIG_INVALID', {
         key: path,
-        expected: `${EXPECTED[kind]}${optional ? ' (or left out)' : ''}`,
+        expected: expectedOf(rule),
+        got: shown(path, value),
+      })
+    }
+    const problem = rule.check?.(value)
+    if (problem !== undefined) {
+      throw configErrors.error('FW_ERR_CONFIG_INVALID', {
+        key: path,
+        problem: problem.trim().replace(/\.$/, ''),
         got: shown(path, value),
       })
     }
@@ -385,8 +531,8 @@ export class ConfigResolver {
     for (const [path, name] of Object.entries(slice.env ?? {}) as [string, string][]) {
       const raw = this.#env[name]
       if (raw === undefined || raw === '') continue
-      const rule = (slice.schema as Record<string, ConfigRule>)[path]!
-      setPath(values, path, parseEnv(name, raw, rule.replace(/\?$/, '') as ConfigKind))
+      const rule = ruleOf((slice.schema as Record<string, ConfigRule | ConfigRuleObject>)[path]!)
+      setPath(values, path, parseEnv(name, raw, rule.kind))
     }
     values = deepMerge(values, pick(this.#override, keys))
     validate(values, slice.schema)
@@ -416,7 +562,7 @@ export function hasFeature(config: FwConfig, name: string): boolean {
 }
 
 /**
- * Development mode (spec-notes "Modes and switches"): env `FW_DEBUG` set and not `''`, `0` or
+ * Development mode: env `FW_DEBUG` set and not `''`, `0` or
  * `false`; or config `debug`; or config `development`; or `NODE_ENV=development`. A debug grant
  * never makes it true.
  */

@@ -113,10 +113,12 @@ export const configErrors = defineErrors(
   },
   {
     FW_ERR_CONFIG_INVALID: {
-      when: "A configuration key has the wrong type, e.g. `Config key 'http.port' must be an integer from 0 to 65535, got 70000.` A secret key's value is masked.",
+      when: "A configuration key has the wrong type or is outside its rule's bounds, e.g. `Config key 'http.port' must be an integer from 0 to 65535, got 70000.`, or its rule's `check` found a problem: `Config key 'shop.currency' is invalid (got \"eur\"): use a three-letter code such as EUR.` A secret key's value is masked.",
       fix: 'Fix the value in your config (or in `FW_CONFIG`, which is merged over it).',
-      message: ({ key, expected, got }: { key: string; expected: string; got: string }) =>
-        `Config key '${key}' must be ${expected}, got ${got}.`,
+      message: (a: { key: string; got: string } & ({ expected: string } | { problem: string })) =>
+        'expected' in a
+          ? `Config key '${a.key}' must be ${a.expected}, got ${a.got}.`
+          : `Config key '${a.key}' is invalid (got ${a.got}): ${a.problem}.`,
     },
     FW_ERR_CONFIG_ENV: {
       when: "An environment variable cannot be used: `PORT` (or a plugin slice's variable) is not digits or not a boolean, `FW_CONFIG` is not valid JSON or not a JSON object.",

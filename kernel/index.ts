@@ -42,6 +42,8 @@ export type {
   DeepPartial,
   ConfigSlice,
   ConfigRule,
+  ConfigRuleObject,
+  ConfigKindValues,
   ConfigKind,
   ConfigPath,
 } from './config.js'
