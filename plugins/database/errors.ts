@@ -32,6 +32,12 @@ export const databaseErrors = defineErrors(
       message:
         "The database opens on first need: await kernel.plugin('database').ready() before using it outside a request (in a boot tap, a script, a command).",
     },
+    FW_ERR_DATABASE_MIGRATION_INVALID: {
+      when: '`defineMigration()` got a name that is not letters, digits, `_`, `.` or `-`, or `up`/`down` that is neither a list of SQL statements nor a function.',
+      fix: "Name it with a timestamp first (`20260101000000_create_visits`); give `up: ['create table …']` or `up: (sql) => { sql('…') }`.",
+      message: ({ name, problem }: { name: string; problem: string }) =>
+        `Migration ${name} cannot be defined: ${problem}.`,
+    },
     FW_ERR_DATABASE_SETUP_CLOSED: {
       when: '`addEntities()`, `addMigrations()` or `addSeed()` was called after the database started opening.',
       fix: "Call it in your plugin's `setup()`, and list `'database'` in its `dependsOn`.",

@@ -15,6 +15,7 @@ import { isUnavailableError, retryUntilReady, type Availability } from './availa
 import { runPreparedRead, runStatement, type Statement } from './bound-query.js'
 import { parseDatabaseUrl, type DatabaseTarget } from './connection-url.js'
 import { databaseErrorMessage, summaryOf } from './error-summary.js'
+import type { SqlMigration } from './define-migration.js'
 import { databaseErrors } from './errors.js'
 import { databaseReadiness } from './readiness.js'
 import { shareMaintenance } from './shared-maintenance.js'
@@ -34,19 +35,26 @@ import { invalidInput, isUnstorableInputError, refuseUnstorable } from './unstor
 type SerializeModule = typeof SerializeModuleNs
 
 /**
- * Migrations in order as `{ name, class }`, or a function that imports them: a loader keeps
- * `@mikro-orm/migrations` (~0.1 s) out of processes that never migrate, such as `fw route:list`.
+ * One migration: MikroORM's `{ name, class }` (a class extending its `Migration`), or SQL
+ * statements made by {@link defineMigration}, which needs no MikroORM.
+ */
+export type MigrationEntry = MigrationObject | SqlMigration
+
+/**
+ * Migrations (run in name order with every plugin's), or a function that imports them: a loader
+ * keeps `@mikro-orm/migrations` (~0.1 s) out of processes that never migrate, such as
+ * `fw route:list`.
  *
  * @example
  * migrations: () => import('./migrations/index.js').then((m) => m.migrations)
  */
-export type Migrations = readonly MigrationObject[] | (() => Promise<readonly MigrationObject[]>)
+export type Migrations = readonly MigrationEntry[] | (() => Promise<readonly MigrationEntry[]>)
 
 /** Options of the database plugin. */
 export interface DatabaseOptions {
   /** Entities, declared as MikroORM `EntitySchema`s. */
   entities: readonly AnyEntitySchema[]
-  /** Migrations in order, as `{ name, class }`. */
+  /** Migrations: `defineMigration({ name, up, down? })` or MikroORM's `{ name, class }`. */
   migrations?: Migrations
   /** The database URL; default config `database.url` (`DATABASE_URL`), else `pglite://memory`. */
   url?: string
@@ -274,14 +282,16 @@ export default definePlugin<DatabaseOptions, DatabaseApi>({
             : undefined
         // Without this, a failure would be unhandled until the first connection awaits it.
         pglite?.catch(() => undefined)
-        const [{ openDatabase }, serializer] = await Promise.all([
+        const [{ openDatabase, migrationObjectOf }, serializer] = await Promise.all([
           import('./orm.js'),
           import('./serialize.js'),
         ])
         // Migrations run in name order (names start with a timestamp), whichever plugin added them.
         const loaded = (
           await Promise.all(migrations.map((m) => (typeof m === 'function' ? m() : m)))
-        ).flat()
+        )
+          .flat()
+          .map(migrationObjectOf)
         loaded.sort((x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : 0))
         db = await openDatabase(target, entities, loaded, {
           starting: pglite,
@@ -523,6 +533,8 @@ export { createTestDatabase } from './test-database.js'
 export type { TestDatabase } from './test-database.js'
 export { parseDatabaseUrl } from './connection-url.js'
 export { databaseErrors } from './errors.js'
+export { defineMigration } from './define-migration.js'
+export type { AddSql, MigrationSteps, SqlMigration } from './define-migration.js'
 export type { DatabaseTarget } from './connection-url.js'
 export type { AnyEntitySchema } from './orm.js'
 export type { PrepareResult } from './prepare.js'

@@ -8,11 +8,12 @@ import {
   type Options,
 } from '@mikro-orm/core'
 import type { SqlEntityManager } from '@mikro-orm/knex'
-import { Migrator } from '@mikro-orm/migrations'
+import { Migration, Migrator } from '@mikro-orm/migrations'
 import { PostgreSqlDriver } from '@mikro-orm/postgresql'
 import { currentContext, type RequestContext } from 'fw'
 import { PGliteDriver } from 'mikro-orm-pglite'
 import type { DatabaseTarget } from './connection-url.js'
+import { isSqlMigration, type MigrationSteps, type SqlMigration } from './define-migration.js'
 import { createPglite } from './pglite-template.js'
 import { createReadPool, type ReadPool, type ReadRows } from './read-pool.js'
 import { ModelRecorder, QueryRecorder } from './recorders.js'
@@ -23,6 +24,33 @@ declare module 'fw' {
     /** The request's own EntityManager, forked on first use (database plugin). */
     em?: EntityManager
   }
+}
+
+/** Queues a migration's steps on the MikroORM migration running them. */
+async function addSteps(migration: Migration, steps: MigrationSteps): Promise<void> {
+  if (typeof steps === 'function') await steps((statement) => migration.addSql(statement))
+  else for (const statement of steps) migration.addSql(statement)
+}
+
+/**
+ * A migration as MikroORM runs it: `{ name, class }` as given, or, for a `defineMigration()`
+ * one, a class extending MikroORM's `Migration` that queues its statements. Without `down`, it
+ * keeps MikroORM's `down()`, which refuses to revert.
+ */
+export function migrationObjectOf(entry: MigrationObject | SqlMigration): MigrationObject {
+  if (!isSqlMigration(entry)) return entry
+  const { up, down } = entry
+  class SqlStatements extends Migration {
+    override async up(): Promise<void> {
+      await addSteps(this, up)
+    }
+  }
+  if (down !== undefined) {
+    SqlStatements.prototype.down = async function (this: Migration): Promise<void> {
+      await addSteps(this, down)
+    }
+  }
+  return { name: entry.name, class: SqlStatements }
 }
 
 /** An entity declaration the plugin accepts: MikroORM `EntitySchema`s (no legacy decorators). */
