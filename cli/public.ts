@@ -5,3 +5,5 @@
 export { Command, Option, UsageError } from 'clipanion'
 export type { Usage } from 'clipanion'
 export type { CommandContext } from 'fw'
+// The table printer of fw's own commands (`fw route:list`), for plugins' commands.
+export { formatTable } from './table.js'

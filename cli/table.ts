@@ -1,6 +1,8 @@
 /**
  * Formats rows as an aligned plain-text table: a header, a rule, one line per row, columns
- * separated by two spaces, trailing spaces trimmed. Width counts code points, so `→` is one.
+ * separated by two spaces, trailing spaces trimmed, a newline at the end. Width counts code
+ * points, so `→` is one. A row shorter than the headers leaves its last cells empty. Exported by
+ * `fw/cli` for plugins' commands.
  *
  * @example
  * formatTable(['Method', 'Path'], [['GET|HEAD', '/']])
