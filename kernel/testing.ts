@@ -37,15 +37,59 @@ export function createMemoryLogger(): MemoryLogger {
 /** A plugin and its options, as `createTestKernel` takes them. */
 export type PluginEntry = readonly [AnyPlugin, unknown?]
 
+declare const optionsMustBe: unique symbol
+
+/**
+ * What the type checker names when an entry's options do not fit its plugin: the error reads
+ * `… is not assignable to type 'OptionsMustBe<{ prefix?: string }>'` (a property
+ * `[optionsMustBe]` missing), the type argument being the options type the plugin declares. No
+ * value has this type.
+ */
+export interface OptionsMustBe<O> {
+  readonly [optionsMustBe]: O
+}
+
+/**
+ * True when `G`, the options given, cannot fit `O`, the plugin's: a key `O` does not have, a value
+ * whose type has nothing in common with its key's (`42` for a string), or options of another kind
+ * altogether. Deeper mismatches are left to the assignment itself.
+ */
+type Misfits<G, O> = [G] extends [undefined]
+  ? undefined extends O
+    ? false
+    : true
+  : [G & NonNullable<O>] extends [never]
+    ? true
+    : G extends object
+      ? [Exclude<keyof G, keyof NonNullable<O>>] extends [never]
+        ? true extends {
+            [K in keyof G & keyof NonNullable<O>]: [G[K] & NonNullable<O>[K]] extends [never]
+              ? true
+              : false
+          }[keyof G & keyof NonNullable<O>]
+          ? true
+          : false
+        : true
+      : false
+
+/** The entry of a plugin with options `O`: `[plugin, options]`, the options optional when `O`'s are. */
+type EntryOf<P, O> = undefined extends O ? readonly [P, O?] : readonly [P, O]
+
 /**
  * The entry a plugin needs, checked as `kernel.register` checks it: its options' type, and
- * optional only when the plugin's options are.
+ * optional only when the plugin's options are. Options that do not fit make the entry
+ * `[plugin, OptionsMustBe<O>]`, so the error names the type the options must have.
  */
-export type CheckedEntry<E> = E extends readonly [infer P, ...unknown[]]
+export type CheckedEntry<E> = E extends readonly [infer P, ...infer Rest]
   ? P extends Plugin<infer O, unknown>
-    ? undefined extends O
-      ? readonly [P, O?]
-      : readonly [P, O]
+    ? Rest extends readonly [infer Given, ...unknown[]]
+      ? Misfits<Given, O> extends true
+        ? readonly [P, OptionsMustBe<O>]
+        : EntryOf<P, O>
+      : undefined extends O
+        ? EntryOf<P, O>
+        : // required options left out: the plugin itself is flagged, naming them
+          readonly [P & OptionsMustBe<O>]
     : never
   : never
 
