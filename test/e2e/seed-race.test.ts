@@ -39,6 +39,9 @@ if (onPostgres) {
           headers: { accept: 'application/json', apikey: 'demo-api-key' },
         })
         assert.is(res.status, 200, app.output())
+        // Listening means migrated: each is ready for traffic.
+        const ready = await fetch(`${app.url}/health/ready`)
+        assert.equal(await ready.json(), { status: 'ready' })
       }
       assert.is(await count(db.url, 'select count(*) as n from users'), 4)
       assert.is(await count(db.url, 'select count(*) as n from products'), 1000)
