@@ -15,16 +15,17 @@ export interface ServedApp {
 
 /**
  * Runs `fw serve --port 0` with `env`, resolving once it prints where it listens. `nodeArgs` go
- * to node before the CLI (a preloaded module, say).
+ * to node before the CLI (a preloaded module, say); `serveArgs` replace `--port 0`.
  */
 export function servePlayground(
   env: NodeJS.ProcessEnv,
   timeoutMs = 60_000,
   nodeArgs: readonly string[] = [],
+  serveArgs: readonly string[] = ['--port', '0'],
 ): Promise<ServedApp> {
   const child = spawn(
     process.execPath,
-    [...nodeArgs, '--import', 'tsx', '-C', 'fw-source', bin, 'serve', '--port', '0'],
+    [...nodeArgs, '--import', 'tsx', '-C', 'fw-source', bin, 'serve', ...serveArgs],
     {
       env: { ...process.env, NO_COLOR: '1', ...env },
     },
