@@ -41,6 +41,8 @@ export interface Cluster {
   readonly path: string
   /** HAProxy's view of each server (`UP`, `DOWN`, `UP 1/2`, …), in order. */
   states(): Promise<string[]>
+  /** HAProxy's backend counters: connect retries, redispatches, failed connects, 5xx it answered. */
+  counters(): Promise<BackendCounters>
   /** Resolves once HAProxy has every server UP, or throws after `ms`. */
   waitAllUp(ms?: number): Promise<void>
   /** SIGTERM instance `i`, wait for its exit, start it again on its port, wait until it is UP. */
@@ -49,6 +51,18 @@ export interface Cluster {
   readonly config: string
   /** Stops HAProxy and every instance, removes the roots. */
   stop(): Promise<void>
+}
+
+/** From HAProxy's `show stat`, the backend's row. */
+export interface BackendCounters {
+  /** Connections retried (`wretr`). */
+  readonly retries: number
+  /** Requests sent to another server after failed tries (`wredis`). */
+  readonly redispatches: number
+  /** Failed connects to a server (`econ`). */
+  readonly connectErrors: number
+  /** Responses with a 5xx status, HAProxy's own included (`hrsp_5xx`). */
+  readonly http5xx: number
 }
 
 export interface ClusterOptions {
@@ -194,19 +208,32 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     child.stderr?.on('data', (c: Buffer) => (haproxyOut += c.toString()))
     haproxyExit = new Promise((resolve) => child.once('exit', resolve))
 
-    const states = async (): Promise<string[]> => {
+    /** `show stat` as one record per proxy row, keyed by server name (`BACKEND` for the backend). */
+    const stat = async (): Promise<Map<string, Record<string, string>>> => {
       const csv = await statsCommand(socket, 'show stat')
       const lines = csv.split('\n').filter((l) => l !== '')
       const header = lines[0]!.replace(/^# /, '').split(',')
-      const sv = header.indexOf('svname')
-      const status = header.indexOf('status')
-      const byName = new Map(
-        lines.slice(1).map((l) => {
-          const cols = l.split(',')
-          return [cols[sv], cols[status]] as const
-        }),
-      )
-      return instances.map((_, i) => byName.get(`fw${i + 1}`) ?? 'missing')
+      const rows = new Map<string, Record<string, string>>()
+      for (const line of lines.slice(1)) {
+        const cols = line.split(',')
+        const row = Object.fromEntries(header.map((h, i) => [h, cols[i] ?? '']))
+        if (row.pxname === 'fw') rows.set(row.svname!, row)
+      }
+      return rows
+    }
+    const states = async (): Promise<string[]> => {
+      const rows = await stat()
+      return instances.map((_, i) => rows.get(`fw${i + 1}`)?.status ?? 'missing')
+    }
+    const counters = async (): Promise<BackendCounters> => {
+      const row = (await stat()).get('BACKEND') ?? {}
+      const n = (key: string): number => Number(row[key] ?? 0) || 0
+      return {
+        retries: n('wretr'),
+        redispatches: n('wredis'),
+        connectErrors: n('econ'),
+        http5xx: n('hrsp_5xx'),
+      }
     }
     const waitUp = async (which: (states: string[]) => boolean, ms: number): Promise<void> => {
       const started = performance.now()
@@ -228,6 +255,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       path: database ? '/db' : '/hello',
       config,
       states,
+      counters,
       waitAllUp,
       async restart(i) {
         const instance = instances[i]!

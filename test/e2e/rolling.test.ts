@@ -43,8 +43,9 @@ test('a rolling restart under keep-alive load through HAProxy fails no request',
 }) => {
   const c = cluster!
   const load = startLoad(c.url, c.path, 16)
+  const countersBefore = await c.counters()
   try {
-    await sleep(500)
+    await sleep(1000)
     load.phase('before')
     await sleep(1500)
     load.phase('during')
@@ -65,6 +66,10 @@ test('a rolling restart under keep-alive load through HAProxy fails no request',
     })
     console.log(
       `  rolling (${dbName}, 16 keep-alive clients through HAProxy): ${figures.join('; ')}`,
+    )
+    const after = await c.counters()
+    console.log(
+      `  HAProxy: ${after.retries - countersBefore.retries} retries, ${after.redispatches - countersBefore.redispatches} redispatches, ${after.connectErrors - countersBefore.connectErrors} failed connects, ${after.http5xx - countersBefore.http5xx} 5xx`,
     )
     const failed = [...phases.values()].reduce((n, p) => n + p.failed, 0)
     assert.is(failed, 0, `failed requests:\n${load.failures.join('\n')}`)
