@@ -52,7 +52,8 @@ const postgresUrl =
 
 let db: TestDatabase | undefined
 let cluster: Cluster | undefined
-let failed = 0
+/** Failed requests, read after the cluster has stopped. */
+const outcome = { failed: 0 }
 try {
   db = pglite ? undefined : await createTestDatabase({ DATABASE_URL: postgresUrl })
   cluster = await startCluster({ count: 3, shutdownDelay: 1, databaseUrl: db?.url })
@@ -87,7 +88,8 @@ try {
     )
   }
   for (const step of steps) console.log(`  ${step}`)
-  failed = [...phases.values()].reduce((n, p) => n + p.failed, 0)
+  const failed = [...phases.values()].reduce((n, p) => n + p.failed, 0)
+  outcome.failed = failed
   console.log(
     `  HAProxy: ${end.retries - start.retries} retries, ${end.redispatches - start.redispatches} redispatches, ${end.connectErrors - start.connectErrors} failed connects, ${end.http5xx - start.http5xx} 5xx`,
   )
@@ -99,4 +101,4 @@ try {
   await cluster?.stop()
   await db?.drop()
 }
-if (failed > 0) process.exit(1)
+if (outcome.failed > 0) process.exit(1)
