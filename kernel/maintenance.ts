@@ -56,6 +56,14 @@ export interface MaintenanceProbe {
   useStore(store: MaintenanceStore): void
   /** The store registered, if any. */
   readonly store: MaintenanceStore | undefined
+  /**
+   * Lets the paths under `prefix` (`/health/`) answer during maintenance:
+   * a load balancer's probes, which would otherwise take every instance out and answer with
+   * their own page, without `Retry-After`.
+   */
+  exempt(prefix: string): void
+  /** True for a request path under an exempt prefix (one that climbs out with `..` is not). */
+  exempts(path: string): boolean
   /** Stops watching the flag's directory. */
   close(): void
 }
@@ -97,6 +105,7 @@ export function createMaintenanceProbe(root: string, intervalMs = 1000): Mainten
     }
   }
   let shared: number | undefined
+  const exempt: string[] = []
   let store: MaintenanceStore | undefined
   const probe = (now = performance.now()): number | undefined => shared ?? fromFile(now)
   const fromFile = (now: number): number | undefined => {
@@ -124,6 +133,14 @@ export function createMaintenanceProbe(root: string, intervalMs = 1000): Mainten
     },
     useStore(next: MaintenanceStore) {
       store = next
+    },
+    exempt(prefix: string) {
+      exempt.push(`/${prefix.replace(/^\/+/, '')}`)
+    },
+    exempts(path: string) {
+      if (exempt.length === 0 || path.includes('..') || path.includes('%')) return false
+      for (const prefix of exempt) if (path.startsWith(prefix)) return true
+      return false
     },
     close() {
       watcher?.close()

@@ -23,6 +23,7 @@ import {
   type SecurityHeaders,
   type SecurityHeadersConfig,
 } from './http/security-headers.js'
+import type { MaintenanceProbe } from './maintenance.js'
 import type { Pipeline } from './pipeline.js'
 import type { Reply } from './reply.js'
 import type { Route, RouteMatch } from './router/route.js'
@@ -36,7 +37,7 @@ export interface RequestCycleDeps extends ErrorReplyDeps {
   readonly routing: BuiltinRouting
   readonly routes: CompiledRoutes
   /** The maintenance probe; `now` is the request's start (a clock read saved). */
-  maintenance(now?: number): number | undefined
+  readonly maintenance: MaintenanceProbe
   /** True when a plugin asked for the request scope (`kernel.useRequestScope()`). */
   scoped(): boolean
   /** A request's context (the kernel's, handed to handlers and taps as `ctx`). */
@@ -131,7 +132,7 @@ export class RequestCycle {
   /** Maintenance, the `request` hook, routing; each way out ends in {@link #finish}. */
   readonly #answer = (ctx: RequestContext): MaybePromise<Reply> => {
     const retryAfter = this.#deps.maintenance(ctx.log.origin)
-    if (retryAfter !== undefined) {
+    if (retryAfter !== undefined && !this.#deps.maintenance.exempts(ctx.routingPath)) {
       if (this.#deps.router.answersJson(ctx.routingPath, [ctx.method], ctx.querystring))
         ctx.jsonByDefault = true
       return this.#finish(ctx, maintenanceReply(ctx, retryAfter))

@@ -95,6 +95,10 @@ function wantsHealthJson(ctx: RequestContext): boolean {
 }
 
 function declareRoutes(kernel: Kernel, api: HealthApi, options: HealthOptions): void {
+  // A load balancer's probes answer during maintenance: failing them would take every instance
+  // out, and the balancer would answer with its own page instead of the app's 503 and Retry-After.
+  for (const path of ['/health/ready', '/health/status', '/health/check'])
+    kernel.maintenance.exempt(path)
   const service = (): string => options.service ?? kernel.config.app.name
   const code = (report: HealthReport): number => (report.status === 'ok' ? 200 : 503)
   const r = kernel.router

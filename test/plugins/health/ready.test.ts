@@ -5,6 +5,7 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { connect } from 'node:net'
 import { performance } from 'node:perf_hooks'
+import { enterMaintenance, leaveMaintenance } from 'fw'
 import { inject } from 'fw/testing'
 import { closeHealthKernels, fixed, healthKernel } from './fixtures.js'
 
@@ -71,6 +72,22 @@ test('a stop fails readiness at once, keeps answering through shutdown_delay, th
   await closed
   assert.ok(performance.now() - started >= 950, 'the listener stayed open for the delay')
   assert.is(await get(port, '/work'), 'ECONNREFUSED')
+})
+
+test('the probes answer during maintenance; every other path answers 503', async () => {
+  const kernel = healthKernel()
+  kernel.router.get('work', () => ({ done: true }))
+  await kernel.boot()
+  enterMaintenance(kernel.root, 60)
+  try {
+    const ready = await inject(kernel, '/health/ready')
+    assert.is(ready.status, 200, 'the instance is fine: it answers the maintenance page itself')
+    assert.is((await inject(kernel, '/health/status')).status, 200)
+    for (const path of ['/work', '/health/../work', '/health'])
+      assert.is((await inject(kernel, path)).status, 503, path)
+  } finally {
+    leaveMaintenance(kernel.root)
+  }
 })
 
 test.run()
