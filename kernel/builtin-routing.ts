@@ -22,7 +22,7 @@ export interface BuiltinRouting {
  * on the home page); a bare path reaches a classic controller only when no declared route answers.
  */
 export function installBuiltinRouting(hooks: KernelHooks, router: Router): BuiltinRouting {
-  // A path rewritten for routing (the admin area strips its prefix) is decomposed as rewritten and
+  // A path rewritten for routing (a tap that strips a prefix) is decomposed as rewritten and
   // reported as it arrived (`originalRequestNoChange`); `?r=` is decomposed and reported as given.
   const legacy = (ctx: RequestContext): RouteMatch | undefined =>
     ctx.routingPath === ctx.path || hasRParam(ctx.querystring)
@@ -30,8 +30,8 @@ export function installBuiltinRouting(hooks: KernelHooks, router: Router): Built
       : router.matchLegacy(ctx.path, ctx.querystring, ctx.query, ctx.routingPath)
   const declared = (ctx: RequestContext): RouteMatch | undefined =>
     router.find(ctx.method, ctx.routingPath, ctx.querystring)
-  // Synchronous taps: with a plugin's own synchronous route tap beside them (the admin area's),
-  // routing still answers without a promise.
+  // Synchronous taps: with only synchronous route taps beside them, routing still answers without
+  // a promise. (The admin area routes its requests from a `request` tap, so it adds none.)
   hooks.route.tap({ name: 'legacy-r', stage: -5 }, (ctx) =>
     hasRParam(ctx.querystring) ? legacy(ctx) : undefined,
   )

@@ -135,7 +135,10 @@ export class RequestContext {
     return this.#state
   }
 
-  /** The path without leading or trailing slash, as spec.md exposes the request URI. */
+  /**
+   * The request URI: the path without leading or trailing slash (docs/routing.md "Leading and
+   * trailing slashes").
+   */
   get uri(): string {
     let start = 0
     let end = this.path.length

@@ -2,8 +2,9 @@ import { performance } from 'node:perf_hooks'
 
 /**
  * The phases a request or a boot records (`phase.completed`, `kernel.recordBootPhase`), by name:
- * the kernel's own, as spec.md's "Timing segments" names them. A plugin that times a phase of its
- * own declares its name by declaration merging, so a typo fails to compile:
+ * the kernel's own, the framework phases `Server-Timing` reports (plugins/debug/README.md "What an
+ * annotated response carries"). A plugin that times a phase of its own declares its name by
+ * declaration merging, so a typo fails to compile:
  *
  * @example
  * declare module 'fw' {

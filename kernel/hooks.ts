@@ -64,8 +64,9 @@ export interface KernelHooks {
    * `undefined` the kernel answers 404, or 405 with `Allow` when the path exists for other methods.
    * **Order:** built-in: `legacy-r` (classic controllers named by `?r=`) at stage -5, `router` at
    * stage 0, `legacy` (classic controllers by path) at stage 10. A tap that rewrites
-   * `ctx.routingPath` (the admin area strips its prefix) runs below -5 and returns `undefined`.
-   * **Example:** `kernel.hooks.route.tapPromise({ name: 'admin', stage: -10 }, async (ctx) => …)`
+   * `ctx.routingPath` (to strip a path prefix, say) runs below -5 and returns `undefined`. (The
+   * admin area taps `request`, not `route`: it rewrites the path and sets `ctx.match` itself.)
+   * **Example:** `kernel.hooks.route.tapPromise({ name: 'locale', stage: -10 }, async (ctx) => …)`
    */
   readonly route: AsyncSeriesBailHook<[RequestContext], RouteMatch | undefined> &
     WaitingTap<[RequestContext], RouteMatch | undefined>

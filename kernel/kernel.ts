@@ -108,7 +108,7 @@ export class Kernel {
     return this.#state
   }
 
-  /** True in development mode (spec-notes.md "Modes and switches"); a debug grant never makes it so. */
+  /** True in development mode (docs/errors.md "Development mode"); a debug grant never counts. */
   isDevelopment(): boolean {
     return this.#development
   }

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
-// Fails when the project's runtime imports form a cycle (STYLE.md: "No import cycles"). Type-only
-// imports (`import type`, `export type … from`, and named imports that are all `type`) are erased
-// at compile time and do not count. `fw` and `fw/testing` resolve to their sources, as the
-// `fw-source` condition does. Uses TypeScript's parser, so it needs no plugin of its own.
+// Fails when the project's runtime imports form a cycle (CONTRIBUTING.md "Lint and format").
+// Type-only imports (`import type`, `export type … from`, and named imports that are all `type`)
+// are erased at compile time and do not count. `fw` and `fw/testing` resolve to their sources, as
+// the `fw-source` condition does. Uses TypeScript's parser, so it needs no plugin of its own.
 import { readFileSync, readdirSync, statSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'

@@ -5,7 +5,7 @@ import type { FwContext } from '../context.js'
 import { briefly, maintenanceStore } from './maintenance-store.js'
 import { parseWholeNumber } from '../options.js'
 
-/** `Retry-After` when `--retry` is not given, in seconds (spec-notes.md "Terminal errors"). */
+/** `Retry-After` when `--retry` is not given, in seconds (docs/errors.md "Maintenance"). */
 const DEFAULT_RETRY = 300
 /** The kernel reads at most seven digits from the flag file. */
 const MAX_RETRY = 9_999_999
