@@ -1,6 +1,6 @@
-// The administration area (spec "Administration area", spec-notes "Administration area"): a path
-// prefix routed like the site, with its own theme, access floor, default controller and code
-// directory. The plugin is registered always and active only when `admin.prefix` is set.
+// The administration area (this plugin's README.md): a path prefix routed like the site, with its
+// own theme, access floor, default controller and code directory. The plugin is registered always
+// and active only when `admin.prefix` is set.
 import { existsSync, readdirSync } from 'node:fs'
 import { basename, extname, join } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -43,8 +43,9 @@ export interface AdminApi {
   /** The site's base: `/`. */
   readonly siteUrl: string
   /**
-   * A link into the area (spec rule 7): `adminUrl('users')` → `/admin/users`; `adminUrl()` → the
-   * base ending in `/` (`/admin/`). With no area, links into the site (`/users`, `/`).
+   * A link into the area (README.md "Link helpers"): `adminUrl('users')` → `/admin/users`;
+   * `adminUrl()` → the base ending in `/` (`/admin/`). With no area, links into the site (`/users`,
+   * `/`).
    */
   adminUrl(path?: string): string
   /** True when the request is inside the area (its prefix was matched and removed for routing). */
@@ -77,7 +78,7 @@ declare module 'fw' {
   }
 }
 
-/** Paths that are never inside the area (spec-notes "Administration area"), after the prefix. */
+/** Paths never inside the area, after the prefix (README.md "How a request is routed"). */
 const NEVER_INSIDE = /^\/(?:health|devpanel)|^\/(?:\.well-known|account|_fw)(?:\/|$)|^\/login\/?$/
 
 /** One path segment: no separator, no query or fragment, not `.`/`..`. */
@@ -88,7 +89,7 @@ function hasRParam(querystring: string): boolean {
   return querystring.startsWith('r=') || querystring.includes('&r=')
 }
 
-/** The link helpers of spec rule 7, for a prefix (or none). */
+/** The link helpers (README.md "Link helpers"), for a prefix (or none). */
 function linkHelpers(prefix: string | undefined) {
   const url = prefix === undefined ? '/' : `/${prefix}`
   const adminUrl = (path = ''): string => {
@@ -99,10 +100,10 @@ function linkHelpers(prefix: string | undefined) {
 }
 
 /**
- * Requires a signed-in user of at least `usertype` (spec rule 6: the floor never replaces a
- * screen's own check). As route middleware: `kernel.middleware('staff', requireUsertype(90))`,
- * then `.middleware('staff')` on a route. As a helper in a classic action:
- * `await requireUsertype(90, ctx)`, which throws the refusal.
+ * Requires a signed-in user of at least `usertype` (the area's floor never replaces a screen's own
+ * check: README.md "The threat model"). As route middleware:
+ * `kernel.middleware('staff', requireUsertype(90))`, then `.middleware('staff')` on a route. As a
+ * helper in a classic action: `await requireUsertype(90, ctx)`, which throws the refusal.
  *
  * A guest is sent to sign in (a JSON client gets 401); a user below gets 403.
  */

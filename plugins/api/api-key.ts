@@ -122,7 +122,7 @@ function carriesToken(ctx: RequestContext): boolean {
 }
 
 /**
- * The API-key middleware (spec.md "API-key middleware"): the key from header `apiKey` through the
+ * The API-key middleware (README.md "Failures"): the key from header `apiKey` through the
  * checker; without a key, the same-origin exception (a web session whose request carried its
  * `X-CSRF-Token`); then an optional access token, which must be valid and belong to an existing
  * user. Failures answer the API error envelope. The hot path (a cached key, no token) creates no

@@ -1,7 +1,7 @@
 import { empty, type Kernel, type Reply } from 'fw'
 import type {} from 'fw/plugins/database'
 
-/** The CORS defaults of spec-notes.md "API middleware". */
+/** The CORS defaults (README.md "CORS"). */
 export const CORS_DEFAULTS = {
   methods: 'GET, POST, PUT, PATCH, DELETE, OPTIONS',
   headers: 'Content-Type, Authorization, X-Requested-With, X-CSRF-Token, apiKey, accessToken',
@@ -18,7 +18,7 @@ export interface CorsPolicy {
   readonly source: 'config' | 'database' | 'fallback'
 }
 
-/** The applications row's CORS settings record (spec.md "CORS settings record"). */
+/** The applications row's CORS settings, lists comma-separated (README.md "CORS"). */
 export interface CorsSettingsRecord {
   cors_enabled: boolean
   origin: string | null

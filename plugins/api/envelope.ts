@@ -8,7 +8,10 @@ export type ApiErrorCode =
   | 'Unauthenticated'
   | 'InsufficientUsertype'
 
-/** The API error envelope of spec-notes.md: `{status, statusmessage, message, error}` (+ `data`). */
+/**
+ * The API error envelope, `{status, statusmessage, message, error}` (+ `data`): README.md
+ * "Failures".
+ */
 export interface ApiErrorEnvelope {
   status: number
   statusmessage: string

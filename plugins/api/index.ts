@@ -1,6 +1,5 @@
-// The API middleware (spec.md "API-key middleware", "Unified middleware", "Pipeline and CORS"):
-// named middleware `cors`, `contentType`, `apiKey`, `unified`, the composed pipeline, CORS
-// preflight for API paths, JSON/XML negotiation, and `fw app:create`.
+// The API middleware (README.md): named middleware `cors`, `contentType`, `apiKey`, `unified`, the
+// composed pipeline, CORS preflight for API paths, JSON/XML negotiation, and `fw app:create`.
 import {
   definePlugin,
   type Kernel,

@@ -2,10 +2,10 @@ import type { Middleware } from 'fw'
 import { apiError } from './envelope.js'
 
 /**
- * The unified middleware of first-party routes (spec.md "Unified middleware"): (1) a bearer token
- * (`Authorization: Bearer`, or the `accessToken` / `userAuth` headers); (2) the web session with a
- * matching `X-CSRF-Token`; (3) otherwise 401 `Unauthenticated`. A token that was presented and
- * refused never falls back to the session.
+ * The unified middleware of first-party routes (README.md "Named middleware", "Failures"): (1) a
+ * bearer token (`Authorization: Bearer`, or the `accessToken` / `userAuth` headers); (2) the web
+ * session with a matching `X-CSRF-Token`; (3) otherwise 401 `Unauthenticated`. A token that was
+ * presented and refused never falls back to the session.
  */
 export const unified: Middleware = async function unified(ctx, next) {
   const identity = await ctx.identity()

@@ -59,7 +59,7 @@ async function signedIn(
   })
 }
 
-/** `POST /account/login`: the password leg (spec.md "Password login flow"). */
+/** `POST /account/login`: the password leg (README.md "Flows"). */
 async function login(rt: AuthRuntime, ctx: RequestContext): Promise<Reply> {
   if (rt.keys === undefined) return tokenUnavailable()
   const body = await ctx.body()

@@ -1,12 +1,12 @@
 // What the auth plugin adds to the kernel's types: its event, the identity fields, request state.
 
-/** The credential an identity came from (spec.md "Credentials"). */
+/** The credential an identity came from (README.md "Hooks and events", `auth.resolved`). */
 export type AuthCredential = 'accessToken' | 'userAuth' | 'session'
 
 /** Where the credential was read (a header name, or the session cookie). */
 export type AuthSource = 'Authorization' | 'accessToken' | 'userAuth' | 'cookie'
 
-/** The identity claims of a token that may be reported (spec.md "Debug data"); never the token. */
+/** The identity claims of a token that may be reported (README.md "Hooks and events"). */
 export interface ReportedClaims {
   sub?: string
   iss?: string

@@ -1,9 +1,9 @@
 import { query, type AuthRuntime } from './runtime.js'
 
 /**
- * Lock lengths by failure count (spec-notes "Login and tokens"): from 3 failures 60 s, from 5
- * 300 s, from 7 900 s, from 10 3600 s. A failure more than 900 s after the previous one starts the
- * count again; only a completed sign-in clears it.
+ * Lock lengths by failure count (README.md "Flows", Lockout): from 3 failures 60 s, from 5 300 s,
+ * from 7 900 s, from 10 3600 s. A failure more than 900 s after the previous one starts the count
+ * again; only a completed sign-in clears it.
  */
 export const LOCK_STEPS: readonly (readonly [failures: number, seconds: number])[] = [
   [10, 3600],

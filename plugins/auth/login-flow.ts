@@ -47,7 +47,8 @@ export async function passwordLeg(
     : await verifyDummyPassword(password)
   if (!ok || user === undefined) return { kind: 'invalid' }
   if (user.totp_secret !== null) {
-    // A correct first leg of a two-factor user does not clear the count (spec-notes), nor add.
+    // A correct first leg of a two-factor user neither clears the count nor adds to it (README.md
+    // "Flows", Lockout): only a completed sign-in clears it.
     await releaseAttempt(rt, slot)
     const methods: SecondFactorMethod[] = ['totp']
     if ((await unusedBackupCodes(rt, user.id)) > 0) methods.push('backup_code')

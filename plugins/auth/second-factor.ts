@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import { Secret, TOTP } from 'otpauth'
 import { query, type AuthRuntime } from './runtime.js'
 
-/** TOTP as spec-notes fixes it: RFC 6238, SHA-1, 6 digits, 30 s steps, ±1 step accepted. */
+/** TOTP (README.md "Flows"): RFC 6238, SHA-1, 6 digits, 30 s steps, ±1 step accepted. */
 const PERIOD = 30
 const WINDOW = 1
 /** How many backup codes a user gets. */

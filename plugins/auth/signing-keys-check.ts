@@ -67,11 +67,11 @@ function parseKey(half: Half, pem: Buffer, path: string): KeyObject | HealthResu
 
 /**
  * `signing_keys`: the authorization server's key pair, registered with the health plugin by the
- * auth plugin when both are there and the `authorization-server` feature is on (spec.md "signing_keys result by
- * condition"). `down` when OpenSSL or the signing library is missing, a file is missing,
- * unreadable, a directory or unparseable (the message names which half), or the two keys are not
- * a pair (a constant signed with the private key does not verify with the public one); `degraded`
- * for a pair below 2048 bits; `ok` with `bits` otherwise.
+ * auth plugin when both are there and the `authorization-server` feature is on (the health plugin's
+ * README.md "Built-in checks"). `down` when OpenSSL or the signing library is missing, a file is
+ * missing, unreadable, a directory or unparseable (the message names which half), or the two keys
+ * are not a pair (a constant signed with the private key does not verify with the public one);
+ * `degraded` for a pair below 2048 bits; `ok` with `bits` otherwise.
  */
 export function signingKeysCheck(kernel: Kernel, options: SigningKeysOptions = {}): HealthCheck {
   const under = (p: string): string => (isAbsolute(p) ? p : resolve(kernel.root, p))

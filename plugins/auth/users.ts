@@ -33,7 +33,7 @@ export interface AuthUser {
   totp_secret: string | null
 }
 
-/** The `user` object of a login success response (spec-notes: `{id, username, email}`). */
+/** The `user` object of a login success response, `{id, username, email}` (README.md "Flows"). */
 export function publicUser(user: { id: number; username: string; email: string }): {
   id: number
   username: string

@@ -84,7 +84,7 @@ export interface DatabaseApi {
   readonly target: DatabaseTarget
   /** The current request's EntityManager; outside a request, a fresh fork. */
   em(): EntityManager
-  /** An entity's data export (spec.md "Model serialisation"). */
+  /** An entity's data export (README.md "API", `toData`). */
   toData(entity: object): Record<string, unknown>
   /**
    * Runs one raw SQL statement, its `?` placeholders bound in order to `bindings` (never put values

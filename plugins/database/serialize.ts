@@ -12,7 +12,7 @@ function plain(value: unknown): unknown {
 }
 
 /**
- * A model's data export (spec.md "Model serialisation"): every column, NULLs included, booleans as
+ * A model's data export (README.md "API", `toData`): every column, NULLs included, booleans as
  * booleans, JSON columns decoded; a many-to-one as its foreign key; never MikroORM's internal state.
  * Own properties the schema does not declare (an "undeclared-property bag") are included too, and
  * a declared property wins over a bag entry of the same name. An entity class with

@@ -1,4 +1,4 @@
-// The debug-access grant (spec.md "Debug grant token"): `<expiry>.<hmac>`, expiry in Unix seconds,
+// The debug-access grant (README.md "Grant tokens"): `<expiry>.<hmac>`, expiry in Unix seconds,
 // hmac = lowercase hex HMAC-SHA256 of the expiry string under `debug_token_secret`, else the
 // application key. No secret: nothing is ever granted, and there is no fallback.
 import { createHmac, timingSafeEqual } from 'node:crypto'

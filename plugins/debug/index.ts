@@ -120,7 +120,7 @@ export function hasDebugGrant(ctx: RequestContext): boolean {
   return decide(ctx, d).grant !== undefined
 }
 
-/** True in development mode (spec-notes.md "Modes and switches"). */
+/** True in development mode (docs/errors.md "Development mode"). */
 export function isDevelopment(kernel: Kernel): boolean {
   return kernel.isDevelopment()
 }

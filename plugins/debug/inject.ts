@@ -2,7 +2,7 @@
 // the toolbar's script element, once, before the last `</body>`.
 import { escapeHtml } from 'fw'
 
-/** The island's id (spec.md: element id `fw-debug-data`). */
+/** The island's element id (README.md "What an annotated response carries"). */
 export const ISLAND_ID = 'fw-debug-data'
 /** Where the toolbar script is served from. */
 export const TOOLBAR_PATH = '/_fw/debugbar.js'

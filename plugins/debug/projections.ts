@@ -67,7 +67,7 @@ export function queryTotals(events: readonly AnyEvent[]): { count: number; ms: n
  * `Server-Timing`: the framework phases, `db;dur=<ms>;desc="<n> queries"` when statements ran,
  * and `total;dur=<ms>`. Application-named timers never appear. The boot phases carry their
  * durations only when `bootDurations` (the first annotated response of the process); afterwards
- * `desc="boot"` without `dur` (spec-notes "Debug facility").
+ * `desc="boot"` without `dur` (README.md "What an annotated response carries").
  */
 export function serverTiming(
   events: readonly AnyEvent[],
@@ -235,8 +235,8 @@ const PROJECTIONS: Record<string, (input: PayloadInput) => unknown> = {
   },
   auth: (i) => {
     const last = only(i.events, 'auth.resolved').at(-1)
-    // An API key (the api plugin): the application's name, never the key (spec-notes "Debug
-    // facility"). It is `what` authenticated the request unless a user's credential did too.
+    // An API key (the api plugin): the application's name, never the key (README.md "The
+    // payload"). It is `what` authenticated the request unless a user's credential did too.
     const key = only(i.events, 'api.key.accepted').at(-1)
     if (last === undefined) {
       if (key === undefined) return null
@@ -328,7 +328,7 @@ const PROJECTIONS: Record<string, (input: PayloadInput) => unknown> = {
     }
     return out
   },
-  // Every migration the app knows with its state (spec-notes "Debug facility"): the database
+  // Every migration the app knows with its state (README.md "The payload"): the database
   // plugin's snapshot, read when it prepared the database (at listen, `fw migrate`).
   migrations: (i) => {
     const kernel = i.ctx.kernel

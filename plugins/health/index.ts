@@ -171,11 +171,10 @@ function declareRoutes(kernel: Kernel, api: HealthApi, options: HealthOptions): 
 }
 
 /**
- * Health reporting (spec.md "Health"): a registry of named checks run in parallel under
- * timeouts, shared between concurrent callers and reused for a second; the built-in checks
- * `database`, `disk_space`, `memory_limit`, `cache` and (with `authorization-server`)
- * `signing_keys`; `/health/check`, `/health/status`, `/health`, `/health/phpinfo`,
- * `/.well-known/health`; and `fw health:check`.
+ * Health reporting (README.md): a registry of named checks run in parallel under timeouts, shared
+ * between concurrent callers and reused for a second; the built-in checks `database`, `disk_space`,
+ * `memory_limit`, `cache` and (with `authorization-server`) `signing_keys`; `/health/check`,
+ * `/health/status`, `/health`, `/health/phpinfo`, `/.well-known/health`; and `fw health:check`.
  */
 export const health = definePlugin({
   name: 'health',

@@ -1,7 +1,7 @@
 /** A check's verdict: `down` is worse than `degraded`, which is worse than `ok`. */
 export type HealthStatus = 'ok' | 'degraded' | 'down'
 
-/** What a check returns (spec.md "Health check result"). */
+/** What a check returns (README.md "The report"). */
 export interface HealthResult {
   status: HealthStatus
   /** The check's snake_case name; the registry sets it to the registered name. */
@@ -28,7 +28,7 @@ export interface HealthCheck {
   readonly timeoutMs?: number
 }
 
-/** The full report (spec.md "Full health report"): the worst status and every result by name. */
+/** The full report (README.md "The report"): the worst status and every result by name. */
 export interface HealthReport {
   status: HealthStatus
   checks: Record<string, HealthResult>

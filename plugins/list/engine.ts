@@ -43,7 +43,7 @@ export interface ListInput {
 /** What a list reads: typed input from code, or a parsed query string. */
 export type ListParams = ListInput | Readonly<Record<string, unknown>>
 
-/** The pagination object of the list envelope (spec-notes.md "List engine"). */
+/** The pagination object of the list envelope (README.md "Responses"). */
 export interface Pagination {
   currentpage: number
   itemsperpage: number

@@ -6,7 +6,7 @@ import { fetchList, type ListParams } from './engine.js'
 import { ListQueryError, QUERY_FAILED } from './errors.js'
 import type { ListSource } from './source.js'
 
-/** The error envelope of spec.md "List envelope". */
+/** The error envelope of a failed list (README.md "Responses"). */
 export interface ListErrorEnvelope {
   error: string
   data: []

@@ -1,5 +1,5 @@
-// The identifier grammar of spec.md "List engine parameters": a lowercase identifier, optionally a
-// dot and a second one (letters, digits, underscore; not starting with a digit).
+// The identifier grammar of field names (README.md "Parameters"): a lowercase identifier,
+// optionally a dot and a second one (letters, digits, underscore; not starting with a digit).
 
 /** One identifier: what a table, an alias or a column of a list source may be called. */
 const NAME = /^[a-z_][a-z0-9_]*$/

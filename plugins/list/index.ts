@@ -1,5 +1,5 @@
 // The list engine: sorting, filtering, field selection, search and paging for list endpoints
-// (spec.md "List engine parameters", "List envelope"), plus the DataTables protocol.
+// (README.md "Parameters", "Responses"), plus the DataTables protocol.
 import { definePlugin, type Reply, type RequestContext } from 'fw'
 import type {} from 'fw/plugins/database'
 import type {} from 'fw/plugins/debug'

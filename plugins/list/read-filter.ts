@@ -1,10 +1,10 @@
 // `filter`: a list of `{field, op, value}` conditions, ANDed, with `{or: [...]}` groups
-// parenthesised (spec.md "List engine parameters"). Anything not understood is dropped.
+// parenthesised (README.md "Parameters"). Anything not understood is dropped.
 import { cleanString, likeOperand, likeOperator, parseJson, type Fragment } from './fragment.js'
 import { isFieldName } from './identifiers.js'
 import type { CompiledSource, ListValue, ResolvedField } from './source.js'
 
-/** The operators a condition may use, as the spec lists them. */
+/** The operators a condition may use (README.md "Parameters", `filter`). */
 export const OPERATORS = [
   '=',
   '!=',

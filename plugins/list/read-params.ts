@@ -1,5 +1,5 @@
-// `fields`, `order`, `search`, `page` and `per_page` (spec.md "List engine parameters",
-// spec-notes.md "List engine"). Each reader keeps what it understands and drops the rest.
+// `fields`, `order`, `search`, `page` and `per_page` (README.md "Parameters"). Each reader keeps
+// what it understands and drops the rest.
 import { cleanString, containsPattern, likeOperand, parseJson, type Fragment } from './fragment.js'
 import { isFieldName } from './identifiers.js'
 import { dedupe, type CompiledSource, type ResolvedField } from './source.js'

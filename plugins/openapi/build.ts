@@ -1,4 +1,4 @@
-// Builds the OpenAPI 3.0.3 document from scanned routes (spec-notes "API documents"), with
+// Builds the OpenAPI 3.0.3 document from scanned routes (docs/openapi.md), with
 // openapi3-ts's builder and types.
 import { STATUS_CODES } from 'node:http'
 import type { Route } from 'fw'
@@ -238,7 +238,7 @@ export function countOperations(doc: OpenAPIObject): { paths: number; operations
 }
 
 /**
- * Deep-merges `overrides` over `doc` (spec-notes "API documents"): objects merge key by key,
+ * Deep-merges `overrides` over `doc` (docs/openapi.md "Overrides"): objects merge key by key,
  * scalars and arrays replace; generated paths are kept (an override adds to them or changes
  * their keys).
  */

@@ -1,5 +1,5 @@
 // `fw create:api-client`: a fetch-based module with one function per operation of an OpenAPI
-// document, and its type declarations (spec-notes "API documents").
+// document, and its type declarations (docs/openapi.md "The client").
 import type {
   OpenAPIObject,
   OperationObject,

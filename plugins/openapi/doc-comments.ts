@@ -1,7 +1,8 @@
 // Reads handler doc comments from source text, for the API document's summary and description
-// (spec-notes "API documents"). A small scanner rather than a TypeScript parser: it needs only the
-// `/** … */` block right before a function, a `const`, a class or a method, and the class a method
-// is in, and loading a compiler would cost `fw api:docs` most of its second.
+// (docs/openapi.md "How a route becomes operations"). A small scanner rather than a TypeScript
+// parser: it needs only the `/** … */` block right before a function, a `const`, a class or a
+// method, and the class a method is in, and loading a compiler would cost `fw api:docs` most of its
+// second.
 
 /** A doc comment split as OpenAPI wants it. */
 export interface DocComment {

@@ -14,7 +14,7 @@ import {
 import { openapiErrors } from './errors.js'
 import { namespaceOf, scanRoutes, shown, siblingsOf } from './scan.js'
 
-/** What to generate: each defaults as spec-notes "API documents" says. */
+/** What to generate: each has the default README.md "Options" gives. */
 export interface GenerateOptions {
   /** The controllers directory, relative to the app root. Default: `api/controllers`, else `controllers`. */
   controllers?: string

@@ -1,6 +1,6 @@
-// API documents (spec.md "API document generation", spec-notes "API documents"): `fw api:docs`,
-// `fw create:api-client`, and the document served at `GET /api/openapi.json`, regenerated when
-// the app starts and finds none.
+// API documents (docs/openapi.md, and this plugin's README.md): `fw api:docs`,
+// `fw create:api-client`, and the document served at `GET /api/openapi.json`, regenerated when the
+// app starts and finds none.
 import { existsSync, readFileSync, statSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { definePlugin, HttpError, text as textReply, type Kernel } from 'fw'

@@ -1,6 +1,6 @@
 // Which declared routes a controllers directory defines, and their handlers' doc comments
-// (spec-notes "API documents": the routes the app declares, narrowed to the handlers defined under
-// the controllers directory and to a route-name namespace).
+// (docs/openapi.md "Which routes": the routes the app declares, narrowed to the handlers defined
+// under the controllers directory and to a route-name namespace).
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { basename, dirname, extname, join, relative, sep } from 'node:path'
 import { pathToFileURL } from 'node:url'

@@ -377,7 +377,7 @@ export class Bar implements View {
     const cur = this.current
     const body = cur?.body ?? null
     this.#panel.replaceChildren(
-      // Above every tab (spec.md "Request body"), the API and Client tabs included.
+      // The request body, above every tab, API and Client included (README "The browser toolbar").
       body === null
         ? ''
         : h(

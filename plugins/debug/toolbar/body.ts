@@ -5,7 +5,7 @@
 import { isSecretKey, isSecretValue, MASK, redact } from '../../../kernel/redact.js'
 import type { BodyView } from './payload.js'
 
-/** Bodies longer than this are shown as sent, not pretty-printed (spec.md "Limits"). */
+/** Bodies longer than this are shown as sent, not pretty-printed (README "The browser toolbar"). */
 export const PRETTY_LIMIT = 2 * 1024
 /** Bodies are kept up to this many characters. */
 export const KEEP_LIMIT = 8 * 1024

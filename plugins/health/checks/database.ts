@@ -10,7 +10,7 @@ import { CheckOmitted, result, type HealthCheck } from '../types.js'
  * server included), and `down` with "connection failed at boot" while an app that started without
  * its database is still waiting for it. When the database never opened (`ready()` rejected: a bad URL, a missing
  * driver, an unusable PGlite directory), that counts as the connection failing at boot: the check
- * leaves the report and drops itself from the registry (spec.md: "omitted entirely").
+ * leaves the report and drops itself from the registry (README.md "Built-in checks": omitted).
  */
 export function databaseCheck(kernel: Kernel): HealthCheck {
   return {

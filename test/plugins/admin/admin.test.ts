@@ -193,7 +193,7 @@ test('views: the area first, the site as fallback, the area theme inside only', 
   assert.is((await get(kernel, '/admin/reports/site', 50)).body, 'staff theme')
 })
 
-test('link helpers, with an area (spec rule 7)', async ({ kernel }) => {
+test('link helpers, with an area', async ({ kernel }) => {
   const api = kernel.plugin('admin')
   assert.is(api.adminUrl(), '/admin/')
   assert.is(api.adminUrl('users'), '/admin/users')
