@@ -1,5 +1,6 @@
-// The demo data of PLAYGROUND.md, as plain values: the users, the application, the categories, and
-// 1,000 products drawn from a seeded PRNG so that every fresh database holds exactly the same rows.
+// The demo data (playground/README.md "The demo data"), as plain values: the users, the
+// application, the categories, and 1,000 products drawn from a seeded PRNG so that every fresh
+// database holds exactly the same rows.
 
 /** A user of the demo data, with the password in clear (hashed by the seed). */
 export interface DemoUser {
@@ -9,7 +10,7 @@ export interface DemoUser {
   readonly totp_secret: string | null
 }
 
-/** The four users of PLAYGROUND.md. */
+/** The four demo users. */
 export const DEMO_USERS: readonly DemoUser[] = [
   { username: 'admin', password: 'admin-pass', usertype: 100, totp_secret: null },
   { username: 'editor', password: 'editor-pass', usertype: 50, totp_secret: null },
@@ -22,7 +23,7 @@ export const DEMO_USERS: readonly DemoUser[] = [
   },
 ]
 
-/** The application of PLAYGROUND.md: `client_id` is the API key, `client_secret` the secret. */
+/** The demo application: its API key is the OAuth `client_id`, its secret the `client_secret`. */
 export const DEMO_APPLICATION = {
   name: 'playground',
   apiKey: 'demo-api-key',

@@ -15,12 +15,12 @@ export function hashApiKey(key: string): string {
 }
 
 /**
- * Fills an empty database with the demo data of PLAYGROUND.md; does nothing (and answers false)
- * when `applications` has a row. (The demo users belong to the auth plugin: `auth/seed-users.ts`
- * creates them through its API, in the auth plugin's seed, right after this one.) The database
- * plugin runs it after the migrations under its advisory lock, so processes starting together on
- * one PostgreSQL seed once. One transaction: a seed that fails half-way leaves the database empty,
- * and the next start tries again.
+ * Fills an empty database with the demo data (playground/README.md); does nothing (and answers
+ * false) when `applications` has a row. (The demo users belong to the auth plugin:
+ * `auth/seed-users.ts` creates them through its API, in the auth plugin's seed, right after this
+ * one.) The database plugin runs it after the migrations under its advisory lock, so processes
+ * starting together on one PostgreSQL seed once. One transaction: a seed that fails half-way leaves
+ * the database empty, and the next start tries again.
  *
  * Ids are written explicitly (products 1…1000, categories 1…10) and the sequences moved past
  * them, so the rows are the same even on a database whose sequences an aborted seed advanced.

@@ -1,5 +1,6 @@
 // The JSON Schemas of the playground's API: the same declaration validates request bodies (422
-// with `{errors: {field: [messages]}}`, PLAYGROUND.md's rules) and goes into the API document.
+// with `{errors: {field: [messages]}}`; playground/README.md "The products API" states the rules)
+// and goes into the API document.
 import type { JsonSchema } from 'fw'
 import { datatableRouteSchema, listRouteSchema } from 'fw/plugins/list'
 import { productList } from '../list/products-source.js'
@@ -8,7 +9,7 @@ import { productList } from '../list/products-source.js'
 const MAX_PRICE = 99_999_999.99
 const MAX_INT = 2_147_483_647
 
-/** The writable fields of a product, each with the rule PLAYGROUND.md gives it. */
+/** The writable fields of a product with their rules (playground/README.md "The products API"). */
 const writable = {
   name: { type: 'string', minLength: 1, maxLength: 200, pattern: '\\S', example: 'Desk lamp' },
   sku: { type: 'string', minLength: 1, maxLength: 64, pattern: '\\S', example: 'LAMP-01' },

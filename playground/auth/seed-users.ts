@@ -3,10 +3,10 @@ import { hashPassword, type AuthApi } from 'fw/plugins/auth'
 import { DEMO_USERS, type DemoUser } from '../demo-data.js'
 
 /**
- * Creates the demo users of PLAYGROUND.md through the auth plugin, each one only when its username
- * is free, so a second start writes nothing. A TOTP secret (alice's) is sealed under the
- * application key; created without `FW_APP_KEY`, she exists but cannot finish a sign-in until a
- * start with a key seals her secret (without a key no token can be issued anyway).
+ * Creates the demo users (playground/README.md "The demo data") through the auth plugin, each one
+ * only when its username is free, so a second start writes nothing. A TOTP secret (alice's) is
+ * sealed under the application key; created without `FW_APP_KEY`, she exists but cannot finish a
+ * sign-in until a start with a key seals her secret (without a key no token can be issued anyway).
  */
 export async function seedDemoUsers(auth: AuthApi, em: EntityManager): Promise<boolean> {
   let wrote = false

@@ -1,11 +1,11 @@
-/** `page` and `per_page` of a list request, read as spec-notes.md "List engine" says. */
+/** `page` and `per_page` of a list request, read as the list plugin reads them (its README). */
 export interface Paging {
   readonly page: number
   readonly perPage: number
   readonly offset: number
 }
 
-/** The pagination object of the list envelope (spec-notes.md "List engine"). */
+/** The pagination object of the list envelope (plugins/list/README.md "Responses"). */
 export interface Pagination {
   currentpage: number
   itemsperpage: number

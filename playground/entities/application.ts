@@ -2,8 +2,8 @@ import { EntitySchema } from '@mikro-orm/core'
 
 /**
  * A client application of the API (`applications`): its key and secret stored hashed, a status,
- * and its CORS settings record (spec.md: comma-separated `origin`, `allowed_methods`,
- * `allowed_headers`, and `cors_enabled`).
+ * and its CORS settings (comma-separated `origin`, `allowed_methods`, `allowed_headers`, and
+ * `cors_enabled`; plugins/api/README.md "CORS").
  */
 export class Application {
   id!: number

@@ -2,8 +2,9 @@ import { DecimalType, EntitySchema } from '@mikro-orm/core'
 
 /**
  * A product (`products`). Property names are the column names, so `toData()` answers exactly the
- * columns of PLAYGROUND.md. `category_id` is a plain scalar rather than a relation: the list
- * engine joins `categories` on it itself, and a scalar keeps the export a plain number.
+ * columns (playground/README.md "The demo data"). `category_id` is a plain scalar rather than a
+ * relation: the list engine joins `categories` on it itself, and a scalar keeps the export a plain
+ * number.
  */
 export class Product {
   id!: number

@@ -2,9 +2,9 @@ import { defineListSource } from 'fw/plugins/list'
 import { Product } from '../entities/product.js'
 
 /**
- * The products list of PLAYGROUND.md: every products column but none other, the category's title
- * through a join (as `categories.title` or `title`), `id, name, sku, price` by default, `name` and
- * `sku` searched by plain text.
+ * The products list (playground/README.md "The products API"): every products column but none
+ * other, the category's title through a join (as `categories.title` or `title`),
+ * `id, name, sku, price` by default, `name` and `sku` searched by plain text.
  */
 export const productList = defineListSource({
   entity: Product,

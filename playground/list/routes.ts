@@ -1,6 +1,6 @@
-// The `/products` page of PLAYGROUND.md, open to guests, and the read-only endpoint its table
-// pages, sorts and searches through: `GET /products/table`, DataTables' server-side protocol over
-// the page's own columns.
+// The `/products` page (playground/README.md "Routes"), open to guests, and the read-only endpoint
+// its table pages, sorts and searches through: `GET /products/table`, DataTables' server-side
+// protocol over the page's own columns.
 //
 // Why a route of its own rather than the API's `api/v1/products/datatable`: the API lets a browser
 // in only with an API key or a signed-in session and its CSRF token (the api plugin's same-origin

@@ -4,7 +4,7 @@ export interface DemoLink {
   readonly what: string
 }
 
-/** The demo routes the home page links to, in the order PLAYGROUND.md lists them. */
+/** The demo routes the home page links to (playground/README.md "Routes" describes each). */
 export const DEMO_LINKS: readonly DemoLink[] = [
   { href: '/_demo/ping', what: 'JSON <code>{"hello":"world","n":1}</code>, touching nothing else' },
   { href: '/_demo/array', what: 'a top-level JSON array' },

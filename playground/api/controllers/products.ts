@@ -1,6 +1,6 @@
-// The products API of PLAYGROUND.md, under `api/v1` (and the flat list of `api/v2`): the resource
-// routes with `{id}` bound to the Product entity, bodies validated by their schemas
-// (../schemas.ts) before the handler runs.
+// The products API (playground/README.md "The products API"), under `api/v1` (and the flat list of
+// `api/v2`): the resource routes with `{id}` bound to the Product entity, bodies validated by their
+// schemas (../schemas.ts) before the handler runs.
 import {
   ForeignKeyConstraintViolationException,
   UniqueConstraintViolationException,
@@ -27,7 +27,7 @@ const WRITABLE = [
 /** A client's body once the schema has checked its fields' types and ranges. */
 type ProductInput = Partial<Pick<Product, (typeof WRITABLE)[number]>>
 
-/** The list's default field set (PLAYGROUND.md). */
+/** The list's default field set (playground/README.md "The products API"). */
 const LIST_FIELDS = ['id', 'name', 'sku', 'price'] as const
 
 function database(ctx: RequestContext) {
