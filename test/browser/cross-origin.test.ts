@@ -1,8 +1,9 @@
 // Browser tools against the playground in development (issue "Spec conformance", item 4;
-// spec-notes "Debug facility"): a single-page app served from a second port (as a Vite dev server
-// would serve it) imports the toolbar module from fw and reads the Server-Timing of fw's responses
-// (CORS for its origin, Timing-Allow-Origin); the boot phases carry a duration once per process;
-// a HEAD carries the headers a GET would, Content-Length included.
+// plugins/debug/README.md "What an annotated response carries", CORS): a single-page app served
+// from a second port (as a Vite dev server would serve it) imports the toolbar module from fw and
+// reads the Server-Timing of fw's responses (CORS for its origin, Timing-Allow-Origin); the boot
+// phases carry a duration once per process; a HEAD carries the headers a GET would, Content-Length
+// included.
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Browser } from 'playwright-core'

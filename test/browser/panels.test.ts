@@ -1,6 +1,6 @@
-// The toolbar's panels in Chromium against the real playground: one test per row of spec.md
-// "Browser-side toolbar behaviour" for Logs/Exceptions, Auth, the request body, Time, the
-// Exceptions tab, Domain and API, plus the Route, Session, Views and Migrations tabs.
+// The toolbar's panels in Chromium against the real playground: one test per behaviour listed in
+// plugins/debug/README.md "The browser toolbar" for Logs/Exceptions, Auth, the request body, Time,
+// the Exceptions tab, Domain and API, plus the Route, Session, Views and Migrations tabs.
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { Browser, Locator, Page, Request } from 'playwright-core'

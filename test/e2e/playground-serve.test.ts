@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { root } from '../../playground/app.js'
 import { servePlayground } from './serve-process.js'
 
-// The playground as PLAYGROUND.md promises it from outside: a real process on a socket, its
+// The playground as playground/README.md promises it from outside: a real process on a socket, its
 // database migrated and seeded on start, its log in playground/var/log, SIGTERM exits 0.
 const test = suite('playground-serve')
 

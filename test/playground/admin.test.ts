@@ -1,6 +1,6 @@
-// The playground's administration area as PLAYGROUND.md promises it (`admin.prefix` set through
-// FW_CONFIG, the playground's defaults for the rest): through `kernel.inject()` with the real auth
-// plugin on the test database (PGlite, or PostgreSQL under DATABASE_URL), then the served
+// The playground's administration area as playground/README.md promises it (`admin.prefix` set
+// through FW_CONFIG, the playground's defaults for the rest): through `kernel.inject()` with the
+// real auth plugin on the test database (PGlite, or PostgreSQL under DATABASE_URL), then the served
 // playground over a real socket, then `fw route:list`.
 import { fileURLToPath } from 'node:url'
 import { suite } from 'uvu'

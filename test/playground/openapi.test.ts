@@ -75,7 +75,7 @@ test('serves GET /api/openapi.json, written on start, a valid OpenAPI 3.0.3 docu
   assert.equal(doc.paths['/api/v1/me']!.get!.security, [{ bearerAuth: [] }])
 })
 
-test("the store schema is PLAYGROUND.md's 422 rules", async ({ kernel }) => {
+test('the store schema holds the 422 rules of playground/README.md', async ({ kernel }) => {
   const doc = await kernel.plugin('openapi').document()
   const body = doc.paths['/api/v1/products']!.post!.requestBody as {
     content: {
@@ -127,7 +127,7 @@ test('fw api:docs from the built CLI, the app run compiled, writes the same docu
   )
 })
 
-test('fw route:list shows the products resource as spec-notes declares it: {id}, PATCH only', async () => {
+test('fw route:list shows the products resource as declared: {id}, PATCH only', async () => {
   const { code, stdout } = await runCli(['route:list', '--json'], {
     cwd: repo,
     env: { DATABASE_URL: 'pglite://memory' },

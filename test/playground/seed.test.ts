@@ -83,7 +83,7 @@ test('writes 4 users, 1 application, 10 categories and 1,000 products', async ({
   assert.is(await em.count(Product), 1000)
 })
 
-test('seeds the users of PLAYGROUND.md, alice with her TOTP secret sealed', async ({ apps }) => {
+test('seeds the demo users, alice with her TOTP secret sealed', async ({ apps }) => {
   const users = await apps[0]!.kernel
     .plugin('database')
     .em()

@@ -9,7 +9,8 @@ const shape = (r: string, get: Record<string, unknown> = {}): unknown => {
   return { controller: d.controller, action: d.action, option: d.option, get: d.get }
 }
 
-// The rows of spec.md's decomposition table
+// How a legacy path decomposes into controller, action, option and pairs (docs/routing.md
+// "Classic controllers and the legacy `r` parameter")
 
 test('decomposes "a" into a controller with an empty action', () => {
   assert.equal(shape('a'), { controller: 'a', action: '', option: undefined, get: {} })

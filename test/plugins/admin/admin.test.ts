@@ -1,8 +1,8 @@
-// The admin plugin through `kernel.inject()` (spec "Administration area", rules 1–8, and
-// spec-notes "Administration area"), on an app whose root is ./fixture: the area's controllers and
-// views in fixture/Admin/, the site's views in fixture/views/. Who is signed in comes from an
-// `authenticate` tap reading a test header; the sign-in redirects with the auth plugin are tested
-// on the playground (test/playground/admin.test.ts).
+// The admin plugin through `kernel.inject()` (plugins/admin/README.md), on an app whose root is
+// ./fixture: the area's controllers and views in fixture/Admin/, the site's views in
+// fixture/views/. Who is signed in comes from an `authenticate` tap reading a test header; the
+// sign-in redirects with the auth plugin are tested on the playground
+// (test/playground/admin.test.ts).
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'

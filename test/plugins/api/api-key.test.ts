@@ -12,7 +12,7 @@ import {
   type PlaygroundApp,
 } from './fixtures.js'
 
-// The API-key middleware on the playground's `/api/v1` routes (spec.md "API-key middleware").
+// The API-key middleware on the playground's `/api/v1` routes (plugins/api/README.md "Failures").
 const test = suite<{ app: PlaygroundApp }>('api key middleware', {} as { app: PlaygroundApp })
 
 test.before(async (context) => {

@@ -4,7 +4,7 @@ import { runStatement } from 'fw/plugins/database'
 import { CORS_DEFAULTS } from 'fw/plugins/api'
 import { DEMO_KEY, playgroundApp, type PlaygroundApp } from './fixtures.js'
 
-// CORS of the API pipeline (spec.md "Pipeline and CORS"): from `api.cors_origins`, and from the
+// CORS of the API pipeline (plugins/api/README.md "CORS"): from `api.cors_origins`, and from the
 // applications row with `api.cors_from_db`, against the suite's real database.
 interface Apps {
   config: PlaygroundApp
@@ -90,7 +90,7 @@ test('preflight answers 204 without an API key, before authentication, on any AP
   assert.is((await preflight(config, 'https://app.example', '/_demo/ping')).status, 405)
 })
 
-test('the playground default (`*`): every origin, the defaults of spec-notes.md', async ({
+test('the playground default (`*`): every origin, the default methods and headers', async ({
   fromDb,
 }) => {
   // fromDb has no enabled row yet: the `*` fallback.

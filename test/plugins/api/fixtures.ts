@@ -4,7 +4,7 @@ import { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
 import { createMemoryLogger } from 'fw/testing'
 import createApp from '../../../playground/app.js'
 
-/** The playground's API key (PLAYGROUND.md). */
+/** The playground's API key (playground/README.md). */
 export const DEMO_KEY = 'demo-api-key'
 export const APP_KEY = 'base64:api-middleware-test-key'
 
@@ -94,7 +94,7 @@ export async function tokenOf(kernel: Kernel, username = 'editor'): Promise<stri
   return res.json<{ access_token: string }>().access_token
 }
 
-/** The API error envelope of spec-notes.md. */
+/** The API error envelope (plugins/api/README.md "Failures"). */
 export function envelope(
   status: number,
   error: string,

@@ -2,7 +2,7 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { playgroundApp, signIn, tokenOf, type PlaygroundApp } from './fixtures.js'
 
-// The unified middleware on `GET /api/v1/me` (spec.md "Unified middleware").
+// The unified middleware on `GET /api/v1/me` (plugins/api/README.md "Named middleware").
 const test = suite<{ app: PlaygroundApp }>('api unified middleware', {} as { app: PlaygroundApp })
 
 test.before(async (context) => {

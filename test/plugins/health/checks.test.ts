@@ -118,7 +118,7 @@ test('the redis check is not registered by default', async () => {
   )
 })
 
-// signing_keys, every row of spec.md "signing_keys result by condition".
+// signing_keys, every condition plugins/health/README.md "Built-in checks" lists for it.
 const dir = mkdtempSync(join(tmpdir(), 'fw-keys-'))
 const pair = (bits: number) =>
   generateKeyPairSync('rsa', {

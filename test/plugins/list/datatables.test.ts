@@ -1,5 +1,4 @@
-// The DataTables server-side protocol over the list engine (spec.md "List envelope",
-// spec-notes.md "Datatables").
+// The DataTables server-side protocol over the list engine (plugins/list/README.md "DataTables").
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { closeShop, expected, openShop, ROWS, type Shop } from './fixtures.js'

@@ -1,5 +1,5 @@
-// spec.md "List envelope": the success shape, the error envelope for JSON clients, the error page
-// for browsers, and the last-error accessor of unpaginated fetches.
+// The list envelope (plugins/list/README.md "Responses"): the success shape, the error envelope for
+// JSON clients, the error page for browsers, and the last-error accessor of unpaginated fetches.
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { fetchList, isListQueryError, ListQueryError } from 'fw/plugins/list'

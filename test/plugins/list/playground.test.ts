@@ -1,4 +1,4 @@
-// The playground's list endpoints as PLAYGROUND.md promises them: `GET /api/v1/products`,
+// The playground's list endpoints as playground/README.md promises them: `GET /api/v1/products`,
 // `GET /api/v1/products/datatable` and the `GET /products` page.
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
@@ -10,7 +10,7 @@ import { queryString, type Envelope } from './fixtures.js'
 
 const test = suite<{ db: TestDatabase; kernel: Kernel }>('playground list endpoints')
 
-// The playground's API key (PLAYGROUND.md), for when the API pipeline checks one.
+// The playground's API key (playground/README.md), for when the API pipeline checks one.
 const API = { accept: 'application/json', apikey: 'demo-api-key' }
 const WHITELIST = [
   'id',

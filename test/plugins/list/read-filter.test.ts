@@ -1,4 +1,4 @@
-// The `filter` rules of spec.md's "List engine parameters" table, through HTTP, on the suite's database
+// The `filter` rules of plugins/list/README.md "Parameters", through HTTP, on the suite's database
 // (PGlite, or PostgreSQL when DATABASE_URL is set: CI runs the suite once on each).
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'

@@ -1,5 +1,5 @@
-// The `order`, `fields`, `search`, `page` and `per_page` rules of spec.md's "List engine
-// parameters" table (`filter`: read-filter.test.ts), through HTTP, on the suite's database
+// The `order`, `fields`, `search`, `page` and `per_page` rules of plugins/list/README.md
+// "Parameters" (`filter`: read-filter.test.ts), through HTTP, on the suite's database
 // (PGlite, or PostgreSQL when DATABASE_URL is set: CI runs the suite once on each).
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
