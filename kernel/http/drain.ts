@@ -36,12 +36,12 @@ export interface ConnectionTracker {
   /** The reply to a request on `socket` has been handed to the socket, or the request failed. */
   answered(socket: Socket): void
   /**
-   * Stops accepting (once the connections already queued for accept are taken); answers every
-   * request already read, and every one that arrives on an open socket while draining, with
-   * `Connection: close`; closes a socket once it has been idle for the grace; after `timeoutMs`
-   * closes every socket. With `delayMs`, keeps accepting for that long first (a load balancer
-   * still sends until it has seen readiness fail), answering those connections the same way.
-   * Resolves when the listener and the last socket closed.
+   * Answers in flight now say `Connection: close`, and through `delayMs` every answer does while
+   * connections are still accepted (a load balancer sends until it has seen readiness fail).
+   * Then answers keep their connections while the accept queue empties, the listener closes, and
+   * every request already read or arriving on an open socket is answered with `close`; a socket
+   * idle for the grace is closed; after `timeoutMs` every socket is. Resolves when the listener
+   * and the last socket closed.
    */
   drain(timeoutMs: number, delayMs?: number): Promise<void>
 }
@@ -104,14 +104,26 @@ export function trackConnections(server: Server, graceMs = IDLE_GRACE_MS): Conne
     answered,
 
     drain(timeoutMs, delayMs = 0) {
-      draining = true
-      for (const c of connections.values()) if (c.latest) answerWithClose(c, c.latest)
       const grace = Math.min(graceMs, timeoutMs)
-      let started = performance.now()
+      // Clients are told to go: every answer from now on says `Connection: close`.
+      const goAway = (): void => {
+        draining = true
+        for (const c of connections.values()) if (c.latest) answerWithClose(c, c.latest)
+      }
+      // Answers keep their connection again (those already marked keep their `close`): a client
+      // that reconnects after each `close` answer (every keep-alive agent does) stops doing so,
+      // and the accept queue empties.
+      const settle = (): void => {
+        draining = false
+      }
+      // Answers in flight now say `close`; through the delay, every answer does.
+      goAway()
       return new Promise<void>((resolve) => {
         // Checked in the check phase, after a poll phase has read what the sockets hold: after a
         // long synchronous stretch a request may be waiting, unread, on a socket that looks idle.
+        // Only while clients are told to go: an idle socket is closed after the grace.
         const closeIdle = (): void => {
+          if (!draining) return
           const now = performance.now()
           for (const [socket, c] of connections) {
             if (c.pending > 0 || socket.bytesRead !== c.bytesAtIdle) continue
@@ -131,23 +143,34 @@ export function trackConnections(server: Server, graceMs = IDLE_GRACE_MS): Conne
         setImmediate(closeIdle)
         // Connections the kernel has completed but Node has not accepted yet (libuv accepts one
         // per loop turn, so under load dozens wait) are reset when the listening socket closes,
-        // and their clients may have written a request already. Keep accepting (and answering
-        // with `Connection: close`) until a loop turn accepts nothing, or for the grace at most.
+        // and their clients may have written a request already. So the listener closes while
+        // answers keep their connections (nobody is reconnecting), once a loop turn accepted
+        // nothing after a short settling time; only then are the clients told to go, and one that
+        // reconnects finds the port closed before it writes.
+        let started = 0
         let seen = -1
+        const settling = Math.min(100, grace)
+        // A busy process accepts slowly (one connection per loop turn): give a full queue time
+        // to be taken, up to five graces (new clients that keep coming must not hold it open).
+        const longest = Math.min(timeoutMs, 5 * grace)
         const closeListenerWhenQuiet = (): void => {
-          if (accepts === seen || performance.now() - started >= grace) {
+          const waited = performance.now() - started
+          if ((accepts === seen && waited >= settling) || waited >= longest) {
             stopAccepting(server, () => {
               clearInterval(sweeper)
               clearTimeout(deadline)
               resolve()
             })
+            goAway()
+            setImmediate(closeIdle)
             return
           }
           seen = accepts
           setImmediate(closeListenerWhenQuiet)
         }
-        // The delay: still accepting; the listener closes once it is over.
+        // The delay: still accepting (and telling clients to go); then settle and close.
         setTimeout(() => {
+          settle()
           started = performance.now()
           setImmediate(closeListenerWhenQuiet)
         }, delayMs).unref()
