@@ -134,6 +134,8 @@ test('the IETF format of the built-in checks: component:measurement keys, compon
       diskSpace: {},
       memoryLimit: { degradedAt: 0.000001, downAt: 0.99 },
       cache: {},
+      // A busy machine (CI runs suites beside each other) must not turn a check into a timeout.
+      timeoutMs: 10_000,
     },
     { database: true },
   )
