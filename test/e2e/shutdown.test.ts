@@ -7,7 +7,7 @@ import { servePlayground, type ServedApp } from './serve-process.js'
 
 // SIGTERM under load: `fw serve` (production) with 64 keep-alive connections each sending
 // `/_demo/queries?n=5` back to back. Every request whose bytes reached the socket is answered;
-// once the server drains, answers say `Connection: close`, and the clients stop on that socket.
+// the drain ends every connection with a `Connection: close` answer, and the clients stop there.
 // PGlite in memory, or a fresh PostgreSQL database when DATABASE_URL is postgresql://….
 const test = suite<{ db?: TestDatabase; app?: ServedApp }>('shutdown')
 const onPostgres = /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '')
@@ -80,10 +80,11 @@ test('loses no request on SIGTERM under 64 busy keep-alive connections, and exit
   const lost = tallies.flatMap((t, i) => (t.unanswered > 0 ? [`#${i} ${JSON.stringify(t)}`] : []))
   assert.is(sum('unanswered'), 0, `requests written and never answered: ${lost.join(', ')}`)
   for (const res of all) assert.is(res.status, 200, `${res.status} ${res.body}`)
-  // A request written once the server was seen draining is answered with Connection: close…
-  for (const res of all.filter((r) => r.sentAt >= drainingSeen))
-    assert.is(res.headers.connection, 'close', 'an answer written while draining says close')
-  // …and so is every connection's last answer: the clients never hit an idle-socket close.
+  // Answers in flight at SIGTERM say close; then answers keep their connections for a moment
+  // while the accept queue empties (kernel/http/drain.ts), and once the listener closed every
+  // connection is told to close: every connection's last answer says so, and the clients never
+  // hit an idle-socket close.
+  assert.ok(drainingSeen < Infinity, 'the drain answered with Connection: close')
   for (const conn of connections)
     assert.is(conn.responses.at(-1)?.headers.connection, 'close', app.output())
   assert.is(code, 0, app.output())
