@@ -1,13 +1,22 @@
 import { createRequire } from 'node:module'
 import type { Readable, Writable } from 'node:stream'
 import { Builtins, Cli, Command, type CommandClass } from 'clipanion'
-import { createKernel, type Kernel } from 'fw'
+import type { Kernel } from 'fw'
 import { CreatePluginCommand } from './commands/create-plugin.js'
 import { DownCommand } from './commands/down.js'
 import { KeyGenerateCommand } from './commands/key-generate.js'
 import { RouteListCommand } from './commands/route-list.js'
 import { ServeCommand } from './commands/serve.js'
 import { UpCommand } from './commands/up.js'
+import {
+  describeCommands,
+  ListingCli,
+  manifestPlace,
+  readManifest,
+  writeManifest,
+  type CommandManifest,
+  type ManifestPlace,
+} from './command-manifest.js'
 import type { FwContext } from './context.js'
 import { describeError } from './describe-error.js'
 import { loadApp } from './load-app.js'
@@ -47,12 +56,60 @@ function colors(stdout: Writable, env: NodeJS.ProcessEnv): boolean {
   return (stdout as Writable & { isTTY?: boolean }).isTTY === true
 }
 
-/** What the built-in command named by `argv` needs: the app (else a bare kernel), booted or not. */
-function needsOf(argv: readonly string[]): { app: boolean; boot: boolean } {
+/**
+ * What the command named by `argv` needs: the app (else a bare kernel), booted or not. `--version`
+ * needs nothing; `--help` and a command fw does not have need the app's command list only (the
+ * manifest when fresh); anything else may be a command a plugin contributes: the booted app.
+ */
+function needsOf(argv: readonly string[]): { app: boolean; boot: boolean; listing: boolean } {
   const selected = BUILTIN_COMMANDS.find((cls) =>
     cls.paths?.some((path) => path.length > 0 && path.every((p, i) => argv[i] === p)),
   ) as { bootsApp?: boolean; needsApp?: boolean } | undefined
-  return { app: selected?.needsApp !== false, boot: selected?.bootsApp !== false }
+  if (selected !== undefined) {
+    return { app: selected.needsApp !== false, boot: selected.bootsApp !== false, listing: false }
+  }
+  const first = argv[0] ?? ''
+  if (first === '-v' || first === '--version') return { app: false, boot: false, listing: true }
+  const listing = first === '-h' || first === '--help' || !first.startsWith('-')
+  return { app: true, boot: true, listing }
+}
+
+/**
+ * The fresh manifest of the app's commands when `argv` only lists commands (`--help`, or a word
+ * that no contributed command starts with: an unknown command, answered with suggestions), and
+ * the manifest's place (undefined when there is no app to find: loading it reports why).
+ */
+function listingFrom(
+  argv: readonly string[],
+  listing: boolean,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+): { place?: ManifestPlace; manifest?: CommandManifest } {
+  let place: ManifestPlace
+  try {
+    place = manifestPlace(cwd, env, version())
+  } catch {
+    return {}
+  }
+  if (!listing) return { place }
+  const manifest = readManifest(place)
+  const first = argv[0] ?? ''
+  const names = (paths: string[][]): boolean => paths.some((path) => path[0] === first)
+  if (manifest === undefined || manifest.commands.some((c) => names(c.paths))) return { place }
+  return { place, manifest }
+}
+
+/**
+ * The context's kernel when only commands are listed: no command of the app runs then (help,
+ * version and usage errors read no kernel), and one that did would say so rather than act on a
+ * kernel that is not the app's.
+ */
+function notLoaded(): Kernel {
+  return new Proxy({} as Kernel, {
+    get(_target, key) {
+      throw new Error(`fw listed the commands without loading the app: no kernel.${String(key)}`)
+    },
+  })
 }
 
 /** The paths already taken, as `a b` strings, for spotting a plugin command that collides. */
@@ -81,7 +138,8 @@ function registerPluginCommands(
   kernel: Kernel,
   taken: Set<string>,
   stderr: Writable,
-): void {
+): CommandClass<FwContext>[] {
+  const registered: CommandClass<FwContext>[] = []
   for (const contributed of kernel.commands()) {
     const cls = contributed as unknown as CommandClass<FwContext>
     const label = (contributed as { name?: string }).name || 'anonymous command'
@@ -98,7 +156,9 @@ function registerPluginCommands(
     }
     for (const key of pathKeys(cls)) taken.add(key)
     cli.register(cls)
+    registered.push(cls)
   }
+  return registered
 }
 
 /**
@@ -124,17 +184,27 @@ export async function runCli(
     return 1
   }
 
+  const cwd = options.cwd ?? process.cwd()
+  const needs = needsOf(args)
+  // `fw --help` lists the plugins' commands from the manifest the last boot wrote, when no source
+  // of the app changed since: no app is loaded. On a miss the app boots and writes it anew.
+  const { place, manifest } = needs.app ? listingFrom(args, needs.listing, cwd, env) : {}
+  const stamp = Date.now()
+  // Listing (`--help`, `--version`, an unknown command) runs no command of the app's: no kernel
+  // is made, so fw's kernel is not even loaded.
+  const lists = manifest !== undefined || (!needs.app && needs.listing)
   let kernel: Kernel
   try {
-    const needs = needsOf(args)
-    kernel = needs.app
-      ? await loadApp({ cwd: options.cwd, env, boot: needs.boot })
-      : createKernel({ root: options.cwd ?? process.cwd(), env })
+    kernel = lists
+      ? notLoaded()
+      : needs.app
+        ? await loadApp({ cwd: options.cwd, env, boot: needs.boot })
+        : (await import('fw')).createKernel({ root: cwd, env })
   } catch (error) {
     return fail(error)
   }
   try {
-    const cli = new Cli<FwContext>({
+    const cli = new ListingCli({
       binaryLabel: 'fw',
       binaryName: 'fw',
       binaryVersion: version(),
@@ -145,7 +215,17 @@ export async function runCli(
       cli.register(cls)
       for (const key of pathKeys(cls)) taken.add(key)
     }
-    registerPluginCommands(cli, kernel, taken, stderr)
+    if (manifest !== undefined) {
+      for (const entry of manifest.commands) {
+        cli.registerStandIn(entry)
+        for (const path of entry.paths) taken.add(path.join(' '))
+      }
+    } else if (!lists) {
+      const contributed = registerPluginCommands(cli, kernel, taken, stderr)
+      if (needs.app && needs.boot && place !== undefined && readManifest(place) === undefined) {
+        writeManifest(place, stamp, describeCommands(cli, contributed))
+      }
+    }
     commands.push(...taken)
 
     const context: FwContext = {
@@ -170,11 +250,12 @@ export async function runCli(
     const code = await cli.run(command, context)
     return failure === undefined ? code : fail(failure.error)
   } finally {
-    await kernel
-      .close()
-      .catch(
-        (error: unknown) =>
-          void stderr.write(describeError(error, { argv: args, debug: env.FW_DEBUG })),
-      )
+    if (!lists)
+      await kernel
+        .close()
+        .catch(
+          (error: unknown) =>
+            void stderr.write(describeError(error, { argv: args, debug: env.FW_DEBUG })),
+        )
   }
 }

@@ -6,15 +6,18 @@ const SKIPPED = new Set(['node_modules', 'dist', 'var', '.git'])
 const SOURCE = /\.(?:[cm]?tsx?|[cm]?js|json)$/
 
 /** The nearest folder at or above `dir` that holds a package.json. */
-function packageRoot(dir: string): string | undefined {
+export function packageRoot(dir: string): string | undefined {
   for (let d = dir; ; d = dirname(d)) {
     if (existsSync(join(d, 'package.json'))) return d
     if (dirname(d) === d) return undefined
   }
 }
 
-/** True when a source file under `dir` was modified after `than` (a time in ms). */
-function newerSourceExists(dir: string, than: number): boolean {
+/**
+ * True when a source file under `dir` was modified after `than` (a time in ms); `node_modules`,
+ * `dist`, `var` and `.git` are not looked into.
+ */
+export function newerSourceExists(dir: string, than: number): boolean {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     if (entry.isDirectory()) {
       if (!SKIPPED.has(entry.name) && newerSourceExists(join(dir, entry.name), than)) return true

@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs'
 import { Command, Option } from 'clipanion'
-import { enterMaintenance, maintenanceFile } from 'fw'
 import type { FwContext } from '../context.js'
 import { briefly, maintenanceStore } from './maintenance-store.js'
 import { parseWholeNumber } from '../options.js'
@@ -36,6 +35,7 @@ export class DownCommand extends Command<FwContext> {
 
   override async execute(): Promise<number> {
     const { kernel, stdout, stderr } = this.context
+    const { enterMaintenance, maintenanceFile } = await import('fw')
     const seconds =
       this.retry === undefined
         ? DEFAULT_RETRY

@@ -1,5 +1,5 @@
 import { Command, Option } from 'clipanion'
-import { handlerName, HTTP_METHODS, type Route } from 'fw'
+import type { Route } from 'fw'
 import type { FwContext } from '../context.js'
 import { formatTable } from '../table.js'
 
@@ -14,9 +14,15 @@ export interface RouteRow {
   readonly middleware: string[]
 }
 
-const ORDER = new Map<string, number>(HTTP_METHODS.map((m, i) => [m, i]))
+/** What the rows take from fw's kernel, imported on use so that `fw --help` does not load it. */
+export interface RouteRowsKernel {
+  readonly handlerName: (route: Route) => string
+  readonly HTTP_METHODS: readonly string[]
+}
 
-function displayMethods(methods: readonly string[]): string[] {
+type Order = ReadonlyMap<string, number>
+
+function displayMethods(methods: readonly string[], ORDER: Order): string[] {
   const set = new Set(methods)
   if (set.has('GET')) set.add('HEAD')
   return [...set].sort(
@@ -24,7 +30,7 @@ function displayMethods(methods: readonly string[]): string[] {
   )
 }
 
-function compareRows(a: RouteRow, b: RouteRow): number {
+function compareRows(a: RouteRow, b: RouteRow, ORDER: Order): number {
   if (a.path !== b.path) return a.path < b.path ? -1 : 1
   const byFirst = (ORDER.get(a.methods[0]!) ?? 99) - (ORDER.get(b.methods[0]!) ?? 99)
   if (byFirst !== 0) return byFirst
@@ -34,10 +40,12 @@ function compareRows(a: RouteRow, b: RouteRow): number {
 }
 
 /** The rows of `fw route:list`: one per declared route, sorted by path, then method. */
-export function routeRows(routes: readonly Route[]): RouteRow[] {
+export function routeRows(routes: readonly Route[], fw: RouteRowsKernel): RouteRow[] {
+  const { handlerName, HTTP_METHODS } = fw
+  const ORDER = new Map<string, number>(HTTP_METHODS.map((m, i) => [m, i]))
   return routes
     .map((route) => ({
-      methods: displayMethods(route.methods),
+      methods: displayMethods(route.methods, ORDER),
       path:
         (route.path === '' ? '/' : route.path) +
         (route.query === undefined ? '' : `?${route.query}`),
@@ -45,7 +53,7 @@ export function routeRows(routes: readonly Route[]): RouteRow[] {
       name: route.name ?? null,
       middleware: [...route.middleware],
     }))
-    .sort(compareRows)
+    .sort((a, b) => compareRows(a, b, ORDER))
 }
 
 /** `fw route:list`: the app's routes as a table, or as JSON with `--json`. */
@@ -70,7 +78,7 @@ export class RouteListCommand extends Command<FwContext> {
 
   override async execute(): Promise<number> {
     const router = this.context.kernel.router
-    const rows = routeRows([...router.routes(), ...router.listedRoutes()])
+    const rows = routeRows([...router.routes(), ...router.listedRoutes()], await import('fw'))
     const out = this.context.stdout
     if (this.json) {
       out.write(`${JSON.stringify(rows, null, 2)}\n`)

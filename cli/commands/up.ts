@@ -1,5 +1,4 @@
 import { Command } from 'clipanion'
-import { leaveMaintenance, maintenanceFile } from 'fw'
 import type { FwContext } from '../context.js'
 import { briefly, maintenanceStore } from './maintenance-store.js'
 
@@ -20,6 +19,7 @@ export class UpCommand extends Command<FwContext> {
 
   override async execute(): Promise<number> {
     const { kernel, stdout, stderr } = this.context
+    const { leaveMaintenance, maintenanceFile } = await import('fw')
     const was = leaveMaintenance(kernel.root)
     const store = await maintenanceStore(kernel)
     if (store !== undefined) {
