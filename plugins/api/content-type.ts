@@ -1,4 +1,5 @@
-import { XMLBuilder } from 'fast-xml-parser'
+import { createRequire } from 'node:module'
+import type * as Fxp from 'fast-xml-parser'
 import type { Middleware, Reply } from 'fw'
 
 export const JSON_TYPE = 'application/json; charset=utf-8'
@@ -85,14 +86,26 @@ function shape(value: unknown): unknown {
   return value
 }
 
-const builder = new XMLBuilder({ ignoreAttributes: true, format: false, suppressEmptyNode: false })
+let builder: Fxp.XMLBuilder | undefined
+
+/**
+ * fast-xml-parser's builder, made on the first XML answer: loading the package (≈25 ms) is not
+ * the cost of every `fw` command that boots the app.
+ */
+function xmlBuilder(): Fxp.XMLBuilder {
+  if (builder === undefined) {
+    const { XMLBuilder } = createRequire(import.meta.url)('fast-xml-parser') as typeof Fxp
+    builder = new XMLBuilder({ ignoreAttributes: true, format: false, suppressEmptyNode: false })
+  }
+  return builder
+}
 
 /**
  * A JSON value as an XML document: root `<response>`; arrays as `<item>` children; `null` and
  * empty arrays as empty elements. Text is escaped by fast-xml-parser's `XMLBuilder`.
  */
 export function toXml(value: unknown): string {
-  return `<?xml version="1.0" encoding="UTF-8"?>${builder.build({ response: shape(value) }) as string}`
+  return `<?xml version="1.0" encoding="UTF-8"?>${xmlBuilder().build({ response: shape(value) }) as string}`
 }
 
 /**

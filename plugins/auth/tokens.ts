@@ -1,9 +1,20 @@
 import { createHash, randomUUID, timingSafeEqual, type KeyObject } from 'node:crypto'
-import jwt from 'jsonwebtoken'
+import { createRequire } from 'node:module'
+import type * as Jwt from 'jsonwebtoken'
 import type { Identity } from 'fw'
 import type { ReportedClaims } from './events.js'
 import { announceRevocation } from './revocations.js'
 import { nowSeconds, query, type AuthRuntime } from './runtime.js'
+
+let loaded: typeof Jwt | undefined
+
+/**
+ * jsonwebtoken, loaded on the first token signed or checked: loading it (≈30 ms) is not the cost
+ * of every `fw` command that boots the app.
+ */
+function jwt(): typeof Jwt {
+  return (loaded ??= createRequire(import.meta.url)('jsonwebtoken') as typeof Jwt)
+}
 
 /** `nbf` is backdated by 12 hours so that clients with slow clocks are not refused. */
 export const NBF_BACKDATE = 43_200
@@ -65,7 +76,7 @@ export async function issueSignedToken(
     nbf: iat - NBF_BACKDATE,
     ...(exp === undefined ? {} : { exp }),
   }
-  const token = jwt.sign(claims, signer.key, { algorithm: signer.algorithm })
+  const token = jwt().sign(claims, signer.key, { algorithm: signer.algorithm })
   await query(
     rt,
     'insert into "auth_tokens" ("id", "user_id", "kind", "token_hash", "expires", "revoked", "created_at") values (?, ?, ?, ?, ?, false, ?) returning "id"',
@@ -82,7 +93,7 @@ export type TokenCheck =
   | { ok: true; identity: Identity; claims: ReportedClaims; expires: number | null }
   | { ok: false; reason: TokenRefusal }
 
-function reportedClaims(payload: jwt.JwtPayload): ReportedClaims {
+function reportedClaims(payload: Jwt.JwtPayload): ReportedClaims {
   const out: ReportedClaims = {}
   for (const k of ['sub', 'iss', 'aud', 'iat', 'exp', 'nbf', 'jti', 'userid', 'username'] as const)
     if (payload[k] !== undefined) (out as Record<string, unknown>)[k] = payload[k]
@@ -192,11 +203,11 @@ export function readSignedToken(
   rt: AuthRuntime,
   token: string,
   options: { ignoreExpiration?: boolean } = {},
-): { ok: true; payload: jwt.JwtPayload } | { ok: false; reason: TokenRefusal } {
+): { ok: true; payload: Jwt.JwtPayload } | { ok: false; reason: TokenRefusal } {
   const verifier = verifierOf(rt, token)
   if ('refused' in verifier) return { ok: false, reason: verifier.refused }
   try {
-    const payload = jwt.verify(token, verifier.key, {
+    const payload = jwt().verify(token, verifier.key, {
       algorithms: [verifier.algorithm],
       issuer: rt.issuer,
       clockTimestamp: nowSeconds(rt),
@@ -207,7 +218,7 @@ export function readSignedToken(
     if (typeof payload.sub !== 'string') return { ok: false, reason: 'invalid' }
     return { ok: true, payload }
   } catch (error) {
-    return { ok: false, reason: error instanceof jwt.TokenExpiredError ? 'expired' : 'invalid' }
+    return { ok: false, reason: error instanceof jwt().TokenExpiredError ? 'expired' : 'invalid' }
   }
 }
 

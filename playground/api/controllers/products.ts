@@ -1,10 +1,8 @@
 // The products API (playground/README.md "The products API"), under `api/v1` (and the flat list of
 // `api/v2`): the resource routes with `{id}` bound to the Product entity, bodies validated by their
 // schemas (../schemas.ts) before the handler runs.
-import {
-  ForeignKeyConstraintViolationException,
-  UniqueConstraintViolationException,
-} from '@mikro-orm/core'
+import { createRequire } from 'node:module'
+import type * as MikroCore from '@mikro-orm/core'
 import type { SqlEntityManager as EntityManager } from '@mikro-orm/knex'
 import { empty, HttpError, json, type Reply, type RequestContext } from 'fw'
 import { datatableReply, listReply } from 'fw/plugins/list'
@@ -12,6 +10,10 @@ import { pageCount, readPaging } from '../../controllers/paging.js'
 import { Category } from '../../entities/category.js'
 import { Product } from '../../entities/product.js'
 import { productList } from '../../list/products-source.js'
+
+// Required, not imported: see ../../entities/product.ts.
+const { ForeignKeyConstraintViolationException, UniqueConstraintViolationException } =
+  createRequire(import.meta.url)('@mikro-orm/core') as typeof MikroCore
 
 /** The fields a client may write. */
 const WRITABLE = [
