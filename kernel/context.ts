@@ -1,11 +1,11 @@
 import type { IncomingHttpHeaders } from 'node:http'
 import { parse as parseCookies } from 'cookie'
-import qs from 'qs'
 import { acceptsJsonFirst, ranksHtmlFirst } from './accept.js'
 import type { EventLog } from './events.js'
 import { runBail } from './hook-runner.js'
 import { readBody, type BodySource } from './http/body.js'
 import type { Kernel } from './kernel.js'
+import { parseQs } from './qs.js'
 import type { RouteMatch } from './router/route.js'
 import type { Identity } from './types.js'
 
@@ -152,7 +152,7 @@ export class RequestContext {
     this.#query ??=
       this.querystring === ''
         ? {}
-        : (qs.parse(this.querystring, QS_OPTIONS) as Record<string, unknown>)
+        : (parseQs(this.querystring, QS_OPTIONS) as Record<string, unknown>)
     return this.#query
   }
 

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http'
-import qs from 'qs'
 import { requestErrors } from '../error-codes.js'
 import { HttpError } from '../errors.js'
+import { parseQs } from '../qs.js'
 
 /** A request body as the server layer has it: bytes in memory, a stream, or nothing. */
 export type BodySource = Uint8Array | string | AsyncIterable<Uint8Array> | undefined
@@ -134,7 +134,7 @@ export async function readBody(
     try {
       // decodeURIComponent throws inside qs only on hostile input; qs itself swallows it, but a
       // lone surrogate or similar must never turn into a 500.
-      return qs.parse(textBody, FORM_OPTIONS) as unknown
+      return parseQs(textBody, FORM_OPTIONS)
     } catch {
       throw malformed('form-urlencoded data')
     }
