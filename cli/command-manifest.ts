@@ -12,15 +12,20 @@ import { newerSourceExists, packageRoot } from './prefer-compiled.js'
 export interface ManifestCommand {
   readonly paths: string[][]
   readonly usage: string
+  /** Whether the class has a `usage` at all: clipanion's general help lists only those that do. */
+  readonly documented: boolean
   readonly category?: string
   readonly description?: string
   readonly details?: string
   readonly examples?: [string, string][]
 }
 
+/** The manifest's layout: a manifest of another is not read (the next boot rewrites it). */
+const FORMAT = 2
+
 /** The commands the app's plugins contributed when it last booted for a command, and for what. */
 export interface CommandManifest {
-  readonly format: 1
+  readonly format: typeof FORMAT
   /** What the commands depend on besides the files: fw's version, the app module, the config. */
   readonly key: string
   /** When the app that contributed them started loading (ms): a file changed later voids them. */
@@ -86,7 +91,7 @@ function changedSince(place: ManifestPlace, stamp: number): boolean {
 export function readManifest(place: ManifestPlace): CommandManifest | undefined {
   try {
     const manifest = JSON.parse(readFileSync(place.file, 'utf8')) as CommandManifest
-    if (manifest.format !== 1 || manifest.key !== place.key) return undefined
+    if (manifest.format !== FORMAT || manifest.key !== place.key) return undefined
     if (typeof manifest.stamp !== 'number' || !Array.isArray(manifest.commands)) return undefined
     return changedSince(place, manifest.stamp) ? undefined : manifest
   } catch {
@@ -104,6 +109,7 @@ export function describeCommands(
     return {
       paths: (cls.paths ?? []).map((p) => [...p]),
       usage: cli.usage(cls, { colored: false, detailed: false, prefix: '' }).trimEnd(),
+      documented: cls.usage !== undefined,
       ...(usage.category === undefined ? {} : { category: usage.category }),
       ...(usage.description === undefined ? {} : { description: usage.description }),
       ...(usage.details === undefined ? {} : { details: usage.details }),
@@ -121,7 +127,7 @@ export function writeManifest(
   stamp: number,
   commands: ManifestCommand[],
 ): void {
-  const manifest: CommandManifest = { format: 1, key: place.key, stamp, commands }
+  const manifest: CommandManifest = { format: FORMAT, key: place.key, stamp, commands }
   try {
     mkdirSync(dirname(place.file), { recursive: true })
     const temp = `${place.file}.${process.pid}.tmp`
@@ -150,12 +156,14 @@ export class ListingCli extends Cli<FwContext> {
   registerStandIn(entry: ManifestCommand): CommandClass<FwContext> {
     const standIn = class extends Command<FwContext> {
       static override paths = entry.paths
-      static override usage: Usage = {
-        category: entry.category,
-        description: entry.description,
-        details: entry.details,
-        examples: entry.examples,
-      }
+      static override usage: Usage | undefined = entry.documented
+        ? {
+            category: entry.category,
+            description: entry.description,
+            details: entry.details,
+            examples: entry.examples,
+          }
+        : undefined
       override async execute(): Promise<number> {
         throw new Error(`'fw ${entry.paths[0]?.join(' ') ?? ''}' was listed from the manifest only`)
       }

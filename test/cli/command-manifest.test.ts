@@ -49,11 +49,15 @@ class Contributed extends Command {
   who = Option.String('--who', 'world')
   async execute() { this.context.stdout.write('${name} ' + this.who + '\\n') }
 }
+class Undocumented extends Command {
+  static paths = [['hidden-${name}']]
+  async execute() {}
+}
 const demo = definePlugin({
   name: 'demo',
   setup(kernel) {
     appendFileSync(${JSON.stringify(marker)}, 'setup\\n')
-    kernel.command(Contributed)
+    kernel.command(Contributed).command(Undocumented)
   },
 })`,
     setup: '  kernel.register(demo)',
@@ -80,12 +84,18 @@ test('the first --help boots the app, lists its commands and writes the manifest
   assert.match(stdout, 'fw greet [--who #0]')
   assert.match(stdout, 'Say hello')
   assert.equal(loads(app), ['loaded', 'setup'])
+  // An undocumented command is not in clipanion's general help, booted or listed.
+  assert.not.match(stdout, 'hidden-greet')
+  booted = stdout
   assert.ok(existsSync(join(app.root, 'var', 'cache', 'fw-commands.json')))
 })
+
+let booted = ''
 
 test('--help then lists them from the manifest without loading the app', async ({ app }) => {
   const before = loads(app).length
   const { code, stdout } = await fw(['--help'], app.env)
+  assert.is(stdout, booted, 'the same help as the booted app printed')
   assert.is(code, 0)
   assert.match(stdout, 'fw greet [--who #0]')
   assert.match(stdout, 'Say hello')
