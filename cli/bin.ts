@@ -1,6 +1,11 @@
 #!/usr/bin/env node
 // The `fw` executable: runs the CLI on this process's arguments and exits with its code.
-import { runCli } from './cli.js'
+import module from 'node:module'
+
+// Node ≥ 22.1 keeps the code it compiles (fw's, MikroORM's) on disk for the next start; the method
+// does not exist on Node 20, where this does nothing. Before the CLI is imported, so it counts.
+;(module as { enableCompileCache?: () => unknown }).enableCompileCache?.()
+const { runCli } = await import('./cli.js')
 
 // A reader that stops early (`fw debug:token | head -1`) closes the pipe; the next write fails
 // with EPIPE, emitted on the stream. Every command treats that as Unix tools do: what is left to
