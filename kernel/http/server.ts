@@ -59,11 +59,12 @@ export interface RunningServer {
   readonly server: Server
   readonly address: AddressInfo
   /**
-   * Stops accepting and drains: every request already read, and every one arriving on an open
-   * socket meanwhile, is answered with `Connection: close`; an idle keep-alive socket is closed
-   * after a short grace. With `delayMs`, new connections are still accepted (and answered the same
-   * way) for that long first. After `timeoutMs` more (default 30 s) every socket is closed.
-   * Resolves when the last socket closed.
+   * Stops accepting and drains (see `ConnectionTracker.drain`): with `delayMs`, new connections
+   * are still accepted for that long first, every answer saying `Connection: close`; then the
+   * listener closes once the accept queue is empty, every request already read or arriving on an
+   * open socket is answered with `Connection: close`, and an idle keep-alive socket is closed after
+   * a short grace. After `timeoutMs` more (default 30 s) every socket is closed. Resolves when the
+   * last socket closed.
    */
   close(timeoutMs?: number, delayMs?: number): Promise<void>
 }
