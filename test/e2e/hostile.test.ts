@@ -6,6 +6,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { connect, type Socket } from 'node:net'
+import { mulberry32 } from '../../playground/demo-data.js'
 import { servePlayground, type ServedApp } from './serve-process.js'
 
 const BATCHES = 10
@@ -30,18 +31,6 @@ test.before(async (ctx) => {
 test.after(async (ctx) => {
   await ctx.app.stop()
 })
-
-/** mulberry32: a small seeded generator, so a batch replays the same way. */
-function random(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 /** One hostile exchange: bytes written in parts, then the socket ended, dropped, or left open. */
 interface Hostile {
@@ -259,7 +248,7 @@ function play(port: number, hostile: Hostile): Promise<void> {
 }
 
 async function runBatch(port: number, batch: number): Promise<Record<string, number>> {
-  const next = random(0x5eed + batch)
+  const next = mulberry32(0x5eed + batch)
   const requests = Array.from({ length: PER_BATCH }, () => generate(next))
   // One request of 20 MB over the limit per batch, chunked and by length in turn.
   const route = BODY_ROUTES[batch % BODY_ROUTES.length]!
