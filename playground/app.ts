@@ -81,7 +81,7 @@ export default function createApp<const E extends readonly PluginEntry[] = reado
       app: { name: 'playground' },
       features: ['debug', 'DevPanel'],
       development: env.NODE_ENV !== 'production',
-      api: { cors_origins: ['*'] },
+      api: { cors_origins: ['*'], prefix: '/api/v1' },
       // The administration area, off until `admin.prefix` is set (playground/README.md).
       admin: { theme: 'admin', min_usertype: 50, default_controller: 'dashboard', area: 'Admin' },
       // Under `DATABASE_URL` and `FW_CONFIG`, which replace it.

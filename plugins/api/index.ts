@@ -15,6 +15,7 @@ import { AppCreateCommand } from './app-create-command.js'
 import { apiErrors } from './errors.js'
 import { contentType, renderFormat } from './content-type.js'
 import { applyCors, CorsSource, normaliseOrigin, preflight, type CorsPolicy } from './cors.js'
+import { checkPrefix, tapPrefixMeta } from './prefix-meta.js'
 import './state.js'
 import { unified } from './unified.js'
 
@@ -63,6 +64,8 @@ declare module 'fw' {
       cors_origins: string[]
       /** Read the CORS settings from the `applications` row named like the app instead. */
       cors_from_db: boolean
+      /** The path the generated client sends to (`/api/v1`), put into every HTML page; '' for none. */
+      prefix: string
     }
   }
 }
@@ -88,8 +91,12 @@ export default definePlugin<ApiOptions | undefined, ApiApi>({
   // `applications` table), CORS settings from the database, `fw app:create`.
   optionalDependsOn: ['auth', 'database'],
   config: {
-    defaults: { api: { cors_origins: ['*'], cors_from_db: false } },
-    schema: { 'api.cors_origins': 'string[]', 'api.cors_from_db': 'boolean' },
+    defaults: { api: { cors_origins: ['*'], cors_from_db: false, prefix: '' } },
+    schema: {
+      'api.cors_origins': 'string[]',
+      'api.cors_from_db': 'boolean',
+      'api.prefix': { kind: 'string', check: checkPrefix },
+    },
   },
   setup(kernel: Kernel, options) {
     if (options?.checkKey === undefined && !kernel.hasPlugin('database')) {
@@ -137,6 +144,8 @@ export default definePlugin<ApiOptions | undefined, ApiApi>({
       if (state.cors !== undefined) applyCors(reply, state.cors.policy, state.cors.origin)
       return state.format === undefined ? reply : renderFormat(reply, state.format)
     })
+    const prefix = kernel.config.api.prefix
+    if (prefix !== '') tapPrefixMeta(kernel, prefix)
     if (kernel.hasPlugin('database')) kernel.command(AppCreateCommand)
 
     return {
