@@ -1,38 +1,129 @@
 #!/usr/bin/env node
-// Runs every uvu suite under test/ (or the folders/files given) in one process through tsx, with
-// the `fw-source` condition so `fw` and `fw/testing` resolve to the TypeScript sources. Prints
-// uvu's report as it comes, then one plain closing line `tests: N passed, N failed` that CI reads.
+// Runs the uvu suites under test/ (or the folder or file given, with an optional file pattern)
+// through tsx, with the `fw-source` condition so `fw` and `fw/testing` resolve to the TypeScript
+// sources. The files are dealt into `FW_TEST_JOBS` shards (default: the number of cores, at most
+// 4), balanced by size, each shard one uvu process, all at once; the files of test/e2e/ and
+// test/browser/, which load the machine or measure wall time, run afterwards in one process of
+// their own. A shard's report is printed whole when it ends; the run ends with one plain closing
+// line, `tests: N passed, N failed`, which CI reads.
 import { spawn } from 'node:child_process'
+import { readdirSync, statSync } from 'node:fs'
+import { availableParallelism } from 'node:os'
+import { basename, dirname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { basename, dirname } from 'node:path'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const args = process.argv.slice(2)
-// A single file runs as its folder plus a pattern naming only it (uvu takes a folder).
 const single = args[0]?.endsWith('.ts') ? args[0] : undefined
 const dir = single ? dirname(single) : (args[0] ?? 'test')
-const pattern = single
-  ? `${basename(single).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`
-  : (args[1] ?? '\\.test\\.ts$')
-const child = spawn(
-  process.execPath,
-  ['--import', 'tsx', '-C', 'fw-source', 'node_modules/uvu/bin.js', dir, pattern],
-  {
-    cwd: root,
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: undefined },
-  },
+const pattern = new RegExp(
+  single ? `${escape(basename(single))}$` : (args[1] ?? '\\.test\\.ts$'),
+  'i',
 )
-let out = ''
-child.stdout.on('data', (chunk) => {
-  out += chunk
-  process.stdout.write(chunk)
-})
-child.on('close', (code) => {
-  const total = Number(/Total:\s+(\d+)/.exec(out)?.[1] ?? 0)
-  const passed = Number(/Passed:\s+(\d+)/.exec(out)?.[1] ?? 0)
-  const skipped = Number(/Skipped:\s+(\d+)/.exec(out)?.[1] ?? 0)
-  const failed = total - passed - skipped
-  console.log(`\ntests: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`)
-  process.exit(code === 0 && total > 0 && failed === 0 ? 0 : 1)
-})
+const jobs = Math.max(1, Number(process.env.FW_TEST_JOBS) || Math.min(availableParallelism(), 4))
+/** Folders whose files run alone: they load the machine or measure wall time. */
+const ALONE = ['test/e2e/', 'test/browser/']
+
+function escape(text) {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+}
+
+function filesUnder(folder) {
+  return readdirSync(join(root, folder))
+    .sort()
+    .flatMap((entry) => {
+      const path = join(folder, entry)
+      if (entry === 'node_modules' || entry.startsWith('.')) return []
+      if (statSync(join(root, path)).isDirectory()) return filesUnder(path)
+      return pattern.test(path) ? [path] : []
+    })
+}
+
+/** Some files through one uvu process (which takes a folder and a pattern naming them). */
+function runFiles(files) {
+  const started = Date.now()
+  const names = files.map((f) => escape(relative(dir, f).split('\\').join('/')))
+  return new Promise((done) => {
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        '-C',
+        'fw-source',
+        'node_modules/uvu/bin.js',
+        dir,
+        `^(${names.join('|')})$`,
+      ],
+      {
+        cwd: root,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: undefined },
+      },
+    )
+    let out = ''
+    child.stdout.on('data', (chunk) => (out += chunk))
+    child.stderr.on('data', (chunk) => (out += chunk))
+    child.on('close', (code, signal) => {
+      const count = (label) => Number(new RegExp(`${label}:\\s+(\\d+)`).exec(out)?.[1] ?? 0)
+      const total = count('Total')
+      const passed = count('Passed')
+      const skipped = count('Skipped')
+      // A process that exits badly with every test passed (a crash after the run, an unhandled
+      // rejection) or that reports nothing counts as one failure.
+      const failed = total - passed - skipped || (code === 0 && total > 0 ? 0 : 1)
+      const file = files.length === 1 ? files[0] : `${files.length} files`
+      done({ file, out, total, passed, skipped, failed, code, signal, ms: Date.now() - started })
+    })
+  })
+}
+
+function report(result) {
+  const status = result.failed > 0 ? 'FAIL' : 'ok'
+  process.stdout.write(
+    `\n── ${result.file} (${(result.ms / 1000).toFixed(1)} s, ${status}` +
+      `${result.signal ? `, ${result.signal}` : result.code ? `, exit ${result.code}` : ''})\n${result.out}`,
+  )
+}
+
+/** `files` dealt into `width` shards of about the same total size, largest first. */
+function shards(files, width) {
+  const bins = Array.from({ length: Math.min(width, files.length) }, () => ({ size: 0, files: [] }))
+  const sized = files.map((f) => [f, statSync(join(root, f)).size]).sort((a, b) => b[1] - a[1])
+  for (const [file, size] of sized) {
+    const bin = bins.reduce((a, b) => (b.size < a.size ? b : a))
+    bin.files.push(file)
+    bin.size += size
+  }
+  return bins.map((b) => b.files)
+}
+
+async function runShards(groups) {
+  return Promise.all(
+    groups.map(async (files) => {
+      const result = await runFiles(files)
+      report(result)
+      return result
+    }),
+  )
+}
+
+const files = single ? [single] : filesUnder(dir)
+const alone = files.filter((f) => ALONE.some((a) => f.startsWith(a)))
+const shared = files.filter((f) => !alone.includes(f))
+const t0 = Date.now()
+const results = [
+  ...(await runShards(shards(shared, jobs))),
+  ...(alone.length > 0 ? await runShards([alone]) : []),
+]
+const sum = (key) => results.reduce((n, r) => n + r[key], 0)
+if (results.length > 1)
+  console.log(
+    `\n${files.length} files in ${((Date.now() - t0) / 1000).toFixed(0)} s, ${jobs} shards at once`,
+  )
+const failed = sum('failed')
+const skipped = sum('skipped')
+console.log(
+  `\ntests: ${sum('passed')} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`,
+)
+process.exit(failed === 0 && sum('total') > 0 ? 0 : 1)
