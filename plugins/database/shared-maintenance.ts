@@ -4,7 +4,7 @@
 // request accordingly. Reconnecting, an instance reads the row again (a notification sent while it
 // was not listening is lost). On PGlite the flag file stays the only mechanism: one process.
 import type { Kernel, MaintenanceStore } from 'fw'
-import type { DatabaseApi } from './index.js'
+import type { DatabaseApi } from './types.js'
 
 const CHANNEL = 'fw_maintenance'
 

@@ -1,0 +1,84 @@
+import { createHash } from 'node:crypto'
+import type { EntityMetadata, MikroORM } from '@mikro-orm/core'
+import type { SqlEntityManager as EntityManager } from '@mikro-orm/knex'
+import type { Kernel } from 'fw'
+import { runPreparedRead } from './bound-query.js'
+import type { AnyEntitySchema, OpenedDatabase } from './orm.js'
+
+/** How a binding loads one entity by its key, worked out from the metadata on first use. */
+interface BindingPlan {
+  readonly meta: EntityMetadata
+  /** True when the key is numeric: a value that is not digits is no record (a 404). */
+  readonly numeric: boolean
+  /** `select * from "<table>" where "<key column>" = ? limit 1`, identifiers from the metadata. */
+  readonly sql: string
+  /** The same with `$1`, and the name it is prepared under on each connection. */
+  readonly text: string
+  readonly name: string
+}
+
+function quoteIdentifier(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`
+}
+
+function planOf(orm: MikroORM, className: string): BindingPlan | null {
+  const meta = orm.getMetadata().find(className)
+  const pk = meta?.primaryKeys.length === 1 ? meta.properties[meta.primaryKeys[0]!] : undefined
+  const column = pk?.fieldNames?.[0]
+  if (meta === undefined || pk === undefined || column === undefined || meta.virtual) return null
+  const where = `select * from ${quoteIdentifier(meta.tableName)} where ${quoteIdentifier(column)} = `
+  return {
+    meta,
+    numeric: ['number', 'bigint'].includes(pk.runtimeType),
+    sql: `${where}? limit 1`,
+    text: `${where}$1 limit 1`,
+    name: `fw_bind_${createHash('sha256').update(where).digest('hex').slice(0, 16)}`,
+  }
+}
+
+/**
+ * A binding loader per entity, under its class name. A key the column could not hold (a numeric
+ * key that is not a number) is no record: a 404, not a database error. The lookup is the hot path
+ * of every `/things/{thing}` route, so it skips the query builder: the identity map first, then
+ * one statement with the key as a bound parameter (on PostgreSQL a named prepared statement on a
+ * pool of the plugin's own, so each connection parses it once), hydrated as `em.findOne()`
+ * hydrates (the driver's mapping, then the entity factory, merged into the request's identity map).
+ */
+export function registerBindings(
+  kernel: Kernel,
+  opened: () => OpenedDatabase,
+  entities: readonly AnyEntitySchema[],
+): void {
+  for (const schema of entities) {
+    const className = schema.meta.className
+    let plan: BindingPlan | null | undefined
+    kernel.binding(className, (value, ctx) => {
+      const db = opened()
+      plan ??= planOf(db.orm, className)
+      const em = db.forRequest(ctx) as EntityManager
+      if (plan === null) return em.findOne(className, value).then((found) => found ?? undefined)
+      if (plan.numeric && !/^\d{1,15}$/.test(value)) return Promise.resolve(undefined)
+      const key = plan.numeric ? Number(value) : value
+      const known = em.getUnitOfWork().getById<object>(className, key)
+      if (known !== undefined) return Promise.resolve(known)
+      const meta = plan.meta
+      const rows = runPreparedRead(
+        em,
+        { name: plan.name, sql: plan.sql, text: plan.text, values: [key] },
+        ctx,
+        db.readPool(),
+      )
+      return rows.then((found) => {
+        const row = found[0]
+        if (row === undefined) return undefined
+        const data = em.getDriver().mapResult(row, meta)
+        if (data === null) return undefined
+        const entity = em
+          .getEntityFactory()
+          .create<object>(className, data, { merge: true, convertCustomTypes: true })
+        ctx.log.record('model.loaded', { entity: className, id: key })
+        return entity
+      })
+    })
+  }
+}

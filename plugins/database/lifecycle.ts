@@ -1,0 +1,319 @@
+import type { MigrationObject } from '@mikro-orm/core'
+import type { SqlEntityManager as EntityManager } from '@mikro-orm/knex'
+import { performance } from 'node:perf_hooks'
+import type { FwError, Logger } from 'fw'
+import { isUnavailableError, retryUntilReady, type Availability } from './availability.js'
+import type { DatabaseTarget } from './connection-url.js'
+import type { SqlMigration } from './define-migration.js'
+import { summaryOf } from './error-summary.js'
+import { databaseErrors } from './errors.js'
+import type { AnyEntitySchema, DatabaseTimeouts, OpenedDatabase } from './orm.js'
+import type { PrepareResult } from './prepare.js'
+import type * as SerializeModuleNs from './serialize.js'
+
+/**
+ * One migration: MikroORM's `{ name, class }` (a class extending its `Migration`), or SQL
+ * statements made by `defineMigration`, which needs no MikroORM.
+ */
+export type MigrationEntry = MigrationObject | SqlMigration
+
+/**
+ * Migrations (run in name order with every plugin's), or a function that imports them: a loader
+ * keeps `@mikro-orm/migrations` (~0.1 s) out of processes that never migrate, such as
+ * `fw route:list`.
+ *
+ * @example
+ * migrations: () => import('./migrations/index.js').then((m) => m.migrations)
+ */
+export type Migrations = readonly MigrationEntry[] | (() => Promise<readonly MigrationEntry[]>)
+
+/** Fills an empty database; answers whether it wrote anything. */
+export type Seed = (em: EntityManager) => Promise<boolean>
+
+/** A migration and its state: when it ran, or null while pending. */
+export interface MigrationState {
+  readonly name: string
+  /** ISO 8601, or null: pending. */
+  readonly executed_at: string | null
+}
+
+/** What a {@link DatabaseLifecycle} is made of. */
+export interface LifecycleOptions {
+  readonly target: DatabaseTarget
+  readonly timeouts: DatabaseTimeouts
+  readonly entities?: readonly AnyEntitySchema[]
+  readonly migrations?: Migrations
+  readonly seed?: Seed
+  /** Where the lifecycle reports a start without the database, the retries and the driver. */
+  readonly logger: Pick<Logger, 'info' | 'warn' | 'error'>
+  /** Hears how long connecting took, once (the kernel's `db-connect` boot phase). */
+  readonly onConnected?: (ms: number) => void
+  /**
+   * True while a request is running: a request that reaches for the database while a start that
+   * found none still waits for it answers 503; the background retries are no request.
+   */
+  readonly inRequest?: () => boolean
+}
+
+type SerializeModule = typeof SerializeModuleNs
+
+/**
+ * The database's life in one process: what it is made of (entities, migrations, seeds: added
+ * until it starts opening), opening it (MikroORM, its drivers and PGlite, loaded on first need),
+ * connecting, preparing it (migrations and seeds under the advisory lock), retrying in the
+ * background when a start finds it unreachable, the state `availability()` reports, and closing.
+ * The plugin's `index.ts` wires it to the kernel's hooks; a test can drive it alone.
+ */
+export class DatabaseLifecycle {
+  readonly target: DatabaseTarget
+  readonly #options: LifecycleOptions
+  readonly #entities: AnyEntitySchema[]
+  readonly #migrations: Migrations[]
+  readonly #seeds: Seed[]
+  #availability: Availability = { state: 'ready', error: undefined, attempts: 0 }
+  #db: OpenedDatabase | undefined
+  #serialize: SerializeModule | undefined
+  #opening: Promise<void> | undefined
+  /** True once a round trip succeeded since the driver started (a retry checks again). */
+  #connected = false
+  /** True once `orm.connect()` built knex's pool: never twice (a retry checks that pool). */
+  #driverStarted = false
+  #migrationStates: readonly MigrationState[] = []
+
+  constructor(options: LifecycleOptions) {
+    this.target = options.target
+    this.#options = options
+    this.#entities = [...(options.entities ?? [])]
+    this.#migrations = options.migrations ? [options.migrations] : []
+    this.#seeds = options.seed ? [options.seed] : []
+  }
+
+  /** The entities so far (every plugin's, once setup is over). */
+  get entities(): readonly AnyEntitySchema[] {
+    return this.#entities
+  }
+
+  addEntities(entities: readonly AnyEntitySchema[]): void {
+    this.#refuseLate('addEntities')
+    this.#entities.push(...entities)
+  }
+
+  addMigrations(migrations: Migrations): void {
+    this.#refuseLate('addMigrations')
+    this.#migrations.push(migrations)
+  }
+
+  addSeed(seed: Seed): void {
+    this.#refuseLate('addSeed')
+    this.#seeds.push(seed)
+  }
+
+  /** Whether the app could reach its database (see `Availability`). */
+  availability(): Availability {
+    return this.#availability
+  }
+
+  /** The open database, or undefined before {@link open} resolved. */
+  get current(): OpenedDatabase | undefined {
+    return this.#db
+  }
+
+  /**
+   * The open database; throws `FW_ERR_DATABASE_UNAVAILABLE` to a request while a start that found
+   * no database waits for it, `FW_ERR_DATABASE_NOT_READY` before {@link open} resolved.
+   */
+  opened(): OpenedDatabase {
+    if (this.#availability.state === 'waiting' && this.#options.inRequest?.() === true)
+      throw databaseErrors.error('FW_ERR_DATABASE_UNAVAILABLE')
+    if (this.#db === undefined) throw databaseErrors.error('FW_ERR_DATABASE_NOT_READY')
+    return this.#db
+  }
+
+  /** An entity's data export (`serialize.ts`); the database must be open. */
+  toData(entity: object): Record<string, unknown> {
+    const db = this.opened()
+    return this.#serialize!.toData(db.orm, entity)
+  }
+
+  /**
+   * Opens the database (MikroORM, its drivers and PGlite load here, on first need, never for
+   * commands that only boot the app) without connecting; idempotent: every caller shares one
+   * opening.
+   */
+  open(): Promise<void> {
+    return (this.#opening ??= this.#open())
+  }
+
+  async #open(): Promise<void> {
+    const { target } = this
+    // PGlite's start (WASM compiled on V8's background threads, the data directory read or
+    // created) overlaps with loading MikroORM and knex on the main thread: opening means a
+    // query is coming, so the embedded database is needed anyway.
+    const pglite =
+      target.kind === 'pglite'
+        ? import('./pglite-template.js').then((m) => m.createPglite(target.dataDir))
+        : undefined
+    // Without this, a failure would be unhandled until the first connection awaits it.
+    pglite?.catch(() => undefined)
+    const [{ openDatabase, migrationObjectOf }, serializer] = await Promise.all([
+      import('./orm.js'),
+      import('./serialize.js'),
+    ])
+    // Migrations run in name order (names start with a timestamp), whichever plugin added them.
+    const loaded = (
+      await Promise.all(this.#migrations.map((m) => (typeof m === 'function' ? m() : m)))
+    )
+      .flat()
+      .map(migrationObjectOf)
+    loaded.sort((x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : 0))
+    const logger = this.#options.logger
+    this.#db = await openDatabase(target, this.#entities, loaded, {
+      starting: pglite,
+      timeouts: this.#options.timeouts,
+      warn: (message) => logger.warn(`database driver: ${message}`),
+    })
+    this.#serialize = serializer
+  }
+
+  /** Opens and makes sure a round trip works (the first one builds knex's pool). */
+  async connect(): Promise<void> {
+    await this.open()
+    if (this.#connected) return
+    const started = performance.now()
+    const orm = this.#db!.orm
+    if (!this.#driverStarted) {
+      // Once only: each `connect()` builds a new knex pool. A retry after a failure checks the
+      // connection of the pool built here, which reconnects by itself.
+      this.#driverStarted = true
+      await orm.connect()
+    } else {
+      await this.check()
+    }
+    this.#connected = true
+    this.#options.onConnected?.(performance.now() - started)
+  }
+
+  /** One round trip; throws when it fails. */
+  async check(): Promise<void> {
+    const check = await this.opened().orm.checkConnection()
+    if (!check.ok) throw check.error ?? new Error(check.reason)
+  }
+
+  /** Runs pending migrations and the seeds under the advisory lock. */
+  async prepare(): Promise<PrepareResult> {
+    await this.connect()
+    const { prepareDatabase } = await import('./prepare.js')
+    const seeds = this.#seeds
+    const seed =
+      seeds.length === 0
+        ? undefined
+        : async (em: EntityManager): Promise<boolean> => {
+            let wrote = false
+            for (const run of seeds) wrote = (await run(em)) || wrote
+            return wrote
+          }
+    const result = await prepareDatabase(
+      this.#db!.orm,
+      this.target,
+      seed,
+      this.#options.timeouts.acquireMs,
+    )
+    await this.#readMigrations()
+    return result
+  }
+
+  /** Executed and pending migration names. */
+  async status(): Promise<{ executed: string[]; pending: string[] }> {
+    await this.connect()
+    const { executed, pending } = await this.#readMigrations()
+    return { executed: executed.map((m) => m.name), pending: pending.map((m) => m.name) }
+  }
+
+  /** Every migration with its state, as last read by {@link prepare} or {@link status}. */
+  migrations(): readonly MigrationState[] {
+    return this.#migrationStates
+  }
+
+  /**
+   * {@link prepare}, as a start does it: a database that cannot be reached does not fail it. The
+   * lifecycle turns `waiting`, logs a warning and retries in the background (connect, migrate,
+   * seed) until it is `ready` again or closed. Any other failure (a broken migration, an unusable
+   * PGlite directory) rejects: waiting would not mend it.
+   */
+  async prepareOrWait(): Promise<void> {
+    try {
+      await this.prepare()
+    } catch (error) {
+      if (!isUnavailableError(error)) throw error
+      this.#waitInBackground(error)
+    }
+  }
+
+  #waitInBackground(error: unknown): void {
+    const logger = this.#options.logger
+    this.#availability = { state: 'waiting', error: summaryOf(error), attempts: 1 }
+    logger.warn('database unreachable at start: serving without it, retrying', {
+      error: summaryOf(error),
+    })
+    retryUntilReady(
+      async () => void (await this.prepare()),
+      (failure, attempts) => {
+        if (this.#availability.state === 'closed') return
+        this.#availability = { state: 'waiting', error: summaryOf(failure), attempts: attempts + 1 }
+        // The summary, not the error: its message would carry the failing statement's values.
+        // `fw migrate`, run by hand, reports the database's own words.
+        if (!isUnavailableError(failure))
+          logger.error('database reachable but not ready', { error: summaryOf(failure) })
+      },
+      () => this.#availability.state === 'closed',
+    ).then(
+      (ok) => {
+        if (!ok) return
+        this.#availability = {
+          state: 'ready',
+          error: undefined,
+          attempts: this.#availability.attempts,
+        }
+        logger.info('database reachable again: migrated and seeded')
+      },
+      (failure: unknown) => logger.error('retrying the database failed', { error: failure }),
+    )
+  }
+
+  /**
+   * Stops the retries (`closed`), runs `before` (what uses the database and must end first), then
+   * closes the ORM and PGlite.
+   */
+  async close(before?: () => Promise<void>): Promise<void> {
+    this.#availability = {
+      state: 'closed',
+      error: undefined,
+      attempts: this.#availability.attempts,
+    }
+    await before?.()
+    await this.#db?.close()
+  }
+
+  /** Reads the migrations' state into the snapshot {@link migrations} answers. */
+  async #readMigrations() {
+    const migrator = this.#db!.orm.getMigrator()
+    const executed = await migrator.getExecutedMigrations()
+    const pending = await migrator.getPendingMigrations()
+    this.#migrationStates = [
+      ...executed.map((m) => ({
+        name: m.name,
+        executed_at: new Date(m.executed_at as unknown as string | Date).toISOString(),
+      })),
+      ...pending.map((m) => ({ name: m.name, executed_at: null })),
+    ]
+    return { executed, pending }
+  }
+
+  #refuseLate(method: string): void {
+    if (this.#opening !== undefined) throw tooLate(method)
+  }
+}
+
+function tooLate(method: string): FwError {
+  return databaseErrors.error('FW_ERR_DATABASE_SETUP_CLOSED', { method })
+}

@@ -1,0 +1,115 @@
+import type { MikroORM } from '@mikro-orm/core'
+import type { SqlEntityManager as EntityManager } from '@mikro-orm/knex'
+import type { Availability } from './availability.js'
+import type { Statement } from './bound-query.js'
+import type { DatabaseTarget } from './connection-url.js'
+import type { MigrationState, Migrations, Seed } from './lifecycle.js'
+import type { ListeningHandler, NotificationHandler, NotifyOptions } from './notifications.js'
+import type { AnyEntitySchema } from './orm.js'
+import type { PrepareResult } from './prepare.js'
+
+// The database plugin's public types: its options, its API (`kernel.plugin('database')`) and its
+// config keys, declared on fw's registries.
+
+/** Options of the database plugin. */
+export interface DatabaseOptions {
+  /** Entities, declared as MikroORM `EntitySchema`s. */
+  entities: readonly AnyEntitySchema[]
+  /** Migrations: `defineMigration({ name, up, down? })` or MikroORM's `{ name, class }`. */
+  migrations?: Migrations
+  /** The database URL; default config `database.url` (`DATABASE_URL`), else `pglite://memory`. */
+  url?: string
+  /**
+   * Fills an empty database; runs after migrations under the same lock, so it runs once however
+   * many processes start together. Returns whether it wrote anything.
+   */
+  seed?: Seed
+  /**
+   * Migrate and seed when the kernel starts listening (default true). When the database cannot
+   * be reached then, the app listens anyway and retries in the background (see `availability()`).
+   */
+  prepareOnListen?: boolean
+}
+
+/** What `kernel.plugin('database')` returns. */
+export interface DatabaseApi {
+  /** The ORM, once the database is open (`await ready()`; serving and requests open it). */
+  readonly orm: MikroORM
+  readonly target: DatabaseTarget
+  /** The current request's EntityManager; outside a request, a fresh fork. */
+  em(): EntityManager
+  /** An entity's data export (README.md "API", `toData`). */
+  toData(entity: object): Record<string, unknown>
+  /**
+   * Runs one raw SQL statement, its `?` placeholders bound in order to `bindings` (never put values
+   * in the SQL text), on `em` (default: the request's EntityManager, in its transaction if it has
+   * one), and records a `query.executed` event in the request's log. Answers the rows; fails with a
+   * `StatementError` carrying the database's message and SQLSTATE, or, before sending anything,
+   * with the `FW_ERR_DATABASE_INVALID_INPUT` 400 `HttpError` when a value holds a NUL (U+0000).
+   *
+   * @example
+   * const rows = await kernel.plugin('database').runStatement({
+   *   sql: 'select id, name from products where price < ?',
+   *   bindings: [10],
+   * })
+   */
+  runStatement(statement: Statement, em?: EntityManager): Promise<Record<string, unknown>[]>
+  /** Opens the database (MikroORM, drivers) if it is not open yet; idempotent. */
+  ready(): Promise<void>
+  /** Runs pending migrations and the seed under the advisory lock. */
+  prepare(): Promise<PrepareResult>
+  /** Executed and pending migration names. */
+  status(): Promise<{ executed: string[]; pending: string[] }>
+  /**
+   * Every migration the app knows with its state, oldest first (`executed_at` null: pending), as
+   * last read: when the database was prepared (at listen, `fw migrate`) or its status asked; `[]`
+   * before. The debug payload's `migrations` is this list.
+   */
+  migrations(): readonly MigrationState[]
+  /** Adds entities (a plugin's own tables); only during setup, before the database opens at boot. */
+  addEntities(...entities: AnyEntitySchema[]): void
+  /** Adds migrations (run in name order with everyone's); only during setup. */
+  addMigrations(migrations: Migrations): void
+  /** Adds a seed, run after the options' seed under the same lock; only during setup. */
+  addSeed(seed: Seed): void
+  /**
+   * Whether the app could reach its database: `waiting` from a start that found it unreachable
+   * until the background retries have connected, migrated and seeded; `ready` otherwise.
+   */
+  availability(): Availability
+  /**
+   * Hands `handler` the payload of every `NOTIFY` on `channel` (PostgreSQL `LISTEN` on a dedicated
+   * connection, opened on the first call, re-established with a capped backoff); `onListening`
+   * hears when it is and is not listening. Answers whether notifications can arrive at all: false
+   * on PGlite (one process owns the database, so there is no other instance to hear from).
+   *
+   * @example
+   * db.subscribe('app_cache', (key) => cache.delete(key))
+   */
+  subscribe(channel: string, handler: NotificationHandler, onListening?: ListeningHandler): boolean
+  /**
+   * Sends `NOTIFY channel, payload` (`select pg_notify(…)`, both bound). With `confirmMs`, waits
+   * until every listening connection of the database ran its handlers for it, and answers whether
+   * all did in time; without, answers true. A no-op on PGlite (answers true: no one else listens).
+   *
+   * @example
+   * await db.notify('app_cache', key, { confirmMs: 500 })
+   */
+  notify(channel: string, payload: string, options?: NotifyOptions): Promise<boolean>
+}
+
+declare module 'fw' {
+  interface PluginApis {
+    database: DatabaseApi
+  }
+  interface FwConfig {
+    database: {
+      /** `postgresql://…`, `pglite://memory` or `pglite://<dir>`; `DATABASE_URL` overrides it. */
+      url: string | undefined
+      /** Seconds to wait for a database connection (opening one, or a free one); 0: no limit. */
+      acquire_timeout: number
+      /** Seconds a statement may run (enforced by the server and the client); 0: no limit. */
+      statement_timeout: number
+    }
+  }
+}
