@@ -41,6 +41,15 @@ export function query(
   return (em ?? rt.db.em()).execute<Row[]>(sql, params, 'all')
 }
 
+/**
+ * Runs one read with `?` placeholders on the database plugin's fast read path (values bound, no
+ * EntityManager forked: `runStatement` without one) and answers its rows. For the reads a request
+ * makes to resolve its identity; statements that write go through {@link query}.
+ */
+export function read(rt: AuthRuntime, sql: string, params: unknown[]): Promise<Row[]> {
+  return rt.db.runStatement({ sql, bindings: params })
+}
+
 /** Unix seconds of the runtime's clock. */
 export function nowSeconds(rt: AuthRuntime): number {
   return Math.floor(rt.now() / 1000)

@@ -1,7 +1,7 @@
 import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto'
 import { serialize } from 'cookie'
 import type { Identity, RequestContext } from 'fw'
-import { nowSeconds, query, type AuthRuntime } from './runtime.js'
+import { nowSeconds, query, read, type AuthRuntime } from './runtime.js'
 import { announceRevocation } from './revocations.js'
 import { hashToken, type TokenSubject } from './tokens.js'
 
@@ -63,7 +63,7 @@ export async function readWebSession(
   // Read before the row: a revocation evicting meanwhile keeps this result out of the cache.
   const epoch = rt.cache.epoch()
   const readAt = rt.now()
-  const rows = await query(
+  const rows = await read(
     rt,
     `select t."id" as "token_id", t."expires", t."revoked", u."id", u."username", u."usertype", u."email"
      from "auth_tokens" t join "users" u on u."id" = t."user_id"

@@ -4,7 +4,7 @@ import type * as Jwt from 'jsonwebtoken'
 import type { Identity } from 'fw'
 import type { ReportedClaims } from './events.js'
 import { announceRevocation } from './revocations.js'
-import { nowSeconds, query, type AuthRuntime } from './runtime.js'
+import { nowSeconds, query, read, type AuthRuntime } from './runtime.js'
 
 let loaded: typeof Jwt | undefined
 
@@ -246,7 +246,7 @@ export async function verifyAccessToken(rt: AuthRuntime, token: string): Promise
   // Read before the row: a revocation evicting meanwhile keeps this result out of the cache.
   const epoch = rt.cache.epoch()
   const readAt = rt.now()
-  const rows = await query(
+  const rows = await read(
     rt,
     `select t."token_hash", t."kind", t."expires", t."revoked", u."id", u."username", u."usertype", u."email"
      from "auth_tokens" t join "users" u on u."id" = t."user_id" where t."id" = ?`,

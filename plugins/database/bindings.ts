@@ -1,13 +1,12 @@
 import { createHash } from 'node:crypto'
-import type { EntityMetadata, MikroORM } from '@mikro-orm/core'
+import type { MikroORM } from '@mikro-orm/core'
 import type { SqlEntityManager as EntityManager } from '@mikro-orm/knex'
 import type { Kernel } from 'fw'
-import { runPreparedRead } from './bound-query.js'
+import { runRead } from './bound-query.js'
 import type { AnyEntitySchema, OpenedDatabase } from './orm.js'
 
 /** How a binding loads one entity by its key, worked out from the metadata on first use. */
 interface BindingPlan {
-  readonly meta: EntityMetadata
   /** True when the key is numeric: a value that is not digits is no record (a 404). */
   readonly numeric: boolean
   /** `select * from "<table>" where "<key column>" = ? limit 1`, identifiers from the metadata. */
@@ -28,7 +27,6 @@ function planOf(orm: MikroORM, className: string): BindingPlan | null {
   if (meta === undefined || pk === undefined || column === undefined || meta.virtual) return null
   const where = `select * from ${quoteIdentifier(meta.tableName)} where ${quoteIdentifier(column)} = `
   return {
-    meta,
     numeric: ['number', 'bigint'].includes(pk.runtimeType),
     sql: `${where}? limit 1`,
     text: `${where}$1 limit 1`,
@@ -39,10 +37,12 @@ function planOf(orm: MikroORM, className: string): BindingPlan | null {
 /**
  * A binding loader per entity, under its class name. A key the column could not hold (a numeric
  * key that is not a number) is no record: a 404, not a database error. The lookup is the hot path
- * of every `/things/{thing}` route, so it skips the query builder: the identity map first, then
- * one statement with the key as a bound parameter (on PostgreSQL a named prepared statement on a
- * pool of the plugin's own, so each connection parses it once), hydrated as `em.findOne()`
- * hydrates (the driver's mapping, then the entity factory, merged into the request's identity map).
+ * of every `/things/{thing}` route, so it skips the query builder and, until something needs one,
+ * the request's EntityManager: the models this request already loaded first, then one statement
+ * with the key as a bound parameter (on PostgreSQL a named prepared statement on the plugin's read
+ * pool, so each connection parses it once), hydrated as `em.findOne()` hydrates. An entity of
+ * scalar properties is not registered with an EntityManager until the request uses one
+ * (`bound-models.ts`): a read costs no fork.
  */
 export function registerBindings(
   kernel: Kernel,
@@ -55,28 +55,24 @@ export function registerBindings(
     kernel.binding(className, (value, ctx) => {
       const db = opened()
       plan ??= planOf(db.orm, className)
-      const em = db.forRequest(ctx) as EntityManager
-      if (plan === null) return em.findOne(className, value).then((found) => found ?? undefined)
+      if (plan === null) {
+        const em = db.forRequest(ctx) as EntityManager
+        return em.findOne(className, value).then((found) => found ?? undefined)
+      }
       if (plan.numeric && !/^\d{1,15}$/.test(value)) return Promise.resolve(undefined)
       const key = plan.numeric ? Number(value) : value
-      const known = em.getUnitOfWork().getById<object>(className, key)
+      const known = db.loadedModel(ctx, className, key)
       if (known !== undefined) return Promise.resolve(known)
-      const meta = plan.meta
-      const rows = runPreparedRead(
-        em,
+      const rows = runRead(
+        db.connections(),
+        db.transactionOf(ctx),
         { name: plan.name, sql: plan.sql, text: plan.text, values: [key] },
         ctx,
-        db.readPool(),
       )
       return rows.then((found) => {
         const row = found[0]
-        if (row === undefined) return undefined
-        const data = em.getDriver().mapResult(row, meta)
-        if (data === null) return undefined
-        const entity = em
-          .getEntityFactory()
-          .create<object>(className, data, { merge: true, convertCustomTypes: true })
-        ctx.log.record('model.loaded', { entity: className, id: key })
+        const entity = row === undefined ? undefined : db.modelOf(ctx, className, key, row)
+        if (entity !== undefined) ctx.log.record('model.loaded', { entity: className, id: key })
         return entity
       })
     })

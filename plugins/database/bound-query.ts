@@ -93,37 +93,63 @@ async function runOnConnection(
   }
 }
 
-/** A statement prepared once per connection under a name: `$n` placeholders and its values. */
-export interface PreparedRead {
-  /** Unique per text (node-pg keeps the prepared statement per connection under this name). */
-  readonly name: string
-  /** The statement with `?` placeholders, as events report it. */
-  readonly sql: string
-  /** The same statement with `$1`, `$2`… */
+/** A statement ready to send: `$n` placeholders, its values, and what events show. */
+export interface BoundRead {
+  /** The statement with `$1`, `$2`…, as sent. */
   readonly text: string
+  /** The same with `?` placeholders, as `query.executed` events report it. */
+  readonly sql: string
   readonly values: readonly unknown[]
+  /** Set: prepared once per PostgreSQL connection under this name (unique per text). */
+  readonly name?: string | undefined
+}
+
+/** Where a statement can run: knex's pool (and a transaction on it), and the plugin's read pool. */
+export interface Connections {
+  /** knex's client: its pool, or PGlite's one connection. */
+  readonly client: Knex.Client
+  /** True on PGlite (parameters sent as text, see `TEXT_SERIALIZERS`). */
+  readonly pglite: boolean
+  /** The plugin's own `pg.Pool` on PostgreSQL (see `createReadPool`); undefined on PGlite. */
+  readonly readPool: ReadRows | undefined
+}
+
+/** The connections of an EntityManager's ORM, registered by `openDatabase` under its config. */
+const byConfig = new WeakMap<object, () => Connections>()
+
+/** Lets {@link runStatement} find the read pool of the ORM whose config this is. */
+export function registerConnections(config: object, connections: () => Connections): void {
+  byConfig.set(config, connections)
 }
 
 /**
- * Runs one of the database plugin's own hot reads (route binding) through `readPool` as a named
- * prepared statement: parsed once per connection, then only bound and executed, the values always
- * bound parameters. Inside a transaction, or without a read pool (PGlite), it is an ordinary
- * {@link runStatement}. Records a `query.executed` event in `ctx`'s log either way.
+ * Runs one statement, the hot path of every read that needs no unit of work: inside the
+ * transaction `trx` when there is one (on its connection), else on the read pool (PostgreSQL: a
+ * named statement is parsed once per connection, then only bound and executed; one without a
+ * name is parsed each time, still with bound values), else (PGlite) on a connection of knex's
+ * pool. A value the database cannot hold is refused before anything is sent; a failure is a
+ * {@link StatementError}; a `query.executed` event goes into `ctx`'s log either way.
  */
-export async function runPreparedRead(
-  em: SqlEntityManager,
-  read: PreparedRead,
+export async function runRead(
+  connections: Connections,
+  trx: Knex.Transaction | undefined,
+  read: BoundRead,
   ctx: RequestContext | undefined,
-  readPool: ReadRows | undefined,
 ): Promise<Record<string, unknown>[]> {
-  if (readPool === undefined || em.getTransactionContext() !== undefined)
-    return runStatement(em, { sql: read.sql, bindings: read.values })
   // Before the try: a value the database cannot hold is the client's 400, not a StatementError.
   refuseUnstorable(read.text, read.values)
   const started = performance.now()
   let rows: Record<string, unknown>[] | undefined
   try {
-    rows = await readPool(read)
+    rows =
+      trx === undefined && connections.readPool !== undefined
+        ? await connections.readPool(read)
+        : await runOnConnection(
+            trx?.client ?? connections.client,
+            connections.pglite,
+            read.text,
+            read.values,
+          )
     return rows
   } catch (error) {
     throw new StatementError(failureOf(error, read.text))
@@ -138,37 +164,37 @@ export async function runPreparedRead(
   }
 }
 
+/** A `?` statement as {@link runRead} sends it: `$n` placeholders (knex's numbering, `\\?` kept). */
+export function positioned(client: Knex.Client, statement: Statement): BoundRead {
+  return {
+    text: client.positionBindings(statement.sql) as string,
+    sql: statement.sql,
+    values: statement.bindings,
+  }
+}
+
 /**
- * Runs a statement on a connection of the EntityManager's knex pool with its values as real bound
- * parameters (PostgreSQL's extended protocol: `$1`, `$2`…; MikroORM's own `execute` would inline
- * them), on the EntityManager's transaction if it has one. Records a `query.executed` event in the current
- * request's log, like every statement the database plugin runs.
+ * Runs a statement with its values as real bound parameters (PostgreSQL's extended protocol: `$1`,
+ * `$2`…; MikroORM's own `execute` would inline them): on the EntityManager's transaction if it has
+ * one, else as {@link runRead} does (the read pool on PostgreSQL, knex's pool on PGlite). Records a
+ * `query.executed` event in the current request's log, like every statement the database plugin
+ * runs.
  */
-export async function runStatement(
+export function runStatement(
   em: SqlEntityManager,
   statement: Statement,
 ): Promise<Record<string, unknown>[]> {
-  // Before the try: a value the database cannot hold is the client's 400, not a StatementError.
-  refuseUnstorable(statement.sql, statement.bindings)
   const knex = em.getKnex()
-  const trx = em.getTransactionContext<Knex.Transaction>()
-  const positioned = knex.client.positionBindings(statement.sql) as string
-  const pglite = (knex.client as { dialect?: unknown }).dialect === 'pglite'
-  const ctx = currentContext()
-  const started = performance.now()
-  let rows: Record<string, unknown>[] | undefined
-  try {
-    rows = await runOnConnection((trx ?? knex).client, pglite, positioned, statement.bindings)
-    return rows
-  } catch (error) {
-    throw new StatementError(failureOf(error, positioned))
-  } finally {
-    ctx?.log.record('query.executed', {
-      sql: statement.sql,
-      params: statement.bindings,
-      duration: performance.now() - started,
-      rows: rows?.length,
-      failed: rows === undefined,
-    })
+  const connections = byConfig.get(em.config)?.() ?? {
+    client: knex.client,
+    pglite: (knex.client as { dialect?: unknown }).dialect === 'pglite',
+    readPool: undefined,
   }
+  let read: BoundRead
+  try {
+    read = positioned(knex.client, statement)
+  } catch (error) {
+    return Promise.reject(error as Error)
+  }
+  return runRead(connections, em.getTransactionContext<Knex.Transaction>(), read, currentContext())
 }

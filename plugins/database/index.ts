@@ -1,4 +1,4 @@
-import type { SqlEntityManager as EntityManager } from '@mikro-orm/knex'
+import type { Knex, SqlEntityManager as EntityManager } from '@mikro-orm/knex'
 import {
   currentContext,
   definePlugin,
@@ -9,7 +9,7 @@ import {
 } from 'fw'
 import { isUnavailableError } from './availability.js'
 import { registerBindings } from './bindings.js'
-import { runStatement } from './bound-query.js'
+import { positioned, runRead, runStatement, type BoundRead } from './bound-query.js'
 import { parseDatabaseUrl } from './connection-url.js'
 import { databaseErrorMessage, summaryOf } from './error-summary.js'
 import { databaseErrors } from './errors.js'
@@ -17,9 +17,10 @@ import './events.js'
 import { DatabaseLifecycle } from './lifecycle.js'
 import { MigrateCommand } from './migrate-command.js'
 import { PgNotifications } from './notifications.js'
-import type { DatabaseTimeouts } from './orm.js'
+import type { DatabaseTimeouts, OpenedDatabase } from './orm.js'
 import { databaseReadiness } from './readiness.js'
 import { shareMaintenance } from './shared-maintenance.js'
+import { sql, type SqlStatement } from './sql.js'
 import type { DatabaseApi, DatabaseOptions } from './types.js'
 import { invalidInput, isUnstorableInputError, refuseUnstorable } from './unstorable-input.js'
 
@@ -57,6 +58,26 @@ export default definePlugin<DatabaseOptions, DatabaseApi>({
       inRequest: () => currentContext() !== undefined,
     })
     const opened = () => life.opened()
+    /**
+     * The fast read path (`sql`, `query`, `runStatement` without an EntityManager): no
+     * EntityManager, no unit of work; the transaction of `em`, else the one the calling code runs
+     * in, else the read pool.
+     */
+    const read = (
+      statement: BoundRead | ((db: OpenedDatabase) => BoundRead),
+      em: EntityManager | undefined,
+    ): Promise<Record<string, unknown>[]> => {
+      try {
+        const db = opened()
+        const ctx = currentContext()
+        const trx =
+          em !== undefined ? em.getTransactionContext<Knex.Transaction>() : db.transactionOf(ctx)
+        const bound = typeof statement === 'function' ? statement(db) : statement
+        return runRead(db.connections(), trx, bound, ctx)
+      } catch (error) {
+        return Promise.reject(error as Error)
+      }
+    }
     const notifications =
       target.kind === 'postgresql'
         ? new PgNotifications({
@@ -83,7 +104,14 @@ export default definePlugin<DatabaseOptions, DatabaseApi>({
         ) as EntityManager
       },
       toData: (entity) => life.toData(entity),
-      runStatement: (statement, em) => runStatement(em ?? api.em(), statement),
+      runStatement: (statement, em) =>
+        em !== undefined
+          ? runStatement(em, statement)
+          : read((db) => positioned(db.connections().client, statement), undefined),
+      query: <Row extends object>(statement: SqlStatement<Row>, em?: EntityManager) =>
+        read(statement, em) as Promise<Row[]>,
+      sql: <Row extends object>(strings: TemplateStringsArray, ...values: unknown[]) =>
+        read(sql<Row>(strings, ...values), undefined) as Promise<Row[]>,
       prepare: () => life.prepare(),
       status: () => life.status(),
       migrations: () => life.migrations(),
@@ -165,6 +193,8 @@ function timeoutsOf(kernel: Kernel): DatabaseTimeouts {
 export type { DatabaseApi, DatabaseOptions } from './types.js'
 export type { MigrationEntry, Migrations, MigrationState, Seed } from './lifecycle.js'
 export { runStatement, StatementError } from './bound-query.js'
+export { sql } from './sql.js'
+export type { SqlStatement } from './sql.js'
 export { isUnavailableError } from './availability.js'
 export type { Availability } from './availability.js'
 export type { DatabaseTimeouts } from './orm.js'

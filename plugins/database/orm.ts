@@ -1,21 +1,24 @@
 import type { PGlite } from '@electric-sql/pglite'
 import {
   MikroORM,
+  TransactionContext,
   type AnyEntity,
   type EntityManager,
   type EntitySchema,
   type MigrationObject,
   type Options,
 } from '@mikro-orm/core'
-import type { SqlEntityManager } from '@mikro-orm/knex'
+import type { Knex, SqlEntityManager } from '@mikro-orm/knex'
 import { Migration, Migrator } from '@mikro-orm/migrations'
 import { PostgreSqlDriver } from '@mikro-orm/postgresql'
 import { currentContext, type RequestContext } from 'fw'
 import { PGliteDriver } from 'mikro-orm-pglite'
 import type { DatabaseTarget } from './connection-url.js'
 import { isSqlMigration, type MigrationSteps, type SqlMigration } from './define-migration.js'
+import { registerConnections, type Connections } from './bound-query.js'
+import { adoptBoundModels, bindDetached, boundModel, isDetachable } from './bound-models.js'
 import { createPglite } from './pglite-template.js'
-import { createReadPool, type ReadPool, type ReadRows } from './read-pool.js'
+import { createReadPool, type ReadPool } from './read-pool.js'
 import { ModelRecorder, QueryRecorder } from './recorders.js'
 import { refuseUnstorable, refuseUnstorableValue } from './unstorable-input.js'
 
@@ -62,8 +65,26 @@ export interface OpenedDatabase {
   readonly orm: MikroORM
   /** The request's own EntityManager (see {@link requestEm}). */
   forRequest(ctx: RequestContext): EntityManager
-  /** The route binding's read path on PostgreSQL (see `createReadPool`); undefined on PGlite. */
-  readPool(): ReadRows | undefined
+  /** Where statements run: knex's client, and the read pool on PostgreSQL (see `createReadPool`). */
+  connections(): Connections
+  /**
+   * The transaction a statement of this request must join: the request's EntityManager's, or the
+   * one `em.transactional()` is running the calling code in; undefined outside both.
+   */
+  transactionOf(ctx: RequestContext | undefined): Knex.Transaction | undefined
+  /** The model a binding of this request already loaded for this key (bound or in its identity map). */
+  loadedModel(ctx: RequestContext, className: string, key: unknown): object | undefined
+  /**
+   * A row of `className` as the request's model, hydrated as `em.findOne()` hydrates: into the
+   * request's EntityManager when it has one (or the entity needs one: relations), else detached
+   * until it needs one (see `bound-models.ts`). Undefined when the row maps to nothing.
+   */
+  modelOf(
+    ctx: RequestContext,
+    className: string,
+    key: unknown,
+    row: Record<string, unknown>,
+  ): object | undefined
   /** Closes the ORM, then the embedded database if there is one. */
   close(): Promise<void>
 }
@@ -185,19 +206,55 @@ export async function openDatabase(
     return jsonToDatabase(value, context)
   }
   let reads: ReadPool | null | undefined
+  let connections: Connections | undefined
+  const connectionsOf = (): Connections => {
+    if (connections !== undefined) return connections
+    const client = (opened.em as SqlEntityManager).getKnex().client
+    reads ??= createReadPool(client, opened.config.get('pool')?.max ?? 10) ?? null
+    return (connections = {
+      client,
+      pglite: (client as { dialect?: unknown }).dialect === 'pglite',
+      readPool: reads?.read,
+    })
+  }
+  registerConnections(opened.config, connectionsOf)
+  const hydrator = opened.config.getHydrator(opened.getMetadata())
+  const detachable = new Map<string, boolean>()
+  const adopt = (ctx: RequestContext): void => void requestEm(opened, ctx)
   return {
     orm: opened,
     forRequest: (ctx) => requestEm(opened, ctx),
-    readPool() {
-      if (reads === undefined) {
-        const client = (opened.em as SqlEntityManager).getKnex().client
-        reads = createReadPool(client, opened.config.get('pool')?.max ?? 10) ?? null
-      }
-      return reads?.read
+    connections: connectionsOf,
+    transactionOf(ctx) {
+      // The innermost first: the transaction `em.transactional()` runs the calling code in (on
+      // PGlite's one connection, a statement outside it would wait for it forever).
+      const inner = TransactionContext.getEntityManager(opened.em.name)
+      return (
+        inner?.getTransactionContext<Knex.Transaction>() ??
+        ctx?.state.em?.getTransactionContext<Knex.Transaction>()
+      )
+    },
+    loadedModel(ctx, className, key) {
+      const em = ctx.state.em
+      if (em === undefined) return boundModel(ctx, className, key)
+      return em.getUnitOfWork().getById<object>(className, key as never)
+    },
+    modelOf(ctx, className, key, row) {
+      const meta = opened.getMetadata().find(className)!
+      const data = opened.em.getDriver().mapResult(row, meta)
+      if (data === null) return undefined
+      let detached = detachable.get(className)
+      if (detached === undefined) detachable.set(className, (detached = isDetachable(opened, meta)))
+      if (detached && ctx.state.em === undefined)
+        return bindDetached(ctx, hydrator, meta, key, data, adopt)
+      return requestEm(opened, ctx)
+        .getEntityFactory()
+        .create<object>(className, data, { merge: true, convertCustomTypes: true })
     },
     async close() {
       await reads?.end()
       reads = null
+      connections = undefined
       await opened.close(true)
       // Started early (see `starting`) but never connected: still ours to close.
       pglite ??= await starting?.catch(() => undefined)
@@ -209,9 +266,15 @@ export async function openDatabase(
 /**
  * The request's own EntityManager, forked on first use: only requests that touch the database pay
  * for the fork. The fork resolves no context of its own, so its methods never consult the scope.
+ * It adopts the models the request's bindings loaded before it existed.
  */
 export function requestEm(orm: MikroORM, ctx: RequestContext): EntityManager {
-  return (ctx.state.em ??= orm.em.fork({ disableContextResolution: true }))
+  let em = ctx.state.em
+  if (em === undefined) {
+    em = ctx.state.em = orm.em.fork({ disableContextResolution: true })
+    adoptBoundModels(ctx, em)
+  }
+  return em
 }
 
 /** The entity's class name as MikroORM knows it. */

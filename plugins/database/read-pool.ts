@@ -1,8 +1,11 @@
 import type { Knex } from '@mikro-orm/knex'
 
-/** Runs one named prepared statement with its bound values and answers its rows. */
+/**
+ * Runs one statement with its bound values and answers its rows: prepared once per connection
+ * under `name` when it has one, else parsed each time (still bound).
+ */
 export type ReadRows = (query: {
-  readonly name: string
+  readonly name?: string | undefined
   readonly text: string
   readonly values: readonly unknown[]
 }) => Promise<Record<string, unknown>[]>
@@ -15,7 +18,7 @@ export interface ReadPool {
 
 interface PgPool {
   query(
-    query: { name: string; text: string; values: readonly unknown[] },
+    query: { name?: string | undefined; text: string; values: readonly unknown[] },
     callback: (error: Error | undefined, result: { rows: Record<string, unknown>[] }) => void,
   ): void
   on(event: 'error', listener: (error: Error) => void): void
@@ -27,7 +30,8 @@ interface PgDriver {
 }
 
 /**
- * A `pg.Pool` beside knex's for route binding on PostgreSQL: the same driver module (so the same
+ * A `pg.Pool` beside knex's for the plugin's reads on PostgreSQL (bindings, `sql`, `query`,
+ * `runStatement` outside a transaction): the same driver module (so the same
  * type parsers MikroORM installs), the same connection settings, as many connections as knex's pool
  * at most, opened on demand and closed when idle. knex's pool (tarn) costs some twenty promises and
  * two timers per acquire and release, a large share of a one-row lookup; pg's pool, called with a

@@ -19,7 +19,10 @@ function plain(value: unknown): unknown {
  * `static getDataFullFidelity = false` gets the older shape: only number and string values.
  */
 export function toData(orm: MikroORM, entity: object): Record<string, unknown> {
-  const meta = orm.getMetadata().find(helper(entity).__meta.className)
+  // The class's metadata from its prototype: `helper()` would build the entity's ORM state, which a
+  // bound model that no EntityManager adopted yet does not need (bound-models.ts).
+  const own = (entity as { __meta?: { className: string } }).__meta ?? helper(entity).__meta
+  const meta = orm.getMetadata().find(own.className)
   if (meta === undefined) throw new TypeError('toData() needs an entity managed by the ORM.')
   const out: Record<string, unknown> = {}
   const source = entity as Record<string, unknown>

@@ -7,6 +7,7 @@ import type { MigrationState, Migrations, Seed } from './lifecycle.js'
 import type { ListeningHandler, NotificationHandler, NotifyOptions } from './notifications.js'
 import type { AnyEntitySchema } from './orm.js'
 import type { PrepareResult } from './prepare.js'
+import type { SqlStatement } from './sql.js'
 
 // The database plugin's public types: its options, its API (`kernel.plugin('database')`) and its
 // config keys, declared on fw's registries.
@@ -42,8 +43,8 @@ export interface DatabaseApi {
   toData(entity: object): Record<string, unknown>
   /**
    * Runs one raw SQL statement, its `?` placeholders bound in order to `bindings` (never put values
-   * in the SQL text), on `em` (default: the request's EntityManager, in its transaction if it has
-   * one), and records a `query.executed` event in the request's log. Answers the rows; fails with a
+   * in the SQL text), on `em` (in its transaction if it has one; without `em`, as `sql` runs: in
+   * the transaction the calling code runs in, else on the read pool), and records a `query.executed` event in the request's log. Answers the rows; fails with a
    * `StatementError` carrying the database's message and SQLSTATE, or, before sending anything,
    * with the `FW_ERR_DATABASE_INVALID_INPUT` 400 `HttpError` when a value holds a NUL (U+0000).
    *
@@ -54,6 +55,33 @@ export interface DatabaseApi {
    * })
    */
   runStatement(statement: Statement, em?: EntityManager): Promise<Record<string, unknown>[]>
+  /**
+   * Runs a statement written as a tagged template: every `${value}` is a bound parameter (`$1`,
+   * `$2`…), never SQL text. The fast read path: no EntityManager, no unit of work, no hydration;
+   * on PostgreSQL a template's statement is prepared once per connection of the plugin's read
+   * pool, then only bound and executed. Inside `em.transactional()` (or a request whose
+   * EntityManager began a transaction) it runs in that transaction. Records a `query.executed`
+   * event; refuses a NUL (U+0000) before sending (the `FW_ERR_DATABASE_INVALID_INPUT` 400); fails
+   * with a `StatementError`. `Row` types the rows (the SELECT list is yours to match).
+   *
+   * @example
+   * const [world] = await db.sql<{ id: number; randomNumber: number }>`
+   *   select id, randomnumber as "randomNumber" from world where id = ${id}`
+   */
+  sql<Row extends object = Record<string, unknown>>(
+    strings: TemplateStringsArray,
+    ...values: unknown[]
+  ): Promise<Row[]>
+  /**
+   * Runs a statement built beforehand with the exported `sql` tag (fragments, `sql.join`,
+   * `sql.identifier`), as {@link DatabaseApi.sql} runs one; with `em`, in its transaction if it
+   * has one.
+   *
+   * @example
+   * const byIds = (ids: number[]) => sql<Product>`select * from products where id in (${sql.join(ids)})`
+   * const rows = await db.query(byIds([1, 2, 3]))
+   */
+  query<Row extends object>(statement: SqlStatement<Row>, em?: EntityManager): Promise<Row[]>
   /** Opens the database (MikroORM, drivers) if it is not open yet; idempotent. */
   ready(): Promise<void>
   /** Runs pending migrations and the seed under the advisory lock. */

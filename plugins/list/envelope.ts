@@ -75,9 +75,25 @@ export function failureReply(
   return json(envelope, error.status)
 }
 
-/** The request's EntityManager (the database plugin's). */
+/** One EntityManager per ORM for list reads outside a request's own (see {@link emOf}). */
+const readers = new WeakMap<object, SqlEntityManager>()
+
+/**
+ * The EntityManager a list runs with: the request's own once it has one (so a list inside its
+ * transaction sees it), else one shared by every list read of the ORM. A list reads plain rows
+ * (the list engine's statements on the database plugin's read path) and never uses a unit of
+ * work, so a request that only lists forks no EntityManager of its own.
+ */
 export function emOf(ctx: RequestContext): SqlEntityManager {
-  return ctx.kernel.plugin('database').em()
+  const own = ctx.state.em
+  if (own !== undefined) return own as SqlEntityManager
+  const orm = ctx.kernel.plugin('database').orm
+  let em = readers.get(orm)
+  if (em === undefined) {
+    em = orm.em.fork({ disableContextResolution: true }) as SqlEntityManager
+    readers.set(orm, em)
+  }
+  return em
 }
 
 /**

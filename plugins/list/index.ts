@@ -1,6 +1,7 @@
 // The list engine: sorting, filtering, field selection, search and paging for list endpoints
 // (README.md "Parameters", "Responses"), plus the DataTables protocol.
-import { definePlugin, type Reply, type RequestContext } from 'fw'
+import type { SqlEntityManager } from '@mikro-orm/knex'
+import { currentContext, definePlugin, type Reply, type RequestContext } from 'fw'
 import type {} from 'fw/plugins/database'
 import type {} from 'fw/plugins/debug'
 import { datatableReply, fetchDatatable, type DatatableResult } from './datatables.js'
@@ -12,7 +13,7 @@ import {
   type ListResult,
   type ListRow,
 } from './engine.js'
-import { listReply } from './envelope.js'
+import { emOf, listReply } from './envelope.js'
 import type { ListQueryError } from './errors.js'
 import type { ListSource } from './source.js'
 
@@ -57,11 +58,16 @@ export default definePlugin<void, ListApi>({
   optionalDependsOn: ['debug'],
   setup(kernel) {
     const db = kernel.plugin('database')
+    // In a request, the list reads without forking the request an EntityManager (see `emOf`).
+    const em = (): SqlEntityManager => {
+      const ctx = currentContext()
+      return ctx === undefined ? db.em() : emOf(ctx)
+    }
     return {
-      fetch: (source, params) => fetchList(db.em(), source, params),
-      fetchAll: (source, params) => fetchAll(db.em(), source, params),
+      fetch: (source, params) => fetchList(em(), source, params),
+      fetchAll: (source, params) => fetchAll(em(), source, params),
       lastError: lastListError,
-      fetchDatatable: (source, query) => fetchDatatable(db.em(), source, query),
+      fetchDatatable: (source, query) => fetchDatatable(em(), source, query),
       reply: (ctx, source, params) => listReply(ctx, source, params),
       datatable: (ctx, source) => datatableReply(ctx, source),
     }

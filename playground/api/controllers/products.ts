@@ -107,7 +107,9 @@ export class ProductsController {
 
   /** Shows one product. Every column of the record. */
   show(ctx: RequestContext): Reply {
-    return json(database(ctx).toData(ctx.models.id as Product))
+    // A read: no EntityManager (the bound product is not registered with one until a request
+    // needs it, see the database plugin's README, "Route binding").
+    return json(ctx.kernel.plugin('database').toData(ctx.models.id as Product))
   }
 
   /**

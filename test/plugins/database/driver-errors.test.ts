@@ -32,6 +32,7 @@ test.before(async (context) => {
   kernel.router.get('raw', () =>
     db().runStatement({ sql: 'select ?::int as n', bindings: [SECRET] }),
   )
+  kernel.router.get('sql', () => db().sql`select ${SECRET}::int as n`)
   kernel.router.get('orm', () =>
     (db().em() as EntityManager).execute('select ?::int as n', [SECRET]),
   )
@@ -52,7 +53,7 @@ test.after(async ({ kernel, db }) => {
   await db.drop()
 })
 
-for (const path of ['raw', 'orm', 'orm/insert']) {
+for (const path of ['raw', 'sql', 'orm', 'orm/insert']) {
   test(`${path}: the refusal is reported by kind and SQLSTATE, without the bound value`, async ({
     kernel,
     lines,

@@ -90,6 +90,10 @@ test.before(async (context) => {
       bindings: [name, doc ?? {}],
     })
   })
+  kernel.router.post('sql', async (ctx) => {
+    const { name, doc } = await bodyOf(ctx)
+    return db().sql`select ${name}::text as name, ${doc ?? {}}::jsonb as doc`
+  })
   kernel.router.post('raw/lost', async (ctx) => {
     const { name } = await bodyOf(ctx)
     return db().runStatement({ sql: 'select fw_test_lost(?) as v', bindings: [name] })
@@ -152,16 +156,18 @@ test('the ORM: a find, a flush and em.execute with a NUL answer 400 invalid_inpu
   assert.equal((await post(kernel, 'orm/find', { name: 'Lamp' })).json(), { found: true })
 })
 
-test('the raw path: runStatement with a NUL, also inside a JSON value, answers 400', async ({
-  kernel,
-}) => {
-  assertInvalidInput(kernel, await post(kernel, 'raw', { name: NUL_NAME }))
-  assertInvalidInput(kernel, await post(kernel, 'raw', { name: 'ok', doc: { k: ['a\u0000'] } }))
-  assertInvalidInput(kernel, await post(kernel, 'raw', { name: 'ok', doc: { 'k\u0000': 1 } }))
-  const fine = await post(kernel, 'raw', { name: 'ok', doc: { k: ['x'] } })
-  assert.is(fine.status, 200, fine.body)
-  assert.equal(fine.json(), [{ name: 'ok', doc: { k: ['x'] } }])
-})
+for (const path of ['raw', 'sql']) {
+  test(`the raw path (${path}): a NUL, also inside a JSON value, answers 400`, async ({
+    kernel,
+  }) => {
+    assertInvalidInput(kernel, await post(kernel, path, { name: NUL_NAME }))
+    assertInvalidInput(kernel, await post(kernel, path, { name: 'ok', doc: { k: ['a\u0000'] } }))
+    assertInvalidInput(kernel, await post(kernel, path, { name: 'ok', doc: { 'k\u0000': 1 } }))
+    const fine = await post(kernel, path, { name: 'ok', doc: { k: ['x'] } })
+    assert.is(fine.status, 200, fine.body)
+    assert.equal(fine.json(), [{ name: 'ok', doc: { k: ['x'] } }])
+  })
+}
 
 test('route binding: a NUL in a text key answers 400 (the prepared read on PostgreSQL)', async ({
   kernel,
