@@ -10,8 +10,10 @@ import {
 } from 'fw'
 import type {} from 'fw/plugins/auth'
 import type {} from 'fw/plugins/database'
+import type {} from 'fw/plugins/debug'
 import { apiKeyMiddleware, applicationsTable, KeyCache, type ApiKeyChecker } from './api-key.js'
 import { AppCreateCommand } from './app-create-command.js'
+import { apiKeyProjection } from './debug-projection.js'
 import { apiErrors } from './errors.js'
 import { contentType, renderFormat } from './content-type.js'
 import { applyCors, CorsSource, normaliseOrigin, preflight, type CorsPolicy } from './cors.js'
@@ -88,8 +90,9 @@ function compose3(names: readonly Middleware[]): Middleware {
 export default definePlugin<ApiOptions | undefined, ApiApi>({
   name: 'api',
   // auth: a request that carries a token is left to it; database: the default key checker (the
-  // `applications` table), CORS settings from the database, `fw app:create`.
-  optionalDependsOn: ['auth', 'database'],
+  // `applications` table), CORS settings from the database, `fw app:create`; debug: the
+  // application in the `_debug` payload, and which origins may read app routes in development.
+  optionalDependsOn: ['auth', 'database', 'debug'],
   config: {
     defaults: { api: { cors_origins: ['*'], cors_from_db: false, prefix: '' } },
     schema: {
@@ -148,6 +151,17 @@ export default definePlugin<ApiOptions | undefined, ApiApi>({
     if (prefix !== '') tapPrefixMeta(kernel, prefix)
     if (kernel.hasPlugin('database')) kernel.command(AppCreateCommand)
 
+    const allowsOrigin = (origin: string): boolean | undefined => {
+      const policy = source.policy()
+      if (policy instanceof Promise) return undefined
+      return policy.origins === '*' || policy.origins.has(normaliseOrigin(origin))
+    }
+    if (kernel.hasPlugin('debug')) {
+      const debug = kernel.plugin('debug')
+      debug.project('auth', apiKeyProjection)
+      debug.allowOrigins((origin) => allowsOrigin(origin) === true)
+    }
+
     return {
       pipeline: compose3([cors, contentType, apiKey]),
       cors,
@@ -155,11 +169,7 @@ export default definePlugin<ApiOptions | undefined, ApiApi>({
       apiKey,
       unified,
       corsPolicy: async () => source.policy(),
-      allowsOrigin(origin) {
-        const policy = source.policy()
-        if (policy instanceof Promise) return undefined
-        return policy.origins === '*' || policy.origins.has(normaliseOrigin(origin))
-      },
+      allowsOrigin,
       clearCache() {
         keys.clear()
         source.clear()

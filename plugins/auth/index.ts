@@ -3,11 +3,13 @@
 import type { SqlEntityManager as EntityManager } from '@mikro-orm/knex'
 import { definePlugin, type Identity } from 'fw'
 import type {} from 'fw/plugins/database'
+import type {} from 'fw/plugins/debug'
 import type {} from 'fw/plugins/health'
 import type {} from 'fw/plugins/views'
 import { declareAccountRoutes } from './account-routes.js'
 import { deriveKeys } from './app-key.js'
 import { tapAuthenticate, tapSessionPhase } from './authenticate.js'
+import { authProjection } from './debug-projection.js'
 import { authEntities } from './entities.js'
 import './events.js'
 import { setupAuthorizationServer } from './oauth-server.js'
@@ -131,8 +133,9 @@ declare module 'fw' {
 export default definePlugin<AuthOptions | undefined, AuthApi>({
   name: 'auth',
   dependsOn: ['database'],
-  // views: the web sign-in pages; health: the `signing_keys` check.
-  optionalDependsOn: ['views', 'health'],
+  // views: the web sign-in pages; health: the `signing_keys` check and where its pages send a
+  // guest; debug: the `_debug` payload's `auth` key.
+  optionalDependsOn: ['views', 'health', 'debug'],
   config: {
     defaults: {
       auth: { token_ttl: undefined },
@@ -191,8 +194,13 @@ export default definePlugin<AuthOptions | undefined, AuthApi>({
     declareAccountRoutes(kernel, rt)
     setupAuthorizationServer(kernel, rt)
     if (webLogin) declareWebLogin(kernel, rt, { view: options.loginView ?? 'login' })
-    if (kernel.hasPlugin('health') && kernel.hasFeature('authorization-server'))
-      kernel.plugin('health').register(signingKeysCheck(kernel, options.signingKeysCheck))
+    if (kernel.hasPlugin('health')) {
+      const health = kernel.plugin('health')
+      health.signInWith(api.signInUrl)
+      if (kernel.hasFeature('authorization-server'))
+        health.register(signingKeysCheck(kernel, options.signingKeysCheck))
+    }
+    if (kernel.hasPlugin('debug')) kernel.plugin('debug').project('auth', authProjection)
     return api
   },
 })

@@ -101,18 +101,15 @@ export async function linesOf(
   return out
 }
 
-function logFile(kernel: Kernel): string | undefined {
-  return kernel.hasPlugin('logging') ? kernel.plugin('logging').file : undefined
-}
-
 const noStore = (reply: Reply): Reply => reply.header('cache-control', 'no-store, private')
 
 /** Declares `/devpanel/logs` and, unless `page` is false (the `spa` option), `/devpanel`. */
 export function declareDevPanel(
   kernel: Kernel,
   hasGrant: (ctx: RequestContext) => boolean,
-  options: { page: boolean } = { page: true },
+  options: { page: boolean; logFile: () => string | undefined },
 ): void {
+  const logFile = options.logFile
   const allowed = async (ctx: RequestContext): Promise<boolean> => {
     if (hasGrant(ctx)) return true
     const who = await ctx.identity()
@@ -129,7 +126,7 @@ export function declareDevPanel(
         )
       }
       if (!(await allowed(ctx))) return noStore(json({ error: 'forbidden' }, 403))
-      const file = logFile(kernel)
+      const file = logFile()
       const lines = file === undefined ? [] : await linesOf(file, id, kernel.redaction)
       return noStore(json({ request: id, count: lines.length, lines }))
     })
@@ -146,7 +143,7 @@ export function declareDevPanel(
           ),
         )
       }
-      const file = logFile(kernel)
+      const file = logFile()
       const byRequest = new Map<string, PanelLine[]>()
       if (file !== undefined) {
         await scan(file, (request, entry) => {

@@ -9,7 +9,6 @@ import {
   type Reply,
   type RequestContext,
 } from 'fw'
-import type {} from 'fw/plugins/auth'
 import type {} from 'fw/plugins/database'
 import type {} from 'fw/plugins/views'
 import { cacheCheck, type CacheCheckOptions } from './checks/cache.js'
@@ -61,6 +60,11 @@ export interface HealthApi {
   checks(): HealthCheck[]
   /** How many full runs probed (not shared or reused) since boot. */
   readonly runs: number
+  /**
+   * Where the dashboard sends a guest to sign in (the auth plugin registers its page); without
+   * one, a guest is refused.
+   */
+  signInWith(url: (returnTo: string) => string | undefined): void
 }
 
 declare module 'fw' {
@@ -94,7 +98,12 @@ function wantsHealthJson(ctx: RequestContext): boolean {
   return /application\/health\+json/i.test(ctx.header('accept') ?? '')
 }
 
-function declareRoutes(kernel: Kernel, api: HealthApi, options: HealthOptions): void {
+function declareRoutes(
+  kernel: Kernel,
+  api: HealthApi,
+  options: HealthOptions,
+  signInUrl: () => (returnTo: string) => string | undefined,
+): void {
   // A load balancer's probes answer during maintenance: failing them would take every instance
   // out, and the balancer would answer with its own page instead of the app's 503 and Retry-After.
   for (const path of ['/health/ready', '/health/status', '/health/check'])
@@ -134,7 +143,7 @@ function declareRoutes(kernel: Kernel, api: HealthApi, options: HealthOptions): 
   const views = kernel.hasPlugin('views') ? kernel.plugin('views') : undefined
   // A guest is sent to sign in where the auth plugin says; without one, refused.
   const signIn = (path: string): Reply => {
-    const url = kernel.hasPlugin('auth') ? kernel.plugin('auth').signInUrl(path) : undefined
+    const url = signInUrl()(path)
     if (url !== undefined) return redirect(url)
     return html('<!doctype html><title>Sign-in required</title><h1>Sign-in required</h1>', 401)
   }
@@ -178,8 +187,8 @@ function declareRoutes(kernel: Kernel, api: HealthApi, options: HealthOptions): 
  */
 export const health = definePlugin({
   name: 'health',
-  // database: the `database` check; views: the dashboard's templates. (The auth plugin, asked at
-  // request time where a guest signs in, needs no order: it lists health, to register a check.)
+  // database: the `database` check; views: the dashboard's templates. (The auth plugin lists
+  // health: it registers a check and where a guest signs in.)
   optionalDependsOn: ['database', 'views'],
   setup(kernel, options: HealthOptions = {}): HealthApi {
     const registry = new HealthRegistry({ timeoutMs: options.timeoutMs, reuseMs: options.reuseMs })
@@ -190,6 +199,7 @@ export const health = definePlugin({
     if (options.memoryLimit !== false)
       registry.register(memoryLimitCheck(options.memoryLimit || {}))
     if (options.cache !== false) registry.register(cacheCheck(options.cache || {}))
+    let signInUrl = (_returnTo: string): string | undefined => undefined
     const api: HealthApi = {
       register: (check) => registry.register(check),
       unregister: (name) => registry.unregister(name),
@@ -198,8 +208,9 @@ export const health = definePlugin({
       get runs() {
         return registry.runs
       },
+      signInWith: (url) => void (signInUrl = url),
     }
-    if (options.routes !== false) declareRoutes(kernel, api, options)
+    if (options.routes !== false) declareRoutes(kernel, api, options, () => signInUrl)
     kernel.command(HealthCheckCommand)
     return api
   },

@@ -2,6 +2,8 @@
 // id, secrets masked, each line also a `log.written` event in the request's log.
 import { currentContext, definePlugin, type Logger, type RequestContext } from 'fw'
 import type pino from 'pino'
+import type {} from 'fw/plugins/debug'
+import { logsProjection } from './debug-projection.js'
 import { createLineLogger } from './line-writer.js'
 import { defaultLogFile, givenStream, openLogFile } from './log-file.js'
 import { createPino } from './pino-logger.js'
@@ -67,6 +69,8 @@ declare module 'fw' {
  */
 const logging = definePlugin({
   name: 'logging',
+  // debug: the `_debug` payload's `logs` key, and the file the dev panel reads.
+  optionalDependsOn: ['debug'],
   setup(kernel, options: LoggingOptions = {}): LoggingApi {
     const previous = kernel.logger
     const sink = options.destination
@@ -91,6 +95,12 @@ const logging = definePlugin({
       kernel.useLogger(previous)
       await sink.close()
     })
+
+    if (kernel.hasPlugin('debug')) {
+      const debug = kernel.plugin('debug')
+      debug.project('logs', logsProjection)
+      debug.readLogFile(() => sink.file)
+    }
 
     return {
       logger: (ctx) =>

@@ -2,6 +2,8 @@
 // replies into HTML in the `render` hook.
 import { join } from 'node:path'
 import { definePlugin, type RequestContext } from 'fw'
+import type {} from 'fw/plugins/debug'
+import { viewsProjection } from './debug-projection.js'
 import { ViewRenderer } from './engine.js'
 import { TemplateLookup, type LookupScope } from './lookup.js'
 import './events.js'
@@ -74,6 +76,8 @@ declare module 'fw' {
  */
 const views = definePlugin({
   name: 'views',
+  // debug: the `_debug` payload's `views` key.
+  optionalDependsOn: ['debug'],
   setup(kernel, options: ViewsOptions = {}): ViewsApi {
     const lookup = new TemplateLookup(
       options.paths ?? [join(kernel.root, 'views')],
@@ -106,6 +110,8 @@ const views = definePlugin({
         return html
       },
     }
+
+    if (kernel.hasPlugin('debug')) kernel.plugin('debug').project('views', viewsProjection)
 
     // The reply object is kept: its status (a `view('x', {}, 404)`) and headers stay as they are.
     // A synchronous tap: most replies are no view, and pass through with no promise.

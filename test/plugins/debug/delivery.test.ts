@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import type { AnyEvent } from 'fw'
+import { definePlugin, type AnyEvent } from 'fw'
 import {
   injectToolbar,
   islandJson,
@@ -12,7 +12,6 @@ import {
   toolbarAssets,
   buildToolbar,
 } from 'fw/plugins/debug'
-import { overrideProjection } from '../../../plugins/debug/projections.js'
 import { debugKernel, islandOf, PAGE } from './helpers.js'
 
 const test = suite('debug: delivery in development')
@@ -195,18 +194,22 @@ test('injection that throws or shortens the body sends the original', () => {
 
 test('a projection that throws becomes {error} under its key; the response is unharmed', async () => {
   const kernel = debugKernel()
-  const restore = overrideProjection('views', () => {
-    throw new Error('views broke')
-  })
-  try {
-    const res = await kernel.inject('/obj')
-    assert.is(res.status, 200)
-    const body = res.json<{ a: number; _debug: { views: unknown; time: number } }>()
-    assert.equal(body._debug.views, { error: 'views broke' })
-    assert.is(typeof body._debug.time, 'number')
-  } finally {
-    restore()
-  }
+  kernel.register(
+    definePlugin({
+      name: 'broken-views',
+      optionalDependsOn: ['debug'],
+      setup(k) {
+        k.plugin('debug').project('views', () => {
+          throw new Error('views broke')
+        })
+      },
+    }),
+  )
+  const res = await kernel.inject('/obj')
+  assert.is(res.status, 200)
+  const body = res.json<{ a: number; _debug: { views: unknown; time: number } }>()
+  assert.equal(body._debug.views, { error: 'views broke' })
+  assert.is(typeof body._debug.time, 'number')
   await kernel.close()
 })
 
