@@ -1,9 +1,18 @@
 import { randomBytes } from 'node:crypto'
 import { Command, Option } from 'clipanion'
 import type { CommandContext } from 'fw'
-import { hashPassword } from 'fw/plugins/auth'
-import { StatementError } from 'fw/plugins/database'
+import { hashPassword } from 'fw/plugins/auth/credentials'
+import type { StatementError } from 'fw/plugins/database'
 import { hashApiKey } from './api-key.js'
+
+/**
+ * The database's unique-key refusal (SQLSTATE 23505), told by the shape of the database plugin's
+ * `StatementError`: the plugin is optional to api, so its classes are not imported here.
+ */
+function isUniqueViolation(error: unknown): boolean {
+  const failure = (error as Partial<StatementError> | null)?.failure
+  return error instanceof Error && failure?.sqlState === '23505'
+}
 
 /** A random credential: 32 bytes (256 bits) as base64url, behind a readable prefix. */
 export function randomCredential(prefix: string): string {
@@ -56,7 +65,7 @@ export class AppCreateCommand extends Command<CommandContext> {
       })
     } catch (error) {
       // Created by someone else between the check and the insert.
-      if (error instanceof StatementError && error.failure.sqlState === '23505') {
+      if (isUniqueViolation(error)) {
         stderr.write(duplicate)
         return 1
       }

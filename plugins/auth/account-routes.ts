@@ -1,5 +1,5 @@
 import { json, type Kernel, type Reply, type RequestContext } from 'fw'
-import { presentedToken } from './authenticate.js'
+import { presentedToken } from './presented-token.js'
 import { codeLeg, field, passwordLeg, type LoginOutcome } from './login-flow.js'
 import { closePendingLogin, openPendingLogin, pendingUserId } from './pending-logins.js'
 import type { AuthRuntime } from './runtime.js'

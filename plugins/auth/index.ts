@@ -208,7 +208,7 @@ export default definePlugin<AuthOptions | undefined, AuthApi>({
 export { hashPassword, verifyPassword } from './passwords.js'
 export { generateTotpSecret, MIN_TOTP_SECRET_BITS, TOTP_SECRET_BITS } from './second-factor.js'
 export { safeReturnPath } from './return-path.js'
-export { presentedToken } from './authenticate.js'
+export { presentedToken } from './presented-token.js'
 export { signingKeysCheck, type SigningKeysOptions } from './signing-keys-check.js'
 export {
   User,

@@ -116,7 +116,8 @@ async function allowed(kernel: Kernel, ctx: RequestContext): Promise<void> {
  */
 export default definePlugin<TelemetryOptions | undefined, TelemetryApi>({
   name: 'telemetry',
-  optionalDependsOn: ['logging', 'health'],
+  // database: the statement spans read its `query.executed` events.
+  optionalDependsOn: ['logging', 'health', 'database'],
   config: {
     defaults: {
       telemetry: {
