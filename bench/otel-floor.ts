@@ -14,7 +14,8 @@ import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trac
 import { performance } from 'node:perf_hooks'
 import { EventLog, type RequestContext } from 'fw'
 import { KNOWN_METHODS } from '../plugins/telemetry/method.js'
-import { finishTrace, startServerSpan, type TraceSettings } from '../plugins/telemetry/trace.js'
+import type { TraceSettings } from '../plugins/telemetry/span-attributes.js'
+import { finishTrace, startServerSpan } from '../plugins/telemetry/trace.js'
 import { formatRatio, median } from './lib/stats.js'
 
 const provider = new BasicTracerProvider({

@@ -6,6 +6,8 @@
 // telemetry plugin a tracer provider: OpenTelemetry's SDK with a batch span processor and an
 // exporter that drops each batch (what the SDK and the projection cost, not a collector's network);
 // `batch,no-phases` without phase spans, `batch,sampled` keeping 10% of the traces.
+// `FW_BENCH_TRACES=records` gives it the same dropping exporter as its `exporter` option instead: fw
+// builds the span records itself and batches them (`records,no-phases`, `records,sampled` alike).
 // `GET /_demo/ping` answers the same JSON in every
 // variant: declared by the playground plugin when it is registered, else directly, with the
 // playground's own `ping` handler. Plugins that depend on a skipped one must be skipped too
@@ -145,14 +147,15 @@ export default function createVariant({ env = process.env } = {}) {
   if (uses('openapi')) kernel.register(openapi, { title: 'playground API' })
   if (uses('telemetry')) {
     const traces = env.FW_BENCH_TRACES ?? ''
+    const ratio = traces.includes('sampled') ? 0.1 : 1
+    const phaseSpans = !traces.includes('no-phases')
     kernel.register(
       telemetry,
       traces === ''
         ? {}
-        : {
-            tracerProvider: batchTracer(traces.includes('sampled') ? 0.1 : 1),
-            phaseSpans: !traces.includes('no-phases'),
-          },
+        : traces.startsWith('records')
+          ? { exporter: droppingExporter(), sampleRatio: ratio, phaseSpans }
+          : { tracerProvider: batchTracer(ratio), phaseSpans },
     )
   }
   if (uses('admin')) {
@@ -169,12 +172,16 @@ export default function createVariant({ env = process.env } = {}) {
 function batchTracer(ratio) {
   const provider = new BasicTracerProvider({
     ...(ratio < 1 ? { sampler: new TraceIdRatioBasedSampler(ratio) } : {}),
-    spanProcessors: [
-      new BatchSpanProcessor({
-        export: (_spans, done) => done({ code: ExportResultCode.SUCCESS }),
-        shutdown: async () => {},
-      }),
-    ],
+    spanProcessors: [new BatchSpanProcessor(droppingExporter())],
   })
   return provider
+}
+
+/** A SpanExporter that accepts each batch and drops it (no collector's network in the figures). */
+function droppingExporter() {
+  return {
+    /** @type {(spans: unknown[], done: (result: { code: number }) => void) => void} */
+    export: (_spans, done) => done({ code: ExportResultCode.SUCCESS }),
+    shutdown: async () => {},
+  }
 }

@@ -2,22 +2,42 @@
 // Prometheus metrics"): a trace per request and Prometheus metrics, both projections of the
 // request's event log rather than monkey-patched instrumentation.
 import { timingSafeEqual } from 'node:crypto'
-import { trace, type Span, type Tracer, type TracerProvider } from '@opentelemetry/api'
+import type { Span, SpanContext, TracerProvider } from '@opentelemetry/api'
 import { definePlugin, HttpError, text, type Kernel, type Reply, type RequestContext } from 'fw'
 import type {} from 'fw/plugins/health'
 import type {} from 'fw/plugins/logging'
 import { KNOWN_METHODS } from './method.js'
 import { createMetrics, observeRequest, type Metrics } from './metrics.js'
-// The trace projection (and OpenTelemetry's core package it uses) loads at boot, and only when a
-// tracer provider is there: an app that traces nothing does not pay its import.
-import type * as TraceProjection from './trace.js'
+import type { Tracing } from './record-tracing.js'
+import type { BatchLimits, SpanQueueStats } from './span-batcher.js'
+import type { SpanRecordExporter, SpanResource } from './span-records.js'
+import { tracingLoader } from './tracing-options.js'
 
 /** Options of the telemetry plugin (code-level choices; the metrics switch and token are config). */
 export interface TelemetryOptions {
   /**
-   * Where spans go. Default: the global provider (`trace.setGlobalTracerProvider`, which an
-   * OpenTelemetry SDK registers). When neither is there at boot, requests are not traced and the
-   * plugin adds nothing to them.
+   * Where spans go, the cheap way: fw builds each request's spans itself after the response (the
+   * same spans as the SDK's) and hands them in batches to this exporter, any OpenTelemetry
+   * `SpanExporter` (OTLP, console, in-memory…). Excludes `tracerProvider`.
+   */
+  exporter?: SpanRecordExporter | undefined
+  /**
+   * The share of new traces recorded with `exporter`, 0…1 (default 1: every request). A request
+   * with a `traceparent` follows its caller's `sampled` flag (parent-based sampling).
+   */
+  sampleRatio?: number
+  /** The span queue of `exporter` (the SDK's `BatchSpanProcessor` names and defaults). */
+  batch?: BatchLimits
+  /**
+   * The resource of `exporter`'s spans. Default: `service.name` (config `telemetry.service_name`,
+   * env `OTEL_SERVICE_NAME`, else `app.name`) and the `telemetry.sdk.*` attributes.
+   */
+  resource?: SpanResource
+  /**
+   * Where spans go through the OpenTelemetry SDK (its span processors see every span). Default,
+   * when there is no `exporter`: the global provider (`trace.setGlobalTracerProvider`, which an
+   * OpenTelemetry SDK registers). With neither at boot, requests are not traced and the plugin adds
+   * nothing to them.
    */
   tracerProvider?: TracerProvider | undefined
   /**
@@ -34,8 +54,15 @@ export interface TelemetryOptions {
 
 /** What `kernel.plugin('telemetry')` returns. */
 export interface TelemetryApi {
-  /** True when requests are traced (a tracer provider was there at boot). */
+  /** True when requests are traced (an exporter, or a tracer provider at boot). */
   readonly tracing: boolean
+  /**
+   * Exports every span of the requests answered so far (the exporter's queue, or the SDK
+   * provider's `forceFlush`). Never rejects: an exporter's failure is logged.
+   */
+  flush(): Promise<void>
+  /** The span queue's counts with `exporter` (queued, exported, dropped, failed); else undefined. */
+  spanQueue(): SpanQueueStats | undefined
   /** The Prometheus text of the metrics now; undefined when metrics are off. */
   metricsText(): Promise<string | undefined>
 }
@@ -45,8 +72,12 @@ declare module 'fw' {
     telemetry: TelemetryApi
   }
   interface ContextState {
-    /** The request's server span while it is recorded (the telemetry plugin's). */
+    /** The request's server span while it is recorded (the telemetry plugin's SDK path). */
     telemetrySpan?: Span
+    /** The server span's context of a sampled request (the telemetry plugin's `exporter` path). */
+    telemetryContext?: SpanContext
+    /** The caller's span, from `traceparent` (the telemetry plugin's `exporter` path). */
+    telemetryParent?: SpanContext
     /** True once the request is counted in flight (the telemetry plugin's). */
     telemetryCounted?: true
   }
@@ -64,14 +95,10 @@ declare module 'fw' {
        * RFC 9110's, PATCH and QUERY.
        */
       known_methods: string[]
+      /** `service.name` of the exporter's spans (env `OTEL_SERVICE_NAME`; default `app.name`). */
+      service_name: string | undefined
     }
   }
-}
-
-/** True when a real tracer provider is registered (the API's own answers a no-op tracer). */
-function hasProvider(provider: TracerProvider): boolean {
-  const delegate = (provider as { getDelegate?: () => TracerProvider }).getDelegate?.() ?? provider
-  return delegate.constructor.name !== 'NoopTracerProvider'
 }
 
 function sameSecret(given: string, expected: string): boolean {
@@ -125,6 +152,7 @@ export default definePlugin<TelemetryOptions | undefined, TelemetryApi>({
         metrics_token: undefined,
         metrics_min_usertype: 90,
         known_methods: [...KNOWN_METHODS],
+        service_name: undefined,
       },
     },
     schema: {
@@ -132,28 +160,51 @@ export default definePlugin<TelemetryOptions | undefined, TelemetryApi>({
       'telemetry.metrics_token': 'string?',
       'telemetry.metrics_min_usertype': 'integer',
       'telemetry.known_methods': 'string[]',
+      'telemetry.service_name': 'string?',
     },
     env: {
       'telemetry.metrics': 'FW_METRICS',
       'telemetry.metrics_token': 'FW_METRICS_TOKEN',
       // The name the HTTP semantic conventions give it.
       'telemetry.known_methods': 'OTEL_INSTRUMENTATION_HTTP_KNOWN_METHODS',
+      'telemetry.service_name': 'OTEL_SERVICE_NAME',
     },
   },
   setup(kernel, options = {}) {
-    const provider = options.tracerProvider ?? trace.getTracerProvider()
-    const tracer: Tracer | undefined = hasProvider(provider)
-      ? provider.getTracer('fw', '0.1.0')
-      : undefined
-    const metricsOn = kernel.config.telemetry.metrics
     const knownMethods: ReadonlySet<string> = new Set(kernel.config.telemetry.known_methods)
-    const settings: TraceProjection.TraceSettings = {
+    const loadTracing = tracingLoader(kernel, options, {
       phaseSpans: options.phaseSpans ?? true,
       knownMethods,
-    }
+    })
+    const metricsOn = kernel.config.telemetry.metrics
+    let tracing: Tracing | undefined
     let metrics: Metrics | undefined
+    // Requests answered in this turn of the event loop, projected together once their responses
+    // are written (one `setImmediate` per turn, not one per request).
+    let pending: Array<{ ctx: RequestContext; status: number; end: number }> = []
+    const project = () => {
+      const done = pending
+      pending = []
+      for (const { ctx, status, end } of done) {
+        try {
+          tracing?.finish(ctx, status, end)
+          if (metrics !== undefined) {
+            if (ctx.state.telemetryCounted === true) metrics.inFlight.dec()
+            observeRequest(metrics, ctx, status, end, knownMethods)
+          }
+        } catch (error) {
+          // A projection's or SDK's failure is reported, never thrown out of the event loop.
+          kernel.logger.error('telemetry: projecting a request failed', { error, path: ctx.path })
+        }
+      }
+    }
     const api: TelemetryApi = {
-      tracing: tracer !== undefined,
+      tracing: loadTracing !== undefined,
+      async flush() {
+        project()
+        await tracing?.flush()
+      },
+      spanQueue: () => tracing?.stats(),
       async metricsText() {
         if (metrics === undefined) return undefined
         if (kernel.hasPlugin('health')) {
@@ -167,48 +218,26 @@ export default definePlugin<TelemetryOptions | undefined, TelemetryApi>({
         return metrics.registry.metrics()
       },
     }
-    // Nothing per request unless a provider or the metrics ask for it.
-    if (tracer === undefined && !metricsOn) return api
-    let traced: typeof TraceProjection | undefined
+    // Nothing per request unless tracing or the metrics ask for it.
+    if (loadTracing === undefined && !metricsOn) return api
     kernel.hooks.boot.tapPromise('telemetry', async () => {
-      if (tracer !== undefined) traced = await import('./trace.js')
+      if (loadTracing !== undefined) tracing = await loadTracing()
       if (metricsOn) metrics = await createMetrics(options.metricsPrefix ?? '')
     })
-
-    // Requests answered in this turn of the event loop, projected together once their responses
-    // are written (one `setImmediate` per turn, not one per request).
-    let pending: Array<{ ctx: RequestContext; status: number; end: number }> = []
-    const project = () => {
-      const done = pending
-      pending = []
-      for (const { ctx, status, end } of done) {
-        try {
-          const span = ctx.state.telemetrySpan
-          if (span !== undefined) traced!.finishTrace(tracer!, span, ctx, status, end, settings)
-          if (metrics !== undefined) {
-            if (ctx.state.telemetryCounted === true) metrics.inFlight.dec()
-            observeRequest(metrics, ctx, status, end, knownMethods)
-          }
-        } catch (error) {
-          // An exporter's or SDK's failure is reported, never thrown out of the event loop.
-          kernel.logger.error('telemetry: projecting a request failed', { error, path: ctx.path })
-        }
-      }
-    }
-    // What is still waiting is projected before the app stops (the app's SDK shutdown, after,
-    // exports it).
-    kernel.hooks.shutdown.tap('telemetry', () => project())
+    // What is still waiting is projected and exported before the app stops (with a tracer
+    // provider, the app's SDK shutdown, after, exports it).
+    kernel.hooks.shutdown.tapPromise('telemetry', async () => {
+      project()
+      await tracing?.shutdown()
+    })
     kernel.hooks.request.tap({ name: 'telemetry', stage: -2000 }, (ctx) => {
-      if (traced !== undefined) {
-        const span = traced.startServerSpan(tracer!, ctx, settings)
-        const { traceId, spanId } = span.spanContext()
+      if (tracing !== undefined) {
+        const { traceId, spanId } = tracing.start(ctx)
         const fields = ctx.state.logFields
         ctx.state.logFields =
           fields === undefined
             ? { trace_id: traceId, span_id: spanId }
             : { ...fields, trace_id: traceId, span_id: spanId }
-        // A span the sampler left out records nothing: no projection to run for it.
-        if (span.isRecording()) ctx.state.telemetrySpan = span
       }
       if (metrics !== undefined) {
         metrics.inFlight.inc()
@@ -217,7 +246,12 @@ export default definePlugin<TelemetryOptions | undefined, TelemetryApi>({
       return undefined
     })
     kernel.hooks.annotate.tap({ name: 'telemetry', stage: 1000 }, (reply: Reply, ctx) => {
-      if (ctx.state.telemetrySpan === undefined && metrics === undefined) return
+      if (
+        ctx.state.telemetrySpan === undefined &&
+        ctx.state.telemetryContext === undefined &&
+        metrics === undefined
+      )
+        return
       // After the response is written (the server writes right after annotate).
       if (pending.length === 0) setImmediate(project)
       pending.push({ ctx, status: reply.status, end: ctx.log.now() })
@@ -241,3 +275,11 @@ export { KNOWN_METHODS, methodAttribute } from './method.js'
 export { operationOf } from './operation.js'
 export { createMetrics, observeRequest } from './metrics.js'
 export type { Metrics } from './metrics.js'
+export { telemetryErrors } from './errors.js'
+export type { BatchLimits, SpanQueueStats } from './span-batcher.js'
+export type {
+  SpanEventRecord,
+  SpanRecord,
+  SpanRecordExporter,
+  SpanResource,
+} from './span-records.js'

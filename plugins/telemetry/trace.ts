@@ -1,96 +1,58 @@
-// A request's trace, projected from its event log (the plugin's README has the span table): the
-// server span is started when the request arrives (so its trace id can go into the request's log
-// lines) and everything else is built after the response is sent, from the events' recorded times.
-import { performance } from 'node:perf_hooks'
+// A request's trace through the OpenTelemetry SDK (the `tracerProvider` path; span-records.ts is
+// the cheaper `exporter` path, with the same spans): the server span is started when the request
+// arrives (so its trace id can go into the request's log lines) and everything else is built after
+// the response is sent, from the events' recorded times.
 import {
   ROOT_CONTEXT,
   SpanKind,
   SpanStatusCode,
   trace,
-  type Attributes,
   type Context,
-  type HrTime,
   type Span,
-  type TextMapGetter,
   type Tracer,
+  type TracerProvider,
 } from '@opentelemetry/api'
-import { W3CTraceContextPropagator } from '@opentelemetry/core'
-import { MASK, type AnyEvent, type FwEvent, type Redaction, type RequestContext } from 'fw'
+import type { AnyEvent, FwEvent, RequestContext } from 'fw'
 import type {} from 'fw/plugins/database'
-import { methodAttribute } from './method.js'
 import { operationOf } from './operation.js'
-
-const propagator = new W3CTraceContextPropagator()
-const headerGetter: TextMapGetter<RequestContext['headers']> = {
-  keys: (carrier) => Object.keys(carrier),
-  get: (carrier, key) => carrier[key],
-}
-
-// `performance.timeOrigin` is a getter that asks the runtime each time: read once, split into
-// whole seconds and the milliseconds after them, so that a request's times add up in small numbers.
-const ORIGIN_SECONDS = Math.floor(performance.timeOrigin / 1000)
-const ORIGIN_MS = performance.timeOrigin - ORIGIN_SECONDS * 1000
+import type { Tracing } from './record-tracing.js'
+import {
+  callerContext,
+  redactedQuery,
+  requestAttributes,
+  spanMethod,
+  statementAttributes,
+  statementParent,
+  timeOf,
+  type PhaseInterval,
+  type TraceSettings,
+} from './span-attributes.js'
 
 /**
- * A time relative to the request's start, as OpenTelemetry's `[seconds, nanoseconds]` since the
- * epoch. The SDK takes that form as it is; a number costs it a clock read per call (to tell an
- * epoch time from a `performance.now()` one).
+ * The `tracerProvider` path: each request's spans made with the SDK's tracer, which hands them to
+ * its span processors (flushed and shut down by the app, which owns the provider).
  */
-export function timeOf(ctx: RequestContext, at: number): HrTime {
-  const ms = ORIGIN_MS + ctx.log.origin + at
-  const seconds = Math.floor(ms / 1000)
-  const nanos = Math.round((ms - seconds * 1000) * 1e6)
-  return nanos < 1e9
-    ? [ORIGIN_SECONDS + seconds, nanos]
-    : [ORIGIN_SECONDS + seconds + 1, nanos - 1e9]
-}
-
-function decoded(component: string): string {
-  try {
-    return decodeURIComponent(component.replace(/\+/g, ' '))
-  } catch {
-    return component
+export function createSdkTracing(
+  tracer: Tracer,
+  provider: TracerProvider,
+  settings: TraceSettings,
+): Tracing {
+  return {
+    start(ctx) {
+      const span = startServerSpan(tracer, ctx, settings)
+      // A span the sampler left out records nothing: no projection to run for it.
+      if (span.isRecording()) ctx.state.telemetrySpan = span
+      return span.spanContext()
+    },
+    finish(ctx, status, end) {
+      const span = ctx.state.telemetrySpan
+      if (span !== undefined) finishTrace(tracer, span, ctx, status, end, settings)
+    },
+    // An SDK provider (BasicTracerProvider, NodeTracerProvider) has forceFlush; the API's has not.
+    flush: async () => (provider as { forceFlush?: () => Promise<void> }).forceFlush?.(),
+    shutdown: async () => {},
+    stats: () => undefined,
   }
-}
-
-// Each parameter costs a redaction check (≈ 0.7 µs): a hostile 16 kB query string of 4,000 would
-// cost a millisecond. Those after the first hundred are left out of `url.query`.
-const MAX_QUERY_PARAMS = 100
-
-/**
- * The query string as `url.query`: as received (its first {@link MAX_QUERY_PARAMS} parameters),
- * except the value of each parameter that the kernel's redaction rule calls secret (by its name,
- * its innermost `[name]`, or its value), which becomes `***`. (The rule covers the parameters the
- * HTTP conventions name: `AWSAccessKeyId`, `Signature`, `sig`, `X-Goog-Signature`.)
- */
-function redactedQuery(query: string, redaction: Redaction): string {
-  return query
-    .split('&', MAX_QUERY_PARAMS)
-    .map((pair) => {
-      const eq = pair.indexOf('=')
-      if (eq === -1) return pair
-      const name = decoded(pair.slice(0, eq))
-      const inner = /\[([^[\]]*)\]$/.exec(name)?.[1]
-      const secret =
-        redaction.isSecretKey(name) ||
-        (inner !== undefined && redaction.isSecretKey(inner)) ||
-        redaction.isSecretValue(decoded(pair.slice(eq + 1)))
-      return secret ? `${pair.slice(0, eq)}=${MASK}` : pair
-    })
-    .join('&')
-}
-
-/** How requests are traced: the plugin's options and config, resolved at boot. */
-export interface TraceSettings {
-  /** A child span per phase. */
-  readonly phaseSpans: boolean
-  /** The methods recorded as they are; any other is `_OTHER`, and `HTTP` in the span's name. */
-  readonly knownMethods: ReadonlySet<string>
-}
-
-/** The method in a span's name: itself when known, else `HTTP` (HTTP semantic conventions). */
-function spanMethod(ctx: RequestContext, settings: TraceSettings): string {
-  return settings.knownMethods.has(ctx.method) ? ctx.method : 'HTTP'
 }
 
 /**
@@ -102,43 +64,15 @@ export function startServerSpan(
   ctx: RequestContext,
   settings: TraceSettings,
 ): Span {
-  // Most requests carry no trace context: the propagator is asked only when one does.
-  const parent: Context =
-    ctx.headers.traceparent === undefined
-      ? ROOT_CONTEXT
-      : propagator.extract(ROOT_CONTEXT, ctx.headers, headerGetter)
-  const host = ctx.headers.host ?? ''
-  // `name:port`, `[v6]:port`, or either without the port: in `[v6]:port` the port follows the
-  // bracket, a name or a v4 address has one colon at most. (`indexOf`, not `lastIndexOf`: V8 runs
-  // the latter in the runtime, ≈ 35 ns a call more.)
-  const colon = host.charCodeAt(0) === 0x5b ? host.indexOf(']:') + 1 : host.indexOf(':')
-  const address = colon > 0 ? host.slice(0, colon) : host
-  const port = colon > 0 ? host.slice(colon + 1) : ''
-  const method = methodAttribute(ctx.method, settings.knownMethods)
-  const attributes: Attributes = {
-    'http.request.method': method,
-    'url.path': ctx.path,
-    'url.scheme': ctx.secure ? 'https' : 'http',
-    // The kernel's answer: the socket's address, or X-Forwarded-For's first with `http.trust_proxy`.
-    'client.address': ctx.ip,
-  }
-  if (method !== ctx.method) attributes['http.request.method_original'] = ctx.method
-  if (address) attributes['server.address'] = address
-  // A port that is not a number (a hostile `Host`) is left out rather than recorded as NaN.
-  if (/^\d{1,5}$/.test(port)) attributes['server.port'] = Number(port)
-  const agent = ctx.headers['user-agent']
-  if (agent !== undefined) attributes['user_agent.original'] = agent
   return tracer.startSpan(
     spanMethod(ctx, settings),
-    { kind: SpanKind.SERVER, startTime: timeOf(ctx, 0), attributes },
-    parent,
+    {
+      kind: SpanKind.SERVER,
+      startTime: timeOf(ctx, 0),
+      attributes: requestAttributes(ctx, settings),
+    },
+    callerContext(ctx),
   )
-}
-
-interface Interval {
-  readonly span: Span
-  readonly start: number
-  readonly end: number
 }
 
 /**
@@ -163,7 +97,7 @@ export function finishTrace(
     server.setAttribute('url.query', redactedQuery(ctx.querystring, ctx.kernel.redaction))
   const events: readonly AnyEvent[] = ctx.log.all()
   let parentContext: Context | undefined
-  const phases: Interval[] = []
+  const phases: PhaseInterval<Span>[] = []
   let route: string | undefined
   let thrown = false
   for (const e of events) {
@@ -204,32 +138,17 @@ function statementSpan(
   ctx: RequestContext,
   e: FwEvent<'query.executed'>,
   server: Span,
-  phases: readonly Interval[],
+  phases: readonly PhaseInterval<Span>[],
 ): void {
-  const start = e.at - e.data.duration
-  let parent = server
-  let width = Number.POSITIVE_INFINITY
-  for (const p of phases) {
-    if (p.start <= start && e.at <= p.end + 0.001 && p.end - p.start < width) {
-      parent = p.span
-      width = p.end - p.start
-    }
-  }
   const operation = operationOf(e.data.sql)
   const span = tracer.startSpan(
     operation,
     {
       kind: SpanKind.CLIENT,
-      startTime: timeOf(ctx, start),
-      attributes: {
-        'db.system': 'postgresql',
-        'db.operation.name': operation,
-        // The statement with its `?` placeholders: the values never leave the process.
-        'db.query.text': e.data.sql,
-        ...(e.data.rows === undefined ? {} : { 'db.response.returned_rows': e.data.rows }),
-      },
+      startTime: timeOf(ctx, e.at - e.data.duration),
+      attributes: statementAttributes(e, operation),
     },
-    trace.setSpan(ROOT_CONTEXT, parent),
+    trace.setSpan(ROOT_CONTEXT, statementParent(e, server, phases)),
   )
   if (e.data.failed) span.setStatus({ code: SpanStatusCode.ERROR })
   span.end(timeOf(ctx, e.at))

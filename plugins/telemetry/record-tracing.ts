@@ -1,0 +1,89 @@
+// The `exporter` path, wired: ids and the sampling decision when a request arrives, span records
+// projected after the response (span-records.ts), queued and exported in batches (span-batcher.ts).
+import { TraceFlags, type SpanContext } from '@opentelemetry/api'
+import type { Logger, RequestContext } from 'fw'
+import { SpanBatcher, type ResolvedLimits, type SpanQueueStats } from './span-batcher.js'
+import { callerSpanContext, type TraceSettings } from './span-attributes.js'
+import {
+  projectRecords,
+  type RecordOrigin,
+  type SpanRecord,
+  type SpanRecordExporter,
+} from './span-records.js'
+import { isSampled, newSpanId, newTraceId, ratioSampler } from './trace-ids.js'
+
+/** One way of tracing requests (the SDK's spans, or fw's records), as the plugin drives it. */
+export interface Tracing {
+  /**
+   * On the request's arrival: its trace and server span ids (for its log lines); what the
+   * projection needs goes into `ctx.state` when the request is sampled.
+   */
+  start(ctx: RequestContext): SpanContext
+  /** After the response: the request's spans, to the exporter (or its processor). */
+  finish(ctx: RequestContext, status: number, end: number): void
+  /** Exports everything finished so far. */
+  flush(): Promise<void>
+  /** Exports everything finished and stops (the kernel is closing). */
+  shutdown(): Promise<void>
+  /** The span queue's counts (the `exporter` path only). */
+  stats(): SpanQueueStats | undefined
+}
+
+/** What the `exporter` path needs, resolved at boot. */
+export interface RecordTracingOptions {
+  readonly exporter: SpanRecordExporter
+  readonly sampleRatio: number
+  readonly limits: ResolvedLimits
+  readonly origin: RecordOrigin
+  readonly settings: TraceSettings
+  readonly logger: Logger
+}
+
+/** The `exporter` path: fw's span records in batches to any OpenTelemetry `SpanExporter`. */
+export function createRecordTracing(options: RecordTracingOptions): Tracing {
+  const { settings, origin, logger } = options
+  const root = ratioSampler(options.sampleRatio)
+  const batcher = new SpanBatcher(options.exporter, options.limits, {
+    dropping: ({ maxQueueSize }) =>
+      logger.warn(
+        `telemetry: the span queue is full (${maxQueueSize} spans): dropping requests' spans until the exporter catches up`,
+      ),
+    failing: (error) =>
+      logger.error('telemetry: exporting spans failed (requests are unaffected)', { error }),
+    recovered: (batches) =>
+      logger.info(`telemetry: exporting spans again, after ${batches} failed batches`),
+  })
+  // Filled by one request's projection, handed to the queue, emptied: one array for all.
+  const spans: SpanRecord[] = []
+  return {
+    start(ctx) {
+      const parent = callerSpanContext(ctx)
+      const traceId = parent?.traceId ?? newTraceId()
+      const spanId = newSpanId()
+      if (!isSampled(parent, traceId, root))
+        return { traceId, spanId, traceFlags: TraceFlags.NONE, traceState: parent?.traceState }
+      const context: SpanContext = {
+        traceId,
+        spanId,
+        traceFlags: TraceFlags.SAMPLED,
+        traceState: parent?.traceState,
+      }
+      ctx.state.telemetryContext = context
+      if (parent !== undefined) ctx.state.telemetryParent = parent
+      return context
+    },
+    finish(ctx, status, end) {
+      const server = ctx.state.telemetryContext
+      if (server === undefined) return
+      try {
+        projectRecords(spans, ctx, server, ctx.state.telemetryParent, status, end, settings, origin)
+        batcher.add(spans)
+      } finally {
+        spans.length = 0
+      }
+    },
+    flush: () => batcher.flush(),
+    shutdown: () => batcher.shutdown(),
+    stats: () => batcher.stats,
+  }
+}

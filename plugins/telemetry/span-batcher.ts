@@ -1,0 +1,180 @@
+// The queue between the projection and the exporter (the `exporter` path): what the SDK's
+// `BatchSpanProcessor` does, with its option names and defaults. Spans wait in a bounded queue;
+// a batch goes out when `maxExportBatchSize` spans are waiting or `scheduledDelayMillis` after the
+// first one, one export at a time; a full queue drops (and counts) whole requests' spans; nothing
+// an exporter does (throwing, failing, never answering) reaches a request.
+import { context } from '@opentelemetry/api'
+import { suppressTracing, type ExportResult } from '@opentelemetry/core'
+import type { SpanRecord, SpanRecordExporter } from './span-records.js'
+
+/** The queue's limits (the names and defaults of the SDK's `BatchSpanProcessor`). */
+export interface BatchLimits {
+  /** Spans waiting at most; the spans of a request that would not fit are dropped. Default 2048. */
+  maxQueueSize?: number
+  /** Spans per export at most; this many waiting starts an export at once. Default 512. */
+  maxExportBatchSize?: number
+  /** How long the first waiting span waits for a batch to fill, in ms. Default 5000. */
+  scheduledDelayMillis?: number
+  /** How long an export may take before it counts as failed, in ms. Default 30000. */
+  exportTimeoutMillis?: number
+}
+
+/** What went through the queue since boot. */
+export interface SpanQueueStats {
+  /** Spans waiting now. */
+  readonly queued: number
+  /** Spans the exporter accepted. */
+  readonly exported: number
+  /** Spans dropped because the queue was full (or the kernel closed). */
+  readonly dropped: number
+  /** Spans in exports that failed or timed out. */
+  readonly failed: number
+}
+
+/** How the queue reports trouble (the kernel's logger, once per episode). */
+export interface BatcherReports {
+  dropping(error: { maxQueueSize: number }): void
+  failing(error: unknown): void
+  recovered(failedBatches: number): void
+}
+
+/** The limits with their defaults, as the batcher uses them. */
+export type ResolvedLimits = Required<BatchLimits>
+
+export const DEFAULT_LIMITS: ResolvedLimits = {
+  maxQueueSize: 2048,
+  maxExportBatchSize: 512,
+  scheduledDelayMillis: 5000,
+  exportTimeoutMillis: 30000,
+}
+
+/** Batches span records to an exporter. */
+export class SpanBatcher {
+  #queue: SpanRecord[] = []
+  #exporting: Promise<void> | undefined
+  #timer: NodeJS.Timeout | undefined
+  #closed = false
+  #exported = 0
+  #dropped = 0
+  #failed = 0
+  #failedBatches = 0
+  #dropping = false
+  readonly #exporter: SpanRecordExporter
+  readonly #limits: ResolvedLimits
+  readonly #reports: BatcherReports
+
+  constructor(exporter: SpanRecordExporter, limits: ResolvedLimits, reports: BatcherReports) {
+    this.#exporter = exporter
+    this.#limits = limits
+    this.#reports = reports
+  }
+
+  /** Queues the spans of one request, all of them or (the queue full) none. */
+  add(spans: readonly SpanRecord[]): void {
+    const queue = this.#queue
+    if (this.#closed || queue.length + spans.length > this.#limits.maxQueueSize) {
+      this.#dropped += spans.length
+      if (!this.#dropping && !this.#closed)
+        this.#reports.dropping({ maxQueueSize: this.#limits.maxQueueSize })
+      this.#dropping = true
+      return
+    }
+    this.#dropping = false
+    for (let i = 0; i < spans.length; i++) queue.push(spans[i]!)
+    this.#schedule()
+  }
+
+  /**
+   * Exports every span queued now (in batches, one at a time), then asks the exporter to flush;
+   * resolves when they are out. Never rejects: an exporter's failure is reported.
+   */
+  async flush(): Promise<void> {
+    for (;;) {
+      if (this.#exporting !== undefined) await this.#exporting
+      else if (this.#queue.length > 0) this.#startExport()
+      else break
+    }
+    await this.#exporter.forceFlush?.().catch((error: unknown) => this.#reports.failing(error))
+  }
+
+  /** Exports what is queued, then shuts the exporter down; spans added later are dropped. */
+  async shutdown(): Promise<void> {
+    if (this.#closed) return
+    this.#closed = true
+    await this.flush()
+    try {
+      await this.#exporter.shutdown()
+    } catch (error) {
+      this.#reports.failing(error)
+    }
+  }
+
+  get stats(): SpanQueueStats {
+    return {
+      queued: this.#queue.length,
+      exported: this.#exported,
+      dropped: this.#dropped,
+      failed: this.#failed,
+    }
+  }
+
+  /** A full batch goes at once; less waits `scheduledDelayMillis` for more. */
+  #schedule(): void {
+    if (this.#exporting !== undefined || this.#closed || this.#queue.length === 0) return
+    if (this.#queue.length >= this.#limits.maxExportBatchSize) return this.#startExport()
+    this.#timer ??= setTimeout(() => {
+      this.#timer = undefined
+      if (this.#exporting === undefined && this.#queue.length > 0) this.#startExport()
+    }, this.#limits.scheduledDelayMillis).unref()
+  }
+
+  #startExport(): void {
+    if (this.#timer !== undefined) {
+      clearTimeout(this.#timer)
+      this.#timer = undefined
+    }
+    const max = this.#limits.maxExportBatchSize
+    let batch: SpanRecord[]
+    if (this.#queue.length <= max) {
+      batch = this.#queue
+      this.#queue = []
+    } else batch = this.#queue.splice(0, max)
+    this.#exporting = this.#export(batch).then(() => {
+      this.#exporting = undefined
+      this.#schedule()
+    })
+  }
+
+  /** One export, settled by the exporter's answer or the timeout; never rejects. */
+  #export(batch: SpanRecord[]): Promise<void> {
+    return new Promise((resolve) => {
+      let settled = false
+      const done = (result: ExportResult) => {
+        if (settled) return
+        settled = true
+        clearTimeout(timeout)
+        if (result.code === 0) {
+          this.#exported += batch.length
+          if (this.#failedBatches > 0) this.#reports.recovered(this.#failedBatches)
+          this.#failedBatches = 0
+        } else {
+          this.#failed += batch.length
+          if (this.#failedBatches++ === 0)
+            this.#reports.failing(result.error ?? new Error('the exporter reported a failure'))
+        }
+        resolve()
+      }
+      // Not unref'd: a closing kernel waits for the export in flight, up to this long.
+      const timeout = setTimeout(
+        () => done({ code: 1, error: new Error('the export timed out') }),
+        this.#limits.exportTimeoutMillis,
+      )
+      try {
+        // As the SDK's batch processor: what the exporter does (an HTTP request) is not traced.
+        context.with(suppressTracing(context.active()), () => this.#exporter.export(batch, done))
+      } catch (error) {
+        done({ code: 1, error: error instanceof Error ? error : new Error(String(error)) })
+      }
+    })
+  }
+}

@@ -1,0 +1,268 @@
+// fw's own span records (the `exporter` path): a request's trace projected from its event log after
+// the response, as the read-only span objects OpenTelemetry's exporters take (the SDK's
+// `ReadableSpan` shape), without the SDK's live `Span` objects. The spans are the SDK path's
+// (trace.ts): same names, kinds, attributes, parents, status, events and times, from the same
+// helpers (span-attributes.ts); test/plugins/telemetry/span-records.test.ts runs both on the same
+// requests and compares them.
+import {
+  SpanKind,
+  SpanStatusCode,
+  type Attributes,
+  type HrTime,
+  type Link,
+  type SpanContext,
+  type SpanStatus,
+} from '@opentelemetry/api'
+import type { ExportResult, InstrumentationScope } from '@opentelemetry/core'
+import type { RequestContext } from 'fw'
+import { operationOf } from './operation.js'
+import {
+  redactedQuery,
+  requestAttributes,
+  spanMethod,
+  statementAttributes,
+  statementParent,
+  timeOf,
+  type PhaseInterval,
+  type TraceSettings,
+} from './span-attributes.js'
+import { newSpanId } from './trace-ids.js'
+
+/** The entity the spans describe (OpenTelemetry's resource): `service.name` and the like. */
+export interface SpanResource {
+  readonly attributes: Attributes
+  readonly schemaUrl?: string | undefined
+}
+
+/** An event on a span (`exception`), at a time. */
+export interface SpanEventRecord {
+  readonly time: HrTime
+  readonly name: string
+  readonly attributes?: Attributes
+  readonly droppedAttributesCount?: number
+}
+
+/**
+ * A finished span as exporters read it: the fields of the SDK's `ReadableSpan`, so that any
+ * OpenTelemetry `SpanExporter` (OTLP, console, in-memory, Zipkin…) takes it. Read-only: records
+ * share their empty attribute, event and link lists.
+ */
+export interface SpanRecord {
+  readonly name: string
+  readonly kind: SpanKind
+  spanContext(): SpanContext
+  readonly parentSpanContext?: SpanContext | undefined
+  readonly startTime: HrTime
+  readonly endTime: HrTime
+  readonly status: SpanStatus
+  readonly attributes: Attributes
+  readonly links: Link[]
+  readonly events: SpanEventRecord[]
+  readonly duration: HrTime
+  readonly ended: boolean
+  readonly resource: SpanResource
+  readonly instrumentationScope: InstrumentationScope
+  readonly droppedAttributesCount: number
+  readonly droppedEventsCount: number
+  readonly droppedLinksCount: number
+}
+
+/**
+ * Where span records go: an OpenTelemetry `SpanExporter` (`@opentelemetry/sdk-trace-base`'s
+ * `ConsoleSpanExporter`, `InMemorySpanExporter`, an OTLP exporter…) fits as it is.
+ *
+ * @example
+ * import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http'
+ * kernel.register(telemetry, { exporter: new OTLPTraceExporter() })
+ */
+export interface SpanRecordExporter {
+  /** Exports a batch, then calls `resultCallback` with `{ code: 0 }` (success) or a failure. */
+  export(spans: SpanRecord[], resultCallback: (result: ExportResult) => void): void
+  /** Exports what it still holds and stops (called when the kernel closes). */
+  shutdown(): Promise<void>
+  /** Exports what it still holds. */
+  forceFlush?(): Promise<void>
+}
+
+/** What every record of an app carries: its resource and the instrumentation scope (`fw`). */
+export interface RecordOrigin {
+  readonly resource: SpanResource
+  readonly scope: InstrumentationScope
+}
+
+const UNSET: SpanStatus = Object.freeze({ code: SpanStatusCode.UNSET })
+const ERROR: SpanStatus = Object.freeze({ code: SpanStatusCode.ERROR })
+const NO_ATTRIBUTES: Attributes = Object.freeze({})
+const NO_EVENTS = Object.freeze([]) as unknown as SpanEventRecord[]
+const NO_LINKS = Object.freeze([]) as unknown as Link[]
+
+/** One finished span. Every field is set in the constructor, in one order (one hidden class). */
+class Record implements SpanRecord {
+  readonly name: string
+  readonly kind: SpanKind
+  readonly parentSpanContext: SpanContext | undefined
+  readonly startTime: HrTime
+  readonly endTime: HrTime
+  readonly duration: HrTime
+  readonly status: SpanStatus
+  readonly attributes: Attributes
+  readonly events: SpanEventRecord[]
+  readonly links: Link[] = NO_LINKS
+  readonly ended = true
+  readonly resource: SpanResource
+  readonly instrumentationScope: InstrumentationScope
+  readonly droppedAttributesCount = 0
+  readonly droppedEventsCount = 0
+  readonly droppedLinksCount = 0
+  readonly #context: SpanContext
+
+  constructor(
+    name: string,
+    kind: SpanKind,
+    context: SpanContext,
+    parent: SpanContext | undefined,
+    start: HrTime,
+    end: HrTime,
+    attributes: Attributes,
+    status: SpanStatus,
+    events: SpanEventRecord[],
+    origin: RecordOrigin,
+  ) {
+    this.name = name
+    this.kind = kind
+    this.#context = context
+    this.parentSpanContext = parent
+    this.startTime = start
+    // As the SDK's `hrTimeDuration`; an end before the start (never from the log) ends at the start.
+    let seconds = end[0] - start[0]
+    let nanos = end[1] - start[1]
+    if (nanos < 0) {
+      seconds -= 1
+      nanos += 1e9
+    }
+    const backwards = seconds < 0
+    this.endTime = backwards ? [start[0], start[1]] : end
+    this.duration = backwards ? [0, 0] : [seconds, nanos]
+    this.status = status
+    this.attributes = attributes
+    this.events = events
+    this.resource = origin.resource
+    this.instrumentationScope = origin.scope
+  }
+
+  spanContext(): SpanContext {
+    return this.#context
+  }
+}
+
+/** A child span's context: the trace's id, flags and state, a new span id. */
+function childOf(server: SpanContext): SpanContext {
+  return {
+    traceId: server.traceId,
+    spanId: newSpanId(),
+    traceFlags: server.traceFlags,
+    traceState: server.traceState,
+  }
+}
+
+// Reused by every projection (one runs at a time, synchronously): the phases as statements'
+// parent candidates.
+const phases: Array<PhaseInterval<SpanContext>> = []
+
+/**
+ * Appends to `out` the spans of a request whose response was sent, children first and the server
+ * span last (the order in which the SDK path ends them): a span per phase (unless
+ * `settings.phaseSpans` is false) and per database statement under the server span `server`
+ * (started on arrival, a child of `parent`, the caller's span, when there is one). `end` is when
+ * the response left, relative to the request's start.
+ */
+export function projectRecords(
+  out: SpanRecord[],
+  ctx: RequestContext,
+  server: SpanContext,
+  parent: SpanContext | undefined,
+  status: number,
+  end: number,
+  settings: TraceSettings,
+  origin: RecordOrigin,
+): void {
+  const events = ctx.log.all()
+  let route: string | undefined
+  phases.length = 0
+  for (const e of events) {
+    if (e.type === 'route.matched') route = `/${e.data.path}`
+    if (e.type !== 'phase.completed' || !settings.phaseSpans) continue
+    const { name, start, duration } = e.data
+    const context = childOf(server)
+    out.push(
+      new Record(
+        name,
+        SpanKind.INTERNAL,
+        context,
+        server,
+        timeOf(ctx, start),
+        timeOf(ctx, start + duration),
+        NO_ATTRIBUTES,
+        UNSET,
+        NO_EVENTS,
+        origin,
+      ),
+    )
+    phases.push({ span: context, start, end: start + duration })
+  }
+  let serverStatus = UNSET
+  let serverEvents = NO_EVENTS
+  for (const e of events) {
+    if (e.type === 'query.executed') {
+      const operation = operationOf(e.data.sql)
+      out.push(
+        new Record(
+          operation,
+          SpanKind.CLIENT,
+          childOf(server),
+          statementParent(e, server, phases),
+          timeOf(ctx, e.at - e.data.duration),
+          timeOf(ctx, e.at),
+          statementAttributes(e, operation),
+          e.data.failed ? ERROR : UNSET,
+          NO_EVENTS,
+          origin,
+        ),
+      )
+    } else if (e.type === 'exception.raised') {
+      if (serverEvents === NO_EVENTS) serverEvents = []
+      serverEvents.push({
+        name: 'exception',
+        attributes: { 'exception.type': e.data.name, 'exception.message': e.data.message },
+        time: timeOf(ctx, e.at),
+        droppedAttributesCount: 0,
+      })
+      serverStatus = { code: SpanStatusCode.ERROR, message: e.data.message }
+    }
+  }
+  const attributes = requestAttributes(ctx, settings)
+  if (ctx.querystring !== '')
+    attributes['url.query'] = redactedQuery(ctx.querystring, ctx.kernel.redaction)
+  if (route !== undefined) attributes['http.route'] = route
+  attributes['http.response.status_code'] = status
+  if (status >= 500) {
+    attributes['error.type'] = String(status)
+    if (serverStatus === UNSET) serverStatus = ERROR
+  }
+  const method = spanMethod(ctx, settings)
+  out.push(
+    new Record(
+      route === undefined ? method : `${method} ${route}`,
+      SpanKind.SERVER,
+      server,
+      parent,
+      timeOf(ctx, 0),
+      timeOf(ctx, end),
+      attributes,
+      serverStatus,
+      serverEvents,
+      origin,
+    ),
+  )
+  phases.length = 0
+}

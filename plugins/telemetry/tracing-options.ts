@@ -1,0 +1,121 @@
+// Which way requests are traced, from the plugin's options, checked at registration: fw's span
+// records to an `exporter`, the SDK through a `tracerProvider` (given, or the global one), or not
+// at all. The chosen module loads at boot, so that an app that traces nothing does not import it.
+import { trace, type TracerProvider } from '@opentelemetry/api'
+import type { InstrumentationScope } from '@opentelemetry/core'
+import type { Kernel } from 'fw'
+import { telemetryErrors } from './errors.js'
+import type { Tracing } from './record-tracing.js'
+import type { TraceSettings } from './span-attributes.js'
+import { DEFAULT_LIMITS, type BatchLimits, type ResolvedLimits } from './span-batcher.js'
+import type { SpanRecordExporter, SpanResource } from './span-records.js'
+
+/** fw's version, as the instrumentation scope (and `telemetry.sdk.version`) of its spans. */
+const VERSION = '0.1.0'
+
+/** The tracing options of the plugin (a part of `TelemetryOptions`). */
+export interface TracingOptions {
+  exporter?: SpanRecordExporter | undefined
+  sampleRatio?: number
+  batch?: BatchLimits
+  resource?: SpanResource
+  tracerProvider?: TracerProvider | undefined
+}
+
+function invalid(option: string, value: unknown, expected: string): Error {
+  return telemetryErrors.error('FW_ERR_TELEMETRY_OPTION_INVALID', {
+    option,
+    value: typeof value === 'function' ? 'a function' : (JSON.stringify(value) ?? String(value)),
+    expected,
+  })
+}
+
+/** `sampleRatio`, checked: a number from 0 to 1 (default 1). */
+export function resolveRatio(ratio: number | undefined): number {
+  if (ratio === undefined) return 1
+  if (typeof ratio !== 'number' || !(ratio >= 0 && ratio <= 1))
+    throw invalid('sampleRatio', ratio, 'give a number from 0 (no new trace) to 1 (every one)')
+  return ratio
+}
+
+/** `batch`, checked, with the defaults of the SDK's `BatchSpanProcessor`. */
+export function resolveLimits(batch: BatchLimits | undefined): ResolvedLimits {
+  const limits = { ...DEFAULT_LIMITS }
+  for (const key of Object.keys(DEFAULT_LIMITS) as Array<keyof ResolvedLimits>) {
+    const value = batch?.[key]
+    if (value === undefined) continue
+    const floor = key === 'scheduledDelayMillis' ? 0 : 1
+    if (!Number.isSafeInteger(value) || value < floor)
+      throw invalid(`batch.${key}`, value, `give a whole number from ${floor} up`)
+    limits[key] = value
+  }
+  if (limits.maxExportBatchSize > limits.maxQueueSize)
+    throw invalid(
+      'batch.maxExportBatchSize',
+      limits.maxExportBatchSize,
+      `give at most maxQueueSize (${limits.maxQueueSize}): a batch comes out of the queue`,
+    )
+  return limits
+}
+
+/** The spans' resource: the one given, else `service.name` and `telemetry.sdk.*`. */
+export function resolveResource(
+  resource: SpanResource | undefined,
+  serviceName: string,
+): SpanResource {
+  return (
+    resource ?? {
+      attributes: {
+        'service.name': serviceName,
+        'telemetry.sdk.language': 'nodejs',
+        'telemetry.sdk.name': 'fw',
+        'telemetry.sdk.version': VERSION,
+      },
+    }
+  )
+}
+
+/** The provider behind the API's proxy (the global one), or the provider itself. */
+function delegateOf(provider: TracerProvider): TracerProvider {
+  return (provider as { getDelegate?: () => TracerProvider }).getDelegate?.() ?? provider
+}
+
+/**
+ * How requests are traced, checked now and loaded at boot; undefined when they are not (no
+ * exporter, no tracer provider given nor registered globally).
+ */
+export function tracingLoader(
+  kernel: Kernel,
+  options: TracingOptions,
+  settings: TraceSettings,
+): (() => Promise<Tracing>) | undefined {
+  const sampleRatio = resolveRatio(options.sampleRatio)
+  const limits = resolveLimits(options.batch)
+  const { exporter } = options
+  if (exporter !== undefined) {
+    if (options.tracerProvider !== undefined)
+      throw telemetryErrors.error('FW_ERR_TELEMETRY_TRACE_PATHS')
+    if (typeof exporter?.export !== 'function' || typeof exporter.shutdown !== 'function')
+      throw invalid('exporter', exporter, 'give an OpenTelemetry SpanExporter (export, shutdown)')
+    const { config } = kernel
+    const scope: InstrumentationScope = { name: 'fw', version: VERSION, schemaUrl: undefined }
+    const resource = resolveResource(
+      options.resource,
+      config.telemetry.service_name ?? config.app.name,
+    )
+    return async () =>
+      (await import('./record-tracing.js')).createRecordTracing({
+        exporter,
+        sampleRatio,
+        limits,
+        origin: { resource, scope },
+        settings,
+        logger: kernel.logger,
+      })
+  }
+  const provider = delegateOf(options.tracerProvider ?? trace.getTracerProvider())
+  // The API's own provider answers no-op tracers: nothing to trace with.
+  if (provider.constructor.name === 'NoopTracerProvider') return undefined
+  const tracer = provider.getTracer('fw', VERSION)
+  return async () => (await import('./trace.js')).createSdkTracing(tracer, provider, settings)
+}
