@@ -12,8 +12,10 @@ import { context, ROOT_CONTEXT, SpanKind, trace } from '@opentelemetry/api'
 import { ExportResultCode } from '@opentelemetry/core'
 import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base'
 import { performance } from 'node:perf_hooks'
-import { EventLog, type RequestContext } from 'fw'
+import { EventLog, silentLogger, type RequestContext } from 'fw'
 import { KNOWN_METHODS } from '../plugins/telemetry/method.js'
+import { createRecordTracing } from '../plugins/telemetry/record-tracing.js'
+import { DEFAULT_LIMITS } from '../plugins/telemetry/span-batcher.js'
 import type { TraceSettings } from '../plugins/telemetry/span-attributes.js'
 import { finishTrace, startServerSpan } from '../plugins/telemetry/trace.js'
 import { formatRatio, median } from './lib/stats.js'
@@ -95,6 +97,7 @@ function pingRequest(): RequestContext {
     ip: '127.0.0.1',
     headers,
     log,
+    state: {},
   } as unknown as RequestContext
 }
 const knownMethods = new Set(KNOWN_METHODS)
@@ -111,6 +114,37 @@ variants['fw: server span'] = () => {
 variants['fw: + 2 phases'] = () => {
   const ctx = pingRequest()
   finishTrace(tracer, startServerSpan(tracer, ctx, PHASES), ctx, 200, 0.007, PHASES)
+}
+
+// The same spans as fw's own records (the plugin's `exporter` path), batched to an exporter that
+// drops each batch: no SDK object at all.
+function recordTracing(settings: TraceSettings) {
+  return createRecordTracing({
+    exporter: {
+      export: (_spans, done) => done({ code: ExportResultCode.SUCCESS }),
+      shutdown: async () => {},
+    },
+    sampleRatio: 1,
+    limits: DEFAULT_LIMITS,
+    origin: {
+      resource: { attributes: { 'service.name': 'bench' } },
+      scope: { name: 'fw', version: '0.1.0', schemaUrl: undefined },
+    },
+    settings,
+    logger: silentLogger,
+  })
+}
+const recordsServerOnly = recordTracing(SERVER_ONLY)
+const recordsPhases = recordTracing(PHASES)
+variants['records: server span'] = () => {
+  const ctx = pingRequest()
+  recordsServerOnly.start(ctx)
+  recordsServerOnly.finish(ctx, 200, 0.007)
+}
+variants['records: + 2 phases'] = () => {
+  const ctx = pingRequest()
+  recordsPhases.start(ctx)
+  recordsPhases.finish(ctx, 200, 0.007)
 }
 
 const PER_ROUND = 100_000
@@ -143,7 +177,7 @@ console.log(
   `otel floor: the SDK's own CPU per request, ${rounds} interleaved rounds of ${PER_ROUND.toLocaleString('en-US')}`,
 )
 for (const name of names.filter((n) => n !== 'baseline' && n !== 'request alone')) {
-  const cost = median(figures.get(name)!) - (name.startsWith('fw:') ? request : base)
+  const cost = median(figures.get(name)!) - (name.includes(':') ? request : base)
   console.log(
     `    ${name.padEnd(18)} ${cost.toFixed(2)} µs   best ratio possible on a ${ping} µs route: ${formatRatio(ping / (ping + cost))}`,
   )

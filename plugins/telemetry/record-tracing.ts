@@ -4,12 +4,7 @@ import { TraceFlags, type SpanContext } from '@opentelemetry/api'
 import type { Logger, RequestContext } from 'fw'
 import { SpanBatcher, type ResolvedLimits, type SpanQueueStats } from './span-batcher.js'
 import { callerSpanContext, type TraceSettings } from './span-attributes.js'
-import {
-  projectRecords,
-  type RecordOrigin,
-  type SpanRecord,
-  type SpanRecordExporter,
-} from './span-records.js'
+import { projectRecords, type RecordOrigin, type SpanRecordExporter } from './span-records.js'
 import { isSampled, newSpanId, newTraceId, ratioSampler } from './trace-ids.js'
 
 /** One way of tracing requests (the SDK's spans, or fw's records), as the plugin drives it. */
@@ -53,8 +48,6 @@ export function createRecordTracing(options: RecordTracingOptions): Tracing {
     recovered: (batches) =>
       logger.info(`telemetry: exporting spans again, after ${batches} failed batches`),
   })
-  // Filled by one request's projection, handed to the queue, emptied: one array for all.
-  const spans: SpanRecord[] = []
   return {
     start(ctx) {
       const parent = callerSpanContext(ctx)
@@ -75,12 +68,16 @@ export function createRecordTracing(options: RecordTracingOptions): Tracing {
     finish(ctx, status, end) {
       const server = ctx.state.telemetryContext
       if (server === undefined) return
+      // Straight onto the queue, kept (or dropped) together.
+      const queue = batcher.queue
+      const from = queue.length
       try {
-        projectRecords(spans, ctx, server, ctx.state.telemetryParent, status, end, settings, origin)
-        batcher.add(spans)
-      } finally {
-        spans.length = 0
+        projectRecords(queue, ctx, server, ctx.state.telemetryParent, status, end, settings, origin)
+      } catch (error) {
+        batcher.rollback(from)
+        throw error
       }
+      batcher.commit(from)
     },
     flush: () => batcher.flush(),
     shutdown: () => batcher.shutdown(),

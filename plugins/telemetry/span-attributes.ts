@@ -12,7 +12,7 @@ import {
   type TextMapGetter,
 } from '@opentelemetry/api'
 import { W3CTraceContextPropagator } from '@opentelemetry/core'
-import { MASK, type FwEvent, type Redaction, type RequestContext } from 'fw'
+import { MASK, type AnyEvent, type FwEvent, type Redaction, type RequestContext } from 'fw'
 import { methodAttribute } from './method.js'
 
 /** How requests are traced: the plugin's options and config, resolved at boot. */
@@ -111,13 +111,6 @@ export function spanMethod(ctx: RequestContext, settings: TraceSettings): string
  * string are added after the response).
  */
 export function requestAttributes(ctx: RequestContext, settings: TraceSettings): Attributes {
-  const host = ctx.headers.host ?? ''
-  // `name:port`, `[v6]:port`, or either without the port: in `[v6]:port` the port follows the
-  // bracket, a name or a v4 address has one colon at most. (`indexOf`, not `lastIndexOf`: V8 runs
-  // the latter in the runtime, ≈ 35 ns a call more.)
-  const colon = host.charCodeAt(0) === 0x5b ? host.indexOf(']:') + 1 : host.indexOf(':')
-  const address = colon > 0 ? host.slice(0, colon) : host
-  const port = colon > 0 ? host.slice(colon + 1) : ''
   const method = methodAttribute(ctx.method, settings.knownMethods)
   const attributes: Attributes = {
     'http.request.method': method,
@@ -127,13 +120,29 @@ export function requestAttributes(ctx: RequestContext, settings: TraceSettings):
     'client.address': ctx.ip,
   }
   if (method !== ctx.method) attributes['http.request.method_original'] = ctx.method
-  if (address) attributes['server.address'] = address
-  // A port that is not a number (a hostile `Host`) is left out rather than recorded as NaN.
-  if (/^\d{1,5}$/.test(port)) attributes['server.port'] = Number(port)
+  const host = ctx.headers.host ?? ''
+  // Most requests name the same host: its parts are worked out once for a run of them.
+  if (host !== lastHost) {
+    lastHost = host
+    // `name:port`, `[v6]:port`, or either without the port: in `[v6]:port` the port follows the
+    // bracket, a name or a v4 address has one colon at most. (`indexOf`, not `lastIndexOf`: V8
+    // runs the latter in the runtime, ≈ 35 ns a call more.)
+    const colon = host.charCodeAt(0) === 0x5b ? host.indexOf(']:') + 1 : host.indexOf(':')
+    const port = colon > 0 ? host.slice(colon + 1) : ''
+    hostAddress = colon > 0 ? host.slice(0, colon) : host
+    // A port that is not a number (a hostile `Host`) is left out rather than recorded as NaN.
+    hostPort = /^\d{1,5}$/.test(port) ? Number(port) : undefined
+  }
+  if (hostAddress) attributes['server.address'] = hostAddress
+  if (hostPort !== undefined) attributes['server.port'] = hostPort
   const agent = ctx.headers['user-agent']
   if (agent !== undefined) attributes['user_agent.original'] = agent
   return attributes
 }
+
+let lastHost = ''
+let hostAddress = ''
+let hostPort: number | undefined
 
 /** A statement's span attributes (CLIENT, named after its operation). */
 export function statementAttributes(e: FwEvent<'query.executed'>, operation: string): Attributes {
@@ -147,30 +156,24 @@ export function statementAttributes(e: FwEvent<'query.executed'>, operation: str
   return attributes
 }
 
-/** A phase of the request, as a statement's parent candidate: its span and its times (ms). */
-export interface PhaseInterval<S> {
-  readonly span: S
-  readonly start: number
-  readonly end: number
-}
-
 /**
- * The span a statement hangs under: the shortest phase that contains it (a microsecond of slack at
- * the end, the times being rounded), else the server span.
+ * Where a statement's span hangs: the index, among the request's `phase.completed` events, of the
+ * shortest phase that contains the statement (a microsecond of slack at its end, the times being
+ * rounded), or -1 for none (the server span).
  */
-export function statementParent<S>(
-  e: FwEvent<'query.executed'>,
-  server: S,
-  phases: readonly PhaseInterval<S>[],
-): S {
+export function enclosingPhase(events: readonly AnyEvent[], e: FwEvent<'query.executed'>): number {
   const start = e.at - e.data.duration
-  let parent = server
+  let found = -1
   let width = Number.POSITIVE_INFINITY
-  for (const p of phases) {
-    if (p.start <= start && e.at <= p.end + 0.001 && p.end - p.start < width) {
-      parent = p.span
-      width = p.end - p.start
+  let k = 0
+  for (const p of events) {
+    if (p.type !== 'phase.completed') continue
+    const end = p.data.start + p.data.duration
+    if (p.data.start <= start && e.at <= end + 0.001 && p.data.duration < width) {
+      found = k
+      width = p.data.duration
     }
+    k++
   }
-  return parent
+  return found
 }

@@ -69,19 +69,34 @@ export class SpanBatcher {
     this.#reports = reports
   }
 
-  /** Queues the spans of one request, all of them or (the queue full) none. */
-  add(spans: readonly SpanRecord[]): void {
+  /**
+   * The queue, for a request's spans to be pushed onto as they are made (no copy), then kept or
+   * dropped together by {@link commit} with the length the queue had before.
+   */
+  get queue(): SpanRecord[] {
+    return this.#queue
+  }
+
+  /**
+   * Keeps the spans pushed on {@link queue} since it was `from` long, and schedules their export;
+   * or drops them all (counted) when they overflow `maxQueueSize` or the batcher is closed.
+   */
+  commit(from: number): void {
     const queue = this.#queue
-    if (this.#closed || queue.length + spans.length > this.#limits.maxQueueSize) {
-      this.#dropped += spans.length
-      if (!this.#dropping && !this.#closed)
-        this.#reports.dropping({ maxQueueSize: this.#limits.maxQueueSize })
-      this.#dropping = true
-      return
+    if (queue.length <= this.#limits.maxQueueSize && !this.#closed) {
+      this.#dropping = false
+      return this.#schedule()
     }
-    this.#dropping = false
-    for (let i = 0; i < spans.length; i++) queue.push(spans[i]!)
-    this.#schedule()
+    this.#dropped += queue.length - from
+    queue.length = from
+    if (!this.#dropping && !this.#closed)
+      this.#reports.dropping({ maxQueueSize: this.#limits.maxQueueSize })
+    this.#dropping = true
+  }
+
+  /** Takes back the spans pushed since the queue was `from` long (a projection that failed). */
+  rollback(from: number): void {
+    this.#queue.length = from
   }
 
   /**

@@ -21,9 +21,8 @@ import {
   requestAttributes,
   spanMethod,
   statementAttributes,
-  statementParent,
+  enclosingPhase,
   timeOf,
-  type PhaseInterval,
   type TraceSettings,
 } from './span-attributes.js'
 import { newSpanId } from './trace-ids.js'
@@ -96,24 +95,22 @@ const NO_ATTRIBUTES: Attributes = Object.freeze({})
 const NO_EVENTS = Object.freeze([]) as unknown as SpanEventRecord[]
 const NO_LINKS = Object.freeze([]) as unknown as Link[]
 
-/** One finished span. Every field is set in the constructor, in one order (one hidden class). */
+/**
+ * One finished span. Its own fields are set in the constructor, in one order (one hidden class);
+ * what every span has alike (no links, nothing dropped) and what is worked out from the others
+ * (the duration) are getters, as on the SDK's spans: less to allocate per span.
+ */
 class Record implements SpanRecord {
   readonly name: string
   readonly kind: SpanKind
   readonly parentSpanContext: SpanContext | undefined
   readonly startTime: HrTime
   readonly endTime: HrTime
-  readonly duration: HrTime
   readonly status: SpanStatus
   readonly attributes: Attributes
   readonly events: SpanEventRecord[]
-  readonly links: Link[] = NO_LINKS
-  readonly ended = true
   readonly resource: SpanResource
   readonly instrumentationScope: InstrumentationScope
-  readonly droppedAttributesCount = 0
-  readonly droppedEventsCount = 0
-  readonly droppedLinksCount = 0
   readonly #context: SpanContext
 
   constructor(
@@ -133,16 +130,8 @@ class Record implements SpanRecord {
     this.#context = context
     this.parentSpanContext = parent
     this.startTime = start
-    // As the SDK's `hrTimeDuration`; an end before the start (never from the log) ends at the start.
-    let seconds = end[0] - start[0]
-    let nanos = end[1] - start[1]
-    if (nanos < 0) {
-      seconds -= 1
-      nanos += 1e9
-    }
-    const backwards = seconds < 0
-    this.endTime = backwards ? [start[0], start[1]] : end
-    this.duration = backwards ? [0, 0] : [seconds, nanos]
+    // As the SDK: an end before the start (never from the log) ends at the start.
+    this.endTime = end[0] < start[0] || (end[0] === start[0] && end[1] < start[1]) ? start : end
     this.status = status
     this.attributes = attributes
     this.events = events
@@ -152,6 +141,33 @@ class Record implements SpanRecord {
 
   spanContext(): SpanContext {
     return this.#context
+  }
+
+  /** `endTime - startTime`, as the SDK's `hrTimeDuration`. */
+  get duration(): HrTime {
+    const seconds = this.endTime[0] - this.startTime[0]
+    const nanos = this.endTime[1] - this.startTime[1]
+    return nanos < 0 ? [seconds - 1, nanos + 1e9] : [seconds, nanos]
+  }
+
+  get links(): Link[] {
+    return NO_LINKS
+  }
+
+  get ended(): boolean {
+    return true
+  }
+
+  get droppedAttributesCount(): number {
+    return 0
+  }
+
+  get droppedEventsCount(): number {
+    return 0
+  }
+
+  get droppedLinksCount(): number {
+    return 0
   }
 }
 
@@ -164,10 +180,6 @@ function childOf(server: SpanContext): SpanContext {
     traceState: server.traceState,
   }
 }
-
-// Reused by every projection (one runs at a time, synchronously): the phases as statements'
-// parent candidates.
-const phases: Array<PhaseInterval<SpanContext>> = []
 
 /**
  * Appends to `out` the spans of a request whose response was sent, children first and the server
@@ -187,18 +199,18 @@ export function projectRecords(
   origin: RecordOrigin,
 ): void {
   const events = ctx.log.all()
+  // The phases' spans are `out[phases + k]`, k counting the `phase.completed` events.
+  const phases = out.length
   let route: string | undefined
-  phases.length = 0
   for (const e of events) {
     if (e.type === 'route.matched') route = `/${e.data.path}`
     if (e.type !== 'phase.completed' || !settings.phaseSpans) continue
     const { name, start, duration } = e.data
-    const context = childOf(server)
     out.push(
       new Record(
         name,
         SpanKind.INTERNAL,
-        context,
+        childOf(server),
         server,
         timeOf(ctx, start),
         timeOf(ctx, start + duration),
@@ -208,19 +220,19 @@ export function projectRecords(
         origin,
       ),
     )
-    phases.push({ span: context, start, end: start + duration })
   }
   let serverStatus = UNSET
   let serverEvents = NO_EVENTS
   for (const e of events) {
     if (e.type === 'query.executed') {
       const operation = operationOf(e.data.sql)
+      const k = settings.phaseSpans ? enclosingPhase(events, e) : -1
       out.push(
         new Record(
           operation,
           SpanKind.CLIENT,
           childOf(server),
-          statementParent(e, server, phases),
+          k === -1 ? server : out[phases + k]!.spanContext(),
           timeOf(ctx, e.at - e.data.duration),
           timeOf(ctx, e.at),
           statementAttributes(e, operation),
@@ -264,5 +276,4 @@ export function projectRecords(
       origin,
     ),
   )
-  phases.length = 0
 }

@@ -22,9 +22,8 @@ import {
   requestAttributes,
   spanMethod,
   statementAttributes,
-  statementParent,
+  enclosingPhase,
   timeOf,
-  type PhaseInterval,
   type TraceSettings,
 } from './span-attributes.js'
 
@@ -97,7 +96,7 @@ export function finishTrace(
     server.setAttribute('url.query', redactedQuery(ctx.querystring, ctx.kernel.redaction))
   const events: readonly AnyEvent[] = ctx.log.all()
   let parentContext: Context | undefined
-  const phases: PhaseInterval<Span>[] = []
+  const phases: Span[] = []
   let route: string | undefined
   let thrown = false
   for (const e of events) {
@@ -107,10 +106,13 @@ export function finishTrace(
     parentContext ??= trace.setSpan(ROOT_CONTEXT, server)
     const span = tracer.startSpan(name, { startTime: timeOf(ctx, start) }, parentContext)
     span.end(timeOf(ctx, start + duration))
-    phases.push({ span, start, end: start + duration })
+    phases.push(span)
   }
   for (const e of events) {
-    if (e.type === 'query.executed') statementSpan(tracer, ctx, e, server, phases)
+    if (e.type === 'query.executed') {
+      const k = settings.phaseSpans ? enclosingPhase(events, e) : -1
+      statementSpan(tracer, ctx, e, k === -1 ? server : phases[k]!)
+    }
     if (e.type === 'exception.raised') {
       server.addEvent(
         'exception',
@@ -137,8 +139,7 @@ function statementSpan(
   tracer: Tracer,
   ctx: RequestContext,
   e: FwEvent<'query.executed'>,
-  server: Span,
-  phases: readonly PhaseInterval<Span>[],
+  parent: Span,
 ): void {
   const operation = operationOf(e.data.sql)
   const span = tracer.startSpan(
@@ -148,7 +149,7 @@ function statementSpan(
       startTime: timeOf(ctx, e.at - e.data.duration),
       attributes: statementAttributes(e, operation),
     },
-    trace.setSpan(ROOT_CONTEXT, statementParent(e, server, phases)),
+    trace.setSpan(ROOT_CONTEXT, parent),
   )
   if (e.data.failed) span.setStatus({ code: SpanStatusCode.ERROR })
   span.end(timeOf(ctx, e.at))
