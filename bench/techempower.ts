@@ -1,0 +1,236 @@
+// TechEmpower's six test types (json, plaintext, db, queries=20, fortunes, updates=20) on fw
+// (bench/techempower/app.mjs: a kernel, the database plugin's runStatement, a view) against
+// Fastify 5 + pg and polka 1.0.0-next.28 + pg (bench/techempower/fastify.mjs, polka.mjs), on one
+// PostgreSQL database of the benchmark's own holding the TechEmpower schema and data (made here,
+// dropped at the end). Each server runs in its own process (`node <file>` with `PORT` and
+// `DATABASE_URL`; through tsx with the `fw-source` condition, all three alike, when dist/ is not up
+// to date). Before any load, bench/techempower/verify.ts checks every server against the tests'
+// rules: one problem fails the benchmark. Then wrk (2 threads) at 64 and 256 connections, the
+// plaintext test pipelined 16 deep (bench/techempower/pipeline.lua); per test and connection
+// count, a 1 s warm-up each (first count only), then rounds of `--duration` s with the servers'
+// order rotating; medians of req/s and of server CPU µs per request (utime + stime from
+// /proc/<pid>/stat). Non-2xx answers or socket errors under load fail it too.
+// Last line: `techempower: fw/fastify min <x> (<test>) fw/polka min <y> (<test>)`.
+// Run: node --import tsx -C fw-source bench/techempower.ts [--duration 3] [--rounds 2]
+//      [--connections 64,256] [--tests json,db,…]   (FW_BENCH_POSTGRES_URL: the server to use)
+import { execFile, spawn, type ChildProcess } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
+import pg from 'pg'
+import { createTestDatabase } from '../plugins/database/test-database.js'
+import { fwCommand, root } from './lib/playground-child.js'
+import { median, sleep } from './lib/stats.js'
+import { SCHEMA_STATEMENTS } from './techempower/schema.mjs'
+import { TEST_PATHS, verifyTechEmpower, type ReadWorld } from './techempower/verify.js'
+
+const { values: options } = parseArgs({
+  options: {
+    duration: { type: 'string', default: '3' },
+    rounds: { type: 'string', default: '2' },
+    warmup: { type: 'string', default: '1' },
+    connections: { type: 'string', default: '64,256' },
+    tests: { type: 'string', default: Object.keys(TEST_PATHS).join(',') },
+  },
+})
+const DURATION = Number(options.duration)
+const ROUNDS = Number(options.rounds)
+const WARMUP = Number(options.warmup)
+const CONNECTIONS = options.connections.split(',').map(Number)
+const TESTS = options.tests.split(',') as (keyof typeof TEST_PATHS)[]
+for (const t of TESTS) if (!(t in TEST_PATHS)) throw new Error(`unknown test ${t}`)
+
+const SERVERS = [
+  ['fw', 'bench/techempower/server.mjs'],
+  ['fastify', 'bench/techempower/fastify.mjs'],
+  ['polka', 'bench/techempower/polka.mjs'],
+] as const
+type Name = (typeof SERVERS)[number][0]
+
+const children = new Set<ChildProcess>()
+let dropDatabase: (() => Promise<void>) | undefined
+async function cleanUp(): Promise<void> {
+  for (const child of children) child.kill('SIGKILL')
+  children.clear()
+  const drop = dropDatabase
+  dropDatabase = undefined
+  await drop?.()
+}
+for (const signal of ['SIGINT', 'SIGTERM'] as const)
+  process.once(signal, () => {
+    cleanUp().finally(() => process.exit(130))
+  })
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number }
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+/** CPU time of a process so far, in µs (utime + stime from /proc, clock ticks of 10 ms). */
+function cpuMicros(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'latin1')
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  return (Number(fields[11]) + Number(fields[12])) * 10_000
+}
+
+interface Server {
+  readonly name: Name
+  readonly url: string
+  readonly pid: number
+}
+
+async function start(name: Name, file: string, url: string, tsx: boolean): Promise<Server> {
+  const port = await freePort()
+  const child = spawn(
+    process.execPath,
+    [...(tsx ? ['--import', 'tsx', '-C', 'fw-source'] : []), join(root, file)],
+    {
+      cwd: root,
+      stdio: ['ignore', 'ignore', 'inherit'],
+      env: { ...process.env, NODE_ENV: 'production', PORT: String(port), DATABASE_URL: url },
+    },
+  )
+  children.add(child)
+  const base = `http://127.0.0.1:${port}`
+  for (const deadline = Date.now() + 30_000; Date.now() < deadline; await sleep(100)) {
+    if (child.exitCode !== null) throw new Error(`${name} exited with code ${child.exitCode}`)
+    const ok = await fetch(`${base}/json`).then(
+      (r) => r.ok,
+      () => false,
+    )
+    if (ok) return { name, url: base, pid: child.pid as number }
+  }
+  throw new Error(`${name} did not answer /json within 30 s`)
+}
+
+interface WrkResult {
+  readonly requests: number
+  readonly seconds: number
+  readonly errors: string | undefined
+}
+
+function wrk(url: string, connections: number, seconds: number, pipeline: boolean) {
+  const args = ['-t2', `-c${connections}`, `-d${seconds}s`, '--timeout', '5s']
+  if (pipeline) args.push('-s', join(root, 'bench/techempower/pipeline.lua'))
+  args.push(url)
+  if (pipeline) args.push('--', '16')
+  return new Promise<WrkResult>((resolve, reject) => {
+    execFile('/usr/bin/wrk', args, { timeout: (seconds + 30) * 1000 }, (error, stdout) => {
+      if (error) return reject(error)
+      const m = /(\d+) requests in ([\d.]+)(m?s)/.exec(stdout)
+      if (m === null) return reject(new Error(`unreadable wrk output:\n${stdout}`))
+      const errors = [
+        /Socket errors: [^\n]*/.exec(stdout)?.[0],
+        /Non-2xx or 3xx responses: \d+/.exec(stdout)?.[0],
+      ].filter((e) => e !== undefined)
+      resolve({
+        requests: Number(m[1]),
+        seconds: Number(m[2]) / (m[3] === 'ms' ? 1000 : 1),
+        errors: errors.length > 0 ? errors.join('; ') : undefined,
+      })
+    })
+  })
+}
+
+interface Sample {
+  readonly rate: number
+  readonly cpu: number
+}
+
+async function load(server: Server, path: string, connections: number, seconds: number) {
+  const before = cpuMicros(server.pid)
+  const r = await wrk(server.url + path, connections, seconds, path === '/plaintext')
+  const cpu = cpuMicros(server.pid) - before
+  if (r.errors !== undefined)
+    throw new Error(`${server.name} ${path} at ${connections} connections: ${r.errors}`)
+  return { rate: r.requests / r.seconds, cpu: cpu / r.requests } satisfies Sample
+}
+
+const fmt = (n: number): string => Math.round(n).toLocaleString('en-US')
+
+async function main(): Promise<void> {
+  const base =
+    process.env.FW_BENCH_POSTGRES_URL ??
+    (/^postgres(ql)?:/.test(process.env.DATABASE_URL ?? '')
+      ? (process.env.DATABASE_URL as string)
+      : 'postgresql://postgres@127.0.0.1:5432/test')
+  const db = await createTestDatabase({ DATABASE_URL: base })
+  dropDatabase = () => db.drop()
+  const client = new pg.Client({ connectionString: db.url })
+  await client.connect()
+  for (const statement of SCHEMA_STATEMENTS) await client.query(statement)
+  const readWorld: ReadWorld = async (ids) => {
+    const { rows } = await client.query<{ id: number; randomnumber: number }>(
+      'select id, randomnumber from world where id = any($1::integer[])',
+      [ids],
+    )
+    return new Map(rows.map((r) => [r.id, r.randomnumber]))
+  }
+
+  const command = fwCommand()
+  const tsx = !command.built
+  console.log(
+    `techempower: ${tsx ? 'sources through tsx (dist/ not up to date), all three servers alike' : 'built fw (dist/), plain node'}; node ${process.version}; wrk 2 threads; ${ROUNDS} × ${DURATION} s per server, test and connection count`,
+  )
+  const servers = await Promise.all(SERVERS.map(([n, f]) => start(n, f, db.url, tsx)))
+
+  let failed = false
+  for (const server of servers) {
+    const problems = await verifyTechEmpower(server.url, readWorld)
+    console.log(`verify ${server.name}: ${problems.length === 0 ? 'passes' : 'FAILS'}`)
+    for (const p of problems) console.log(`  ${p}`)
+    failed ||= problems.length > 0
+  }
+  await client.end()
+  if (failed) throw new Error('verification failed: not measuring')
+
+  const rows: { test: string; connections: number; by: Record<Name, Sample> }[] = []
+  for (const test of TESTS) {
+    const path = TEST_PATHS[test]
+    for (const [i, connections] of CONNECTIONS.entries()) {
+      if (i === 0 && WARMUP > 0) for (const s of servers) await load(s, path, connections, WARMUP)
+      const samples = new Map<Name, Sample[]>(servers.map((s) => [s.name, []]))
+      for (let round = 0; round < ROUNDS; round++) {
+        for (let k = 0; k < servers.length; k++) {
+          const s = servers[(k + round + i) % servers.length] as Server
+          samples.get(s.name)?.push(await load(s, path, connections, DURATION))
+        }
+      }
+      const by = Object.fromEntries(
+        [...samples].map(([name, list]) => [
+          name,
+          { rate: median(list.map((x) => x.rate)), cpu: median(list.map((x) => x.cpu)) },
+        ]),
+      ) as Record<Name, Sample>
+      rows.push({ test, connections, by })
+      console.log(
+        `  ${test.padEnd(9)} c=${String(connections).padEnd(3)}  fw ${fmt(by.fw.rate).padStart(7)} req/s ${by.fw.cpu.toFixed(0).padStart(4)} µs  fastify ${fmt(by.fastify.rate).padStart(7)} ${by.fastify.cpu.toFixed(0).padStart(4)} µs  polka ${fmt(by.polka.rate).padStart(7)} ${by.polka.cpu.toFixed(0).padStart(4)} µs  fw/fastify ${(by.fw.rate / by.fastify.rate).toFixed(2)}  fw/polka ${(by.fw.rate / by.polka.rate).toFixed(2)}  CPU fastify/fw ${(by.fastify.cpu / by.fw.cpu).toFixed(2)} polka/fw ${(by.polka.cpu / by.fw.cpu).toFixed(2)}`,
+      )
+    }
+  }
+  const lowest = (peer: Name): string => {
+    let min = { ratio: Infinity, at: '' }
+    for (const r of rows) {
+      const ratio = r.by.fw.rate / r.by[peer].rate
+      if (ratio < min.ratio) min = { ratio, at: `${r.test}@${r.connections}` }
+    }
+    return `${min.ratio.toFixed(2)} (${min.at})`
+  }
+  console.log(`techempower: fw/fastify min ${lowest('fastify')} fw/polka min ${lowest('polka')}`)
+}
+
+try {
+  await main()
+} catch (error) {
+  console.error(error instanceof Error ? error.message : error)
+  process.exitCode = 1
+} finally {
+  await cleanUp()
+}
