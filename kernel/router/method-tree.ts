@@ -7,54 +7,68 @@ interface ParamLink {
   readonly node: MethodNode
 }
 
-/** A static child in a hash bucket; `next` chains the (rare) children whose hashes collide. */
+/** A static child in a node's hash table, with the hash of its segment. */
 interface StaticChild {
   readonly key: string
+  readonly hash: number
   readonly node: MethodNode
-  readonly next: StaticChild | undefined
 }
 
 /**
  * A node of the tree of one HTTP method. Every field exists on every node (one hidden class).
  * Static children are found without slicing the path: up to four are compared in place; more sit
- * in a Map keyed by a hash of the segment computed while scanning for the next `/`, which costs a
- * fraction of slicing the segment and hashing the fresh string.
+ * in an open-addressing hash table (linear probing, at most half full) keyed by a hash of the
+ * segment computed while scanning for the next `/`, which costs a fraction of slicing the segment
+ * and hashing the fresh string, and a probe of a plain array a fraction of a Map's `get`.
  */
 export class MethodNode {
   entry: TreeEntry | undefined = undefined
   variants: Map<string, TreeEntry> | undefined = undefined
   single: string | undefined = undefined
   singleNode: MethodNode | undefined = undefined
+  /** `single` when it holds no `%` (the walk then compares it in place), else undefined. */
+  plainSingle: string | undefined = undefined
   keys: string[] | undefined = undefined
   kids: MethodNode[] | undefined = undefined
-  index: Map<number, StaticChild> | undefined = undefined
+  table: (StaticChild | undefined)[] | undefined = undefined
+  /** `32 - log2(table.length)`: a hash's slot is its Fibonacci product's top bits. */
+  shift = 0
   /** Constrained placeholders first, the unconstrained one last. */
   params: ParamLink[] | undefined = undefined
 
   /** Sets the static children. */
   setChildren(children: readonly (readonly [string, MethodNode])[]): void {
-    if (children.length === 1) [this.single, this.singleNode] = children[0] as [string, MethodNode]
+    if (children.length === 1) {
+      ;[this.single, this.singleNode] = children[0] as [string, MethodNode]
+      if (!this.single.includes('%')) this.plainSingle = this.single
+    }
     if (children.length < 2) return
     if (children.length <= SHORT_LIST) {
       this.keys = children.map(([key]) => key)
       this.kids = children.map(([, node]) => node)
       return
     }
-    const index = new Map<number, StaticChild>()
+    let bits = 1
+    while (1 << bits < children.length * 2) bits++
+    const table = new Array<StaticChild | undefined>(1 << bits).fill(undefined)
+    const mask = table.length - 1
     for (const [key, node] of children) {
-      const h = segmentHash(key, 0, key.length)
-      index.set(h, { key, node, next: index.get(h) })
+      const hash = segmentHash(key, 0, key.length)
+      let slot = Math.imul(hash, FIBONACCI) >>> (32 - bits)
+      while (table[slot] !== undefined) slot = (slot + 1) & mask
+      table[slot] = { key, hash, node }
     }
-    this.index = index
+    this.table = table
+    this.shift = 32 - bits
   }
 
   /** The static child called `segment` (already decoded), if any. */
   child(segment: string): MethodNode | undefined {
     if (this.single !== undefined) return segment === this.single ? this.singleNode : undefined
     if (this.keys !== undefined) return this.kids?.[this.keys.indexOf(segment)]
-    return this.index === undefined
+    return this.table === undefined
       ? undefined
-      : lookup(this.index, segmentHash(segment, 0, segment.length), segment, 0, segment.length)
+      : lookup(this, segmentHash(segment, 0, segment.length), segment, 0, segment.length)
   }
 }
 
@@ -71,17 +85,24 @@ function segmentHash(s: string, start: number, end: number): number {
 // Hashes are cut to 30 bits so that they stay small integers (Smis), which a Map hashes fastest.
 const SMI = 0x3fffffff
 
+// 2^32 / φ: multiplying by it spreads nearby hashes (`r1`, `r2`, …) over the whole table.
+const FIBONACCI = 0x9e3779b1 | 0
+
+/** The static child of `node` (which has a table) whose segment is `path[start, end)`, hashing to `h`. */
 function lookup(
-  index: Map<number, StaticChild>,
+  node: MethodNode,
   h: number,
   path: string,
   start: number,
   end: number,
 ): MethodNode | undefined {
-  for (let c = index.get(h); c !== undefined; c = c.next) {
-    if (c.key.length === end - start && sameAt(path, start, c.key)) return c.node
+  const table = node.table as (StaticChild | undefined)[]
+  const mask = table.length - 1
+  for (let slot = Math.imul(h, FIBONACCI) >>> node.shift; ; slot = (slot + 1) & mask) {
+    const c = table[slot]
+    if (c === undefined) return undefined
+    if (c.hash === h && c.key.length === end - start && sameAt(path, start, c.key)) return c.node
   }
-  return undefined
 }
 
 /** True when `key` occurs in `path` at `start`; a plain loop beats `startsWith` on short segments. */
@@ -105,10 +126,12 @@ export class MethodTree {
    */
   readonly #statics = new Map<string, MethodNode>()
   /**
-   * Which lengths static keys have (256 standing for any longer one): a path of another length
-   * skips the probe, and with it hashing a fresh string that cannot be a key.
+   * For each length of a static key (256 standing for any longer one), a bit per last character
+   * (its code mod 32) that such a key ends with: a path whose length and last character no key has
+   * skips the probe, and with it hashing a fresh string that cannot be a key. Paths with a
+   * placeholder value (`/items/42`) mostly end in characters static paths do not.
    */
-  readonly #lengths = new Uint8Array(257)
+  readonly #tails = new Uint32Array(257)
   readonly root: MethodNode
 
   constructor(root: MethodNode) {
@@ -118,8 +141,10 @@ export class MethodTree {
   /** Indexes a static path (normalised: no leading or trailing slash) for the fast path. */
   addStatic(path: string, node: MethodNode): void {
     this.#statics.set(path, node).set(`/${path}`, node)
-    this.#lengths[Math.min(path.length, 256)] = 1
-    this.#lengths[Math.min(path.length + 1, 256)] = 1
+    // The empty path ("" and "/") ends in "/" when it has a character at all.
+    const bit = 1 << ((path === '' ? 47 : path.charCodeAt(path.length - 1)) & 31)
+    this.#tails[Math.min(path.length, 256)]! |= bit
+    this.#tails[Math.min(path.length + 1, 256)]! |= bit
   }
 
   /** The entry for `path` (leading/trailing slashes ignored, `?…` split off), writing placeholder values into `values`. */
@@ -129,7 +154,8 @@ export class MethodTree {
     if (stop === -1) stop = path.length
     else if (query === undefined)
       query = stop + 1 === path.length ? undefined : path.slice(stop + 1)
-    if (this.#lengths[stop < 256 ? stop : 256] === 1) {
+    const last = stop === 0 ? 47 : path.charCodeAt(stop - 1)
+    if (((this.#tails[stop < 256 ? stop : 256]! >>> (last & 31)) & 1) === 1) {
       const node = this.#statics.get(stop === path.length ? path : path.slice(0, stop))
       if (node !== undefined) {
         const entry = leafEntry(node, query)
@@ -139,12 +165,19 @@ export class MethodTree {
     let start = 0
     while (start < stop && path.charCodeAt(start) === 47) start++
     while (stop > start && path.charCodeAt(stop - 1) === 47) stop--
-    const percent = path.indexOf('%', start)
-    if (percent !== -1 && percent < stop)
-      return walkDecoded(this.root, path.slice(start, stop), query, values)
-    return walk(this.root, path, start, stop, query, values, 0)
+    const entry = walk(this.root, path, start, stop, query, values, 0)
+    return entry === ENCODED
+      ? walkDecoded(this.root, path.slice(start, stop), query, values)
+      : entry
   }
 }
+
+/**
+ * What the walk answers when it meets a `%` in a segment it has to look at: the path is walked
+ * again, split and decoded. Any branch reaching that segment would see it, and a walk that fails
+ * before it fails the same way decoded (the segments before it hold no `%`).
+ */
+const ENCODED = Object.freeze({}) as TreeEntry
 
 function leafEntry(node: MethodNode, query: string | undefined): TreeEntry | undefined {
   if (query !== undefined && node.variants !== undefined) {
@@ -154,9 +187,10 @@ function leafEntry(node: MethodNode, query: string | undefined): TreeEntry | und
   return node.entry
 }
 
-// Recursion depth is bounded by the depth of the tree, not by the number of segments in the path.
-// `n` is the number of placeholder values written so far. (An iterative walk with an explicit
-// stack of alternatives measured no faster, so the plain recursion stays.)
+// Recursion depth is bounded by the depth of the tree, not by the number of segments in the path;
+// a step with nothing to come back to (no placeholder after a static child, a single
+// unconstrained placeholder) loops instead of recursing. `n` is the number of placeholder values
+// written so far.
 function walk(
   node: MethodNode,
   path: string,
@@ -166,50 +200,75 @@ function walk(
   values: string[],
   n: number,
 ): TreeEntry | undefined {
-  if (start >= stop) return leafEntry(node, query)
-  // Scan to the end of the segment by hand: for short segments this is cheaper than indexOf.
-  let end = start
-  let child: MethodNode | undefined
-  const index = node.index
-  if (index !== undefined) {
-    let h = 0
-    for (; end < stop; end++) {
-      const c = path.charCodeAt(end)
-      if (c === 47) break
-      h = (Math.imul(h, 31) + c) | 0
-    }
-    child = lookup(index, h & SMI, path, start, end)
-  } else {
-    while (end < stop && path.charCodeAt(end) !== 47) end++
-    const single = node.single
-    const keys = node.keys
-    if (single !== undefined) {
-      if (single.length === end - start && sameAt(path, start, single)) child = node.singleNode
-    } else if (keys !== undefined) {
-      for (let i = 0; i < keys.length; i++) {
-        const key = keys[i] as string
-        if (key.length === end - start && sameAt(path, start, key)) {
-          child = (node.kids as MethodNode[])[i]
-          break
+  for (;;) {
+    if (start >= stop) return leafEntry(node, query)
+    let end = start
+    let child: MethodNode | undefined
+    const single = node.plainSingle
+    if (
+      single !== undefined &&
+      sameAt(path, start, single) &&
+      (start + single.length === stop || path.charCodeAt(start + single.length) === 47)
+    ) {
+      // The only static child matches in place: no scan for the segment's end.
+      end = start + single.length
+      child = node.singleNode
+    } else if (node.table !== undefined) {
+      // Scan to the end of the segment by hand, hashing it: cheaper than indexOf and a slice.
+      let h = 0
+      for (; end < stop; end++) {
+        const c = path.charCodeAt(end)
+        if (c === 47) break
+        if (c === 37) return ENCODED
+        h = (Math.imul(h, 31) + c) | 0
+      }
+      child = lookup(node, h & SMI, path, start, end)
+    } else {
+      for (; end < stop; end++) {
+        const c = path.charCodeAt(end)
+        if (c === 47) break
+        if (c === 37) return ENCODED
+      }
+      const keys = node.keys
+      if (single === undefined && node.single !== undefined) {
+        const key = node.single
+        if (key.length === end - start && sameAt(path, start, key)) child = node.singleNode
+      } else if (keys !== undefined) {
+        for (let i = 0; i < keys.length; i++) {
+          const key = keys[i] as string
+          if (key.length === end - start && sameAt(path, start, key)) {
+            child = (node.kids as MethodNode[])[i]
+            break
+          }
         }
       }
     }
+    const links = node.params
+    if (child !== undefined) {
+      if (links === undefined) {
+        node = child
+        start = end + 1
+        continue
+      }
+      const entry = walk(child, path, end + 1, stop, query, values, n)
+      if (entry !== undefined) return entry
+    }
+    if (links === undefined || !isParamValue(path, start, end)) return undefined
+    const value = path.slice(start, end)
+    const last = links[links.length - 1] as ParamLink
+    for (let i = 0; i < links.length - 1; i++) {
+      const link = links[i] as ParamLink
+      if (link.re !== undefined && !link.re.test(value)) continue
+      values[n] = value
+      const entry = walk(link.node, path, end + 1, stop, query, values, n + 1)
+      if (entry !== undefined) return entry
+    }
+    // The last alternative: nothing to come back to after it.
+    if (last.re !== undefined && !last.re.test(value)) return undefined
+    values[n++] = value
+    node = last.node
+    start = end + 1
   }
-  if (child !== undefined) {
-    const entry = walk(child, path, end + 1, stop, query, values, n)
-    if (entry !== undefined) return entry
-  }
-  const links = node.params
-  if (links === undefined || !isParamValue(path, start, end)) return undefined
-  const value = path.slice(start, end)
-  for (let i = 0; i < links.length; i++) {
-    const link = links[i] as ParamLink
-    if (link.re !== undefined && !link.re.test(value)) continue
-    values[n] = value
-    const entry = walk(link.node, path, end + 1, stop, query, values, n + 1)
-    if (entry !== undefined) return entry
-  }
-  return undefined
 }
 
 /** The walk for a path holding `%`: segments are split first, then decoded (malformed → no match). */

@@ -41,7 +41,8 @@ class TreeNode {
 export class RouteTree {
   readonly #root = new TreeNode()
   readonly #leaves: Leaf[] = []
-  readonly #byMethod = new Map<string, MethodTree>()
+  /** Each method in upper and lower case: its tree, or null when no route answers it. */
+  readonly #byMethod = new Map<string, MethodTree | null>()
 
   /** Places a compiled route; an optional last placeholder places it with and without that segment. */
   insert(compiled: CompiledRoute): void {
@@ -74,7 +75,11 @@ export class RouteTree {
     for (const method of HTTP_METHODS) {
       const statics = new Map<string, MethodNode>()
       const root = project(this.#root, method, '', statics)
-      if (root === undefined) continue // no route answers this method: find() stops at once
+      if (root === undefined) {
+        // No route answers this method: find() stops at the first probe.
+        this.#byMethod.set(method, null).set(method.toLowerCase(), null)
+        continue
+      }
       const tree = new MethodTree(root)
       for (const [path, node] of statics) tree.addStatic(path, node)
       this.#byMethod.set(method, tree)
@@ -84,7 +89,9 @@ export class RouteTree {
 
   /** The tree of one method (upper or lower case); undefined for an unknown method or one no route answers. */
   method(method: string): MethodTree | undefined {
-    return this.#byMethod.get(method) ?? this.#byMethod.get(method.toUpperCase())
+    const tree = this.#byMethod.get(method)
+    if (tree !== undefined) return tree ?? undefined
+    return this.#byMethod.get(method.toUpperCase()) ?? undefined
   }
 
   /** Adds to `out` every method answered on `path` by any route whose pattern matches it. */

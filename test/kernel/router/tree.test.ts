@@ -125,4 +125,41 @@ test('matches a thousand routes as it matches ten', () => {
   assert.is(r.find('GET', '/r1000/static'), undefined)
 })
 
+test('finds every one of many static siblings, and only those', () => {
+  const r = new Router()
+  for (let i = 0; i < 300; i++) r.get(`s${i}/items/{id}`, `S${i}@show`)
+  r.get('s7/items/{id}/tags/{tag}', 'Tags@show')
+  for (const i of [0, 1, 9, 10, 99, 100, 299])
+    assert.equal(r.find('GET', `/s${i}/items/4`)?.route.handler, `S${i}@show`, `s${i}`)
+  assert.equal(r.find('GET', '/s7/items/4/tags/x')?.params, { id: '4', tag: 'x' })
+  for (const path of [
+    '/s300/items/4',
+    '/s/items/4',
+    '/s1x/items/4',
+    '/s7/items/4/tags',
+    '/s7/items',
+  ])
+    assert.is(r.find('GET', path), undefined, path)
+})
+
+test('decodes a segment holding % wherever it comes, and never compares one raw', () => {
+  const r = new Router()
+  // A declared segment is compared with the decoded request segment: "100%25" decodes to "100%".
+  r.get('rates/100%25', 'Rates@full')
+  r.get('users/{id}/files/{name}', 'Files@show')
+  assert.is(r.find('GET', '/rates/100%25'), undefined)
+  assert.is(r.find('GET', '/rates/100%'), undefined)
+  assert.equal(r.find('GET', '/users/7/files/a%20b')?.params, { id: '7', name: 'a b' })
+  assert.equal(r.find('GET', '/users/7/%66iles/x')?.params, { id: '7', name: 'x' })
+  assert.is(r.find('GET', '/users/7/files/%zz'), undefined)
+})
+
+test('answers no match at once for a method no route answers, in any case', () => {
+  const r = router()
+  assert.is(r.find('PUT', '/a/b'), undefined)
+  assert.is(r.find('put', '/a/b'), undefined)
+  assert.equal(r.find('post', '/a/b')?.route.handler, 'A@store')
+  assert.equal(r.allowedMethodsFor('PUT', '/a/b'), ['GET', 'HEAD', 'POST'])
+})
+
 test.run()
