@@ -144,12 +144,29 @@ interface Sample {
   readonly cpu: number
 }
 
+/**
+ * Waits until `server` answers `/db` within 100 ms (at most 30 s): when wrk stops, the statements
+ * its requests queued in a pool still run, and would load the next measurement.
+ */
+async function settle(server: Server): Promise<void> {
+  for (const deadline = Date.now() + 30_000; Date.now() < deadline; await sleep(100)) {
+    const started = Date.now()
+    const ok = await fetch(`${server.url}/db`).then(
+      (r) => r.ok,
+      () => false,
+    )
+    if (ok && Date.now() - started < 100) return
+  }
+}
+
 async function load(server: Server, path: string, connections: number, seconds: number) {
+  await settle(server)
   const before = cpuMicros(server.pid)
   const r = await wrk(server.url + path, connections, seconds, path === '/plaintext')
   const cpu = cpuMicros(server.pid) - before
-  if (r.errors !== undefined)
-    throw new Error(`${server.name} ${path} at ${connections} connections: ${r.errors}`)
+  const at = `${server.name} ${path} at ${connections} connections`
+  if (r.errors !== undefined) throw new Error(`${at}: ${r.errors}`)
+  if (r.requests === 0) throw new Error(`${at}: no request answered in ${seconds} s`)
   return { rate: r.requests / r.seconds, cpu: cpu / r.requests } satisfies Sample
 }
 

@@ -259,7 +259,7 @@ export async function verifyTechEmpower(base: string, readWorld: ReadWorld): Pro
       problems.push(`${name}: Date "${String(a)}" did not change a second later (cached)`)
   })
 
-  const [json, plaintext, db, , fortunes] = first as Answer[]
+  const [json, plaintext, , , fortunes] = first as Answer[]
   const hello = parseJson(json as Answer, 'json', problems)
   if (JSON.stringify(hello) !== '{"message":"Hello, World!"}')
     problems.push(`json: body ${JSON.stringify(hello)}, expected {"message":"Hello, World!"}`)
@@ -269,7 +269,8 @@ export async function verifyTechEmpower(base: string, readWorld: ReadWorld): Pro
   if (answered !== 16) problems.push(`plaintext: ${answered} of 16 pipelined requests answered`)
   checkFortunes(fortunes as Answer, 'fortunes', problems)
 
-  const world = parseJson(db as Answer, 'db', problems)
+  // A request of its own: the batches above ran updates beside it, which may have changed the row.
+  const world = parseJson(await get(`${base}/db`), 'db', problems)
   if (checkWorld(world, 'db', problems)) {
     const stored = (await readWorld([world.id])).get(world.id)
     if (stored !== world.randomNumber)
