@@ -113,6 +113,11 @@ declare module 'fw' {
     auth: {
       /** Access-token lifetime in seconds; unset or 0: tokens do not expire by time. */
       token_ttl: number | undefined
+      /**
+       * The scheme of `Authorization: <scheme> <token>` that carries an access token (`Bearer`;
+       * RealWorld clients send `Token`), matched case-insensitively; an RFC 7235 token.
+       */
+      token_scheme: string
     }
     oauth: {
       /** The authorization server's private key file (PEM), relative to the app root. */
@@ -138,11 +143,18 @@ export default definePlugin<AuthOptions | undefined, AuthApi>({
   optionalDependsOn: ['views', 'health', 'debug'],
   config: {
     defaults: {
-      auth: { token_ttl: undefined },
+      auth: { token_ttl: undefined, token_scheme: 'Bearer' },
       oauth: { private_key: 'var/keys/private.key', public_key: 'var/keys/public.key' },
     },
     schema: {
       'auth.token_ttl': 'integer?',
+      'auth.token_scheme': {
+        kind: 'string',
+        check: (v) =>
+          /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(v)
+            ? undefined
+            : 'use an HTTP authentication scheme name such as Bearer or Token',
+      },
       'oauth.private_key': 'string',
       'oauth.public_key': 'string',
     },

@@ -10,29 +10,54 @@ export interface PresentedToken {
   readonly source: AuthSource
 }
 
-const BEARER = /^bearer[ \t]+([^\s]+)[ \t]*$/i
+/** The `Authorization` value and the scheme prefix of `scheme`, compiled once per scheme. */
+interface SchemePatterns {
+  readonly header: RegExp
+  readonly prefix: RegExp
+}
+
+const patterns = new Map<string, SchemePatterns>()
+
+function patternsOf(scheme: string): SchemePatterns {
+  let found = patterns.get(scheme)
+  if (found === undefined) {
+    // The config rule admits only an RFC 7235 token, which holds no RegExp syntax but `.`, `$`,
+    // `*`, `+`, `^`, `|`, escaped here.
+    const name = scheme.replace(/[.*+^$|\\]/g, '\\$&')
+    found = {
+      header: new RegExp(`^${name}[ \\t]+([^\\s]+)[ \\t]*$`, 'i'),
+      prefix: new RegExp(`^${name}[ \\t]+`, 'i'),
+    }
+    patterns.set(scheme, found)
+  }
+  return found
+}
 
 /**
- * The access token of a request: `Authorization: Bearer …` (scheme case-insensitive), else the
- * `accessToken` header, else the deprecated `userAuth` header.
+ * The access token of a request: `Authorization: <scheme> …` (config `auth.token_scheme`,
+ * `Bearer` by default or without the auth plugin; the scheme case-insensitive), else the
+ * `accessToken` header, else the deprecated `userAuth` header (either may carry the scheme in
+ * front of the token).
  */
 export function presentedToken(ctx: RequestContext): PresentedToken | undefined {
+  const config = ctx.kernel.config as { auth?: { token_scheme?: string } }
+  const { header, prefix } = patternsOf(config.auth?.token_scheme ?? 'Bearer')
   const authorization = ctx.header('authorization')
   if (authorization !== undefined) {
-    const m = BEARER.exec(authorization)
+    const m = header.exec(authorization)
     if (m) return { token: m[1]!, credential: 'accessToken', source: 'Authorization' }
   }
   const access = ctx.header('accesstoken')?.trim()
   if (access)
     return {
-      token: access.replace(/^bearer[ \t]+/i, ''),
+      token: access.replace(prefix, ''),
       credential: 'accessToken',
       source: 'accessToken',
     }
   const legacy = ctx.header('userauth')?.trim()
   if (legacy)
     return {
-      token: legacy.replace(/^bearer[ \t]+/i, ''),
+      token: legacy.replace(prefix, ''),
       credential: 'userAuth',
       source: 'userAuth',
     }
