@@ -30,12 +30,38 @@ export default tseslint.config(
     // down. Every promise in the framework's own code is awaited, returned, or given a handler
     // (`void` does not count: it silences the rule, not the rejection). Needs type information,
     // so it runs on the framework's sources and the playground only.
-    files: ['kernel/**/*.ts', 'plugins/**/*.ts', 'cli/**/*.ts', 'playground/**/*.ts'],
+    files: [
+      'kernel/**/*.ts',
+      'plugins/**/*.ts',
+      'cli/**/*.ts',
+      'playground/**/*.ts',
+      'examples/**/*.ts',
+    ],
     ignores: ['plugins/debug/toolbar/**'],
     languageOptions: { parserOptions: { projectService: true } },
     rules: {
       '@typescript-eslint/no-floating-promises': ['error', { ignoreVoid: false }],
       '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: false }],
+    },
+  },
+  {
+    // An example is an app built on fw's public API only: Node's modules, its own files, and
+    // `fw`, `fw/plugins/<name>`, `fw/testing`, `fw/cli`; never fw's sources by path, the
+    // playground, or a library fw happens to install.
+    files: ['examples/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(?!node:|\\.{1,2}/|fw$|fw/(plugins/[a-z-]+|testing|cli)$)',
+              message:
+                'An example imports only fw, fw/plugins/*, fw/testing, fw/cli, node: modules and its own files.',
+            },
+          ],
+        },
+      ],
     },
   },
   {

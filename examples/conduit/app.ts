@@ -1,0 +1,54 @@
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { createKernel, type AppFactory, type Kernel, type Logger } from 'fw'
+import auth from 'fw/plugins/auth'
+import database from 'fw/plugins/database'
+import logging from 'fw/plugins/logging'
+import openapi from 'fw/plugins/openapi'
+import { migrations } from './migrations.js'
+import conduit from './plugin.js'
+
+/** This folder: the app's root (`var/` for the database and logs). */
+export const root = dirname(fileURLToPath(import.meta.url))
+
+/**
+ * The key tokens are signed with outside production when `FW_APP_KEY` is not set: the example
+ * starts with one command. In production set `FW_APP_KEY` (`fw key:generate`); without it,
+ * registration and sign-in answer 500.
+ */
+const DEVELOPMENT_KEY = 'base64:Y29uZHVpdC1kZXZlbG9wbWVudC1rZXktbm90LWZvci1wcm9k'
+
+/**
+ * The RealWorld (Conduit) backend on fw: the database plugin (embedded PGlite in `var/db`, or
+ * PostgreSQL with `DATABASE_URL`), the auth plugin with `Authorization: Token <jwt>`, and the
+ * `conduit` plugin with the API under `/api`. `npm run example:conduit` serves it.
+ */
+export default function createApp({
+  env = process.env,
+  logger,
+}: {
+  /** The environment (`DATABASE_URL`, `FW_APP_KEY`, `PORT`, `NODE_ENV`, …). */
+  env?: NodeJS.ProcessEnv
+  /** Where failures go; default: the logging plugin, JSON lines in `var/log/conduit.log`. */
+  logger?: Logger
+} = {}): Kernel {
+  const production = env.NODE_ENV === 'production'
+  const kernel = createKernel({
+    root,
+    env,
+    logger,
+    config: {
+      app: { name: 'conduit', ...(production ? {} : { key: DEVELOPMENT_KEY }) },
+      auth: { token_scheme: 'Token' },
+      database: { url: `pglite://${join(root, 'var', 'db')}` },
+    },
+  })
+  if (logger === undefined) kernel.register(logging)
+  return kernel
+    .register(database, { entities: [], migrations })
+    .register(auth, { webLogin: false })
+    .register(openapi, { title: 'Conduit API' })
+    .register(conduit)
+}
+
+createApp satisfies AppFactory

@@ -1,0 +1,70 @@
+import { empty, type RequestContext } from 'fw'
+import {
+  isoDate,
+  PROFILE_COLUMNS,
+  profileOf,
+  query,
+  queryOne,
+  viewerId,
+  type Row,
+} from '../data.js'
+import { failure } from '../errors.js'
+
+const SELECT_COMMENTS = `select c.id, c.body, c.created_at, c.updated_at, ${PROFILE_COLUMNS}
+  from comments c join users u on u.id = c.author_id left join user_profiles p on p.user_id = u.id`
+
+function commentOf(row: Row) {
+  return {
+    id: row.id as number,
+    createdAt: isoDate(row.created_at),
+    updatedAt: isoDate(row.updated_at),
+    body: row.body as string,
+    author: profileOf(row),
+  }
+}
+
+/** The id of the article of `slug`, or a 404. */
+async function articleId(ctx: RequestContext): Promise<number> {
+  const row = await queryOne(ctx, 'select id from articles where slug = ?', [ctx.params.slug])
+  if (row === undefined) throw failure(404, 'article not found')
+  return row.id as number
+}
+
+/** An article's comments, oldest first (`GET /api/articles/{slug}/comments`): one statement. */
+export async function index(ctx: RequestContext) {
+  const id = await articleId(ctx)
+  const rows = await query(ctx, `${SELECT_COMMENTS} where c.article_id = ? order by c.id`, [
+    await viewerId(ctx),
+    id,
+  ])
+  return { comments: rows.map(commentOf) }
+}
+
+/** Comments on an article (`POST /api/articles/{slug}/comments`). */
+export async function create(ctx: RequestContext) {
+  const viewer = await viewerId(ctx)
+  const id = await articleId(ctx)
+  const { comment } = await ctx.body<{ comment: { body: string } }>()
+  const [inserted] = await query(
+    ctx,
+    'insert into comments (article_id, author_id, body) values (?, ?, ?) returning id',
+    [id, viewer, comment.body],
+  )
+  const row = await queryOne(ctx, `${SELECT_COMMENTS} where c.id = ?`, [viewer, inserted!.id])
+  return { comment: commentOf(row!) }
+}
+
+/** Deletes a comment (`DELETE /api/articles/{slug}/comments/{id}`): its author only, else 403. */
+export async function destroy(ctx: RequestContext) {
+  const viewer = await viewerId(ctx)
+  const id = await articleId(ctx)
+  const row = await queryOne(
+    ctx,
+    'select author_id from comments where id = ? and article_id = ?',
+    [Number(ctx.params.id), id],
+  )
+  if (row === undefined) throw failure(404, 'comment not found')
+  if (row.author_id !== viewer) throw failure(403, 'only its author may delete this comment')
+  await query(ctx, 'delete from comments where id = ?', [Number(ctx.params.id)])
+  return empty()
+}

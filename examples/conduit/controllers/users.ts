@@ -1,0 +1,125 @@
+import { json, type RequestContext } from 'fw'
+import { hashPassword, presentedToken, verifyPassword } from 'fw/plugins/auth'
+import { query, queryOne, type Row } from '../data.js'
+import { failure } from '../errors.js'
+
+/** The signed-in user as RealWorld shows it: the account, its profile and a token. */
+interface UserBody {
+  user: { email: string; token: string; username: string; bio: string | null; image: string | null }
+}
+
+function userBody(row: Row, token: string): UserBody {
+  return {
+    user: {
+      email: row.email as string,
+      token,
+      username: row.username as string,
+      bio: (row.bio as string | null) ?? null,
+      image: (row.image as string | null) ?? null,
+    },
+  }
+}
+
+const ACCOUNT_SQL = `select u.id, u.username, u.email, u.password_hash, p.bio, p.image
+  from users u left join user_profiles p on p.user_id = u.id`
+
+/** A 422 when another account already has this username or email (case-insensitively). */
+async function refuseTaken(
+  ctx: RequestContext,
+  fields: { username?: string; email?: string },
+  except = 0,
+): Promise<void> {
+  const taken = await query(
+    ctx,
+    `select lower(username) = lower(?) as username, lower(email) = lower(?) as email from users
+      where (lower(username) = lower(?) or lower(email) = lower(?)) and id <> ?`,
+    [fields.username ?? '', fields.email ?? '', fields.username ?? '', fields.email ?? '', except],
+  )
+  const messages: string[] = []
+  if (taken.some((r) => r.username === true)) messages.push('username has already been taken')
+  if (taken.some((r) => r.email === true)) messages.push('email has already been taken')
+  if (messages.length > 0) throw failure(422, ...messages)
+}
+
+/** Registers a user (`POST /api/users`, 201): the account through the auth plugin, and a token. */
+export async function register(ctx: RequestContext) {
+  const { user } = await ctx.body<{ user: { username: string; email: string; password: string } }>()
+  await refuseTaken(ctx, user)
+  const auth = ctx.kernel.plugin('auth')
+  const created = await auth.createUser({
+    username: user.username,
+    email: user.email,
+    password: user.password,
+  })
+  const { token } = await auth.issueToken(created.id)
+  return json(userBody({ ...created, bio: null, image: null }, token), 201)
+}
+
+let dummyHash: Promise<string> | undefined
+
+/**
+ * Signs in by email (`POST /api/users/login`). An unknown email costs the same scrypt work as a
+ * wrong password, and both answer the same 401.
+ */
+export async function login(ctx: RequestContext) {
+  const { user } = await ctx.body<{ user: { email: string; password: string } }>()
+  const row = await queryOne(ctx, `${ACCOUNT_SQL} where lower(u.email) = lower(?)`, [user.email])
+  const stored =
+    (row?.password_hash as string | undefined) ?? (await (dummyHash ??= hashPassword('')))
+  const ok = await verifyPassword(user.password, stored)
+  if (row === undefined || !ok) throw failure(401, 'email or password is invalid')
+  const { token } = await ctx.kernel.plugin('auth').issueToken(row.id as number)
+  return userBody(row, token)
+}
+
+/** The signed-in user's id (the route's middleware made sure there is one). */
+async function signedIn(ctx: RequestContext): Promise<number> {
+  return Number((await ctx.identity())!.id)
+}
+
+/** The signed-in user (`GET /api/user`), with the token they presented. */
+export async function current(ctx: RequestContext) {
+  const row = await queryOne(ctx, `${ACCOUNT_SQL} where u.id = ?`, [await signedIn(ctx)])
+  if (row === undefined) throw failure(401, 'unauthorized')
+  return userBody(row, presentedToken(ctx)!.token)
+}
+
+/** Updates the signed-in user (`PUT /api/user`): any of email, username, password, bio, image. */
+export async function update(ctx: RequestContext) {
+  const id = await signedIn(ctx)
+  const { user } = await ctx.body<{
+    user: {
+      email?: string
+      username?: string
+      password?: string
+      bio?: string | null
+      image?: string | null
+    }
+  }>()
+  await refuseTaken(ctx, user, id)
+  const sets: string[] = []
+  const bindings: unknown[] = []
+  for (const column of ['email', 'username'] as const) {
+    if (user[column] === undefined) continue
+    sets.push(`${column} = ?`)
+    bindings.push(user[column])
+  }
+  if (user.password !== undefined) {
+    sets.push('password_hash = ?')
+    bindings.push(await hashPassword(user.password))
+  }
+  if (sets.length > 0)
+    await query(ctx, `update users set ${sets.join(', ')} where id = ?`, [...bindings, id])
+  if (user.bio !== undefined || user.image !== undefined) {
+    // One statement creates the profile or changes only the fields given.
+    await query(
+      ctx,
+      `insert into user_profiles (user_id, bio, image) values (?, ?, ?)
+        on conflict (user_id) do update set
+          bio = case when ? then excluded.bio else user_profiles.bio end,
+          image = case when ? then excluded.image else user_profiles.image end`,
+      [id, user.bio ?? null, user.image ?? null, user.bio !== undefined, user.image !== undefined],
+    )
+  }
+  return current(ctx)
+}

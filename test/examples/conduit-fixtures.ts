@@ -1,0 +1,77 @@
+// The Conduit example under test: the app from its factory on a database of the suite's own
+// (PGlite in memory, or a fresh PostgreSQL database with DATABASE_URL), migrated, and helpers
+// that speak its API as a client would.
+import type { InjectResponse, Kernel } from 'fw'
+import { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
+import { createMemoryLogger, type MemoryLogger } from 'fw/testing'
+import createApp from '../../examples/conduit/app.js'
+
+export interface Conduit {
+  kernel: Kernel
+  logger: MemoryLogger
+  db: TestDatabase
+  close(): Promise<void>
+}
+
+export async function startConduit(): Promise<Conduit> {
+  const db = await createTestDatabase()
+  const logger = createMemoryLogger()
+  const kernel = createApp({ env: { DATABASE_URL: db.url, NODE_ENV: 'test' }, logger })
+  await kernel.boot()
+  await kernel.plugin('database').prepare()
+  return {
+    kernel,
+    logger,
+    db,
+    async close() {
+      await kernel.close()
+      await db.drop()
+    },
+  }
+}
+
+/** A request to the API: `body` as JSON, `token` as `Authorization: Token …`. */
+export function call(
+  kernel: Kernel,
+  method: string,
+  path: string,
+  options: { token?: string; body?: Record<string, unknown> } = {},
+): Promise<InjectResponse> {
+  return kernel.inject({
+    method,
+    url: `/api${path}`,
+    headers: {
+      accept: 'application/json',
+      ...(options.token === undefined ? {} : { authorization: `Token ${options.token}` }),
+    },
+    ...(options.body === undefined ? {} : { body: options.body }),
+  })
+}
+
+/** Registers `username` (email `<username>@conduit.test`, password `<username>-pass`): its token. */
+export async function register(kernel: Kernel, username: string): Promise<string> {
+  const res = await call(kernel, 'POST', '/users', {
+    body: { user: { username, email: `${username}@conduit.test`, password: `${username}-pass` } },
+  })
+  if (res.status !== 201) throw new Error(`register ${username}: ${res.status} ${res.body}`)
+  return res.json<{ user: { token: string } }>().user.token
+}
+
+/** Writes an article as the token's user: its slug. */
+export async function write(
+  kernel: Kernel,
+  token: string,
+  article: { title: string; description?: string; body?: string; tagList?: string[] },
+): Promise<string> {
+  const res = await call(kernel, 'POST', '/articles', {
+    token,
+    body: { article: { description: 'about it', body: 'the text', ...article } },
+  })
+  if (res.status !== 201) throw new Error(`write: ${res.status} ${res.body}`)
+  return res.json<{ article: { slug: string } }>().article.slug
+}
+
+/** RealWorld's error body. */
+export function errorsOf(res: InjectResponse): string[] {
+  return res.json<{ errors: { body: string[] } }>().errors.body
+}
