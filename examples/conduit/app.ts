@@ -44,11 +44,18 @@ export default function createApp({
     },
   })
   if (logger === undefined) kernel.register(logging)
-  return kernel
-    .register(database, { entities: [], migrations })
-    .register(auth, { webLogin: false })
-    .register(openapi, { title: 'Conduit API' })
-    .register(conduit)
+  return (
+    kernel
+      .register(database, { entities: [], migrations })
+      .register(auth, { webLogin: false })
+      // `fw api:docs`: the routes of `controllers/`, a signed-in route behind the token.
+      .register(openapi, {
+        title: 'Conduit API',
+        apiVersion: '1.1.0',
+        security: { 'conduit.signedIn': ['bearerAuth'] },
+      })
+      .register(conduit)
+  )
 }
 
 createApp satisfies AppFactory

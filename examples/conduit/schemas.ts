@@ -49,3 +49,172 @@ export const newArticle = wrapped(
 export const updateArticle = wrapped('article', { title: text, description: text, body: text })
 
 export const newComment = wrapped('comment', { body: text }, ['body'])
+
+// The responses, for the API document: what each operation answers, and RealWorld's error body.
+
+const nullable: JsonSchema = { type: 'string', nullable: true }
+const dateTime: JsonSchema = { type: 'string', format: 'date-time' }
+
+const profile: JsonSchema = {
+  type: 'object',
+  required: ['username', 'bio', 'image', 'following'],
+  properties: {
+    username: { type: 'string' },
+    bio: nullable,
+    image: nullable,
+    following: { type: 'boolean' },
+  },
+}
+
+const articleProperties = {
+  slug: { type: 'string' },
+  title: { type: 'string' },
+  description: { type: 'string' },
+  tagList: { type: 'array', items: { type: 'string' } },
+  createdAt: dateTime,
+  updatedAt: dateTime,
+  favorited: { type: 'boolean' },
+  favoritesCount: { type: 'integer' },
+  author: profile,
+} satisfies Record<string, JsonSchema>
+
+const listedArticle: JsonSchema = {
+  type: 'object',
+  required: Object.keys(articleProperties),
+  properties: articleProperties,
+}
+
+const article: JsonSchema = {
+  type: 'object',
+  required: [...Object.keys(articleProperties), 'body'],
+  properties: { ...articleProperties, body: { type: 'string' } },
+}
+
+const comment: JsonSchema = {
+  type: 'object',
+  required: ['id', 'createdAt', 'updatedAt', 'body', 'author'],
+  properties: {
+    id: { type: 'integer' },
+    createdAt: dateTime,
+    updatedAt: dateTime,
+    body: { type: 'string' },
+    author: profile,
+  },
+}
+
+const user: JsonSchema = {
+  type: 'object',
+  required: ['email', 'token', 'username', 'bio', 'image'],
+  properties: {
+    email: { type: 'string' },
+    token: { type: 'string' },
+    username: { type: 'string' },
+    bio: nullable,
+    image: nullable,
+  },
+}
+
+/** `{ "<key>": schema }`. */
+function one(key: string, schema: JsonSchema): JsonSchema {
+  return { type: 'object', required: [key], properties: { [key]: schema } }
+}
+
+/** RealWorld's error body: `{"errors": {"body": ["…"]}}`. */
+const errorBody: JsonSchema = one(
+  'errors',
+  one('body', { type: 'array', items: { type: 'string' } }),
+)
+
+const error = (description: string) => ({ description, schema: errorBody })
+
+/** The errors an operation can answer besides its success. */
+const unauthorized = { 401: error('No valid `Authorization: Token …`.') }
+const invalid = { 422: error('The body does not match (each problem a message).') }
+const notFound = { 404: error('No such article, profile or comment.') }
+const forbidden = { 403: error('Someone else’s article or comment.') }
+
+export const responses = {
+  user: { 200: { description: 'The user.', schema: one('user', user) }, ...invalid },
+  registered: { 201: { description: 'The new user.', schema: one('user', user) }, ...invalid },
+  signedIn: {
+    200: { description: 'The user.', schema: one('user', user) },
+    ...unauthorized,
+    ...invalid,
+  },
+  currentUser: {
+    200: { description: 'The signed-in user.', schema: one('user', user) },
+    ...unauthorized,
+    ...invalid,
+  },
+  profile: { 200: { description: 'The profile.', schema: one('profile', profile) }, ...notFound },
+  follow: {
+    200: { description: 'The profile.', schema: one('profile', profile) },
+    ...unauthorized,
+    ...notFound,
+  },
+  articles: {
+    200: {
+      description: 'A page of articles, newest first, and how many match.',
+      schema: {
+        type: 'object',
+        required: ['articles', 'articlesCount'],
+        properties: {
+          articles: { type: 'array', items: listedArticle },
+          articlesCount: { type: 'integer' },
+        },
+      },
+    },
+    ...invalid,
+  },
+  article: { 200: { description: 'The article.', schema: one('article', article) }, ...notFound },
+  created: {
+    201: { description: 'The new article.', schema: one('article', article) },
+    ...unauthorized,
+    ...invalid,
+  },
+  changed: {
+    200: { description: 'The article.', schema: one('article', article) },
+    ...unauthorized,
+    ...forbidden,
+    ...notFound,
+    ...invalid,
+  },
+  deleted: { 204: { description: 'Deleted.' }, ...unauthorized, ...forbidden, ...notFound },
+  comments: {
+    200: {
+      description: 'The comments, oldest first.',
+      schema: one('comments', { type: 'array', items: comment }),
+    },
+    ...notFound,
+  },
+  comment: {
+    200: { description: 'The new comment.', schema: one('comment', comment) },
+    ...unauthorized,
+    ...notFound,
+    ...invalid,
+  },
+  tags: {
+    200: {
+      description: 'The tags in use.',
+      schema: one('tags', { type: 'array', items: { type: 'string' } }),
+    },
+  },
+}
+
+/** The query parameters of a list (`limit` 1–100, default 20; `offset` from 0). */
+export const paging = {
+  limit: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
+  offset: { type: 'integer', minimum: 0, default: 0 },
+} satisfies Record<string, JsonSchema>
+
+export const listQuery: JsonSchema = {
+  type: 'object',
+  properties: {
+    tag: { type: 'string', description: 'Articles with this tag.' },
+    author: { type: 'string', description: 'Articles by this username.' },
+    favorited: { type: 'string', description: 'Articles this username favorited.' },
+    ...paging,
+  },
+}
+
+export const feedQuery: JsonSchema = { type: 'object', properties: paging }

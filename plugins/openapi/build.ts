@@ -24,6 +24,13 @@ export interface DocumentInfo {
   readonly servers: readonly string[]
   /** `info.license`: the app's package.json `license`, when it has one. */
   readonly license?: { readonly name: string; readonly url?: string }
+  /**
+   * The scheme of `Authorization` that carries an access token (the auth plugin's
+   * `auth.token_scheme`). Default `Bearer`: `bearerAuth` is HTTP bearer authentication; any other
+   * (`Token`) is not an HTTP scheme OpenAPI can name, so `bearerAuth` becomes the `Authorization`
+   * header as an API key, its description saying how to write it.
+   */
+  readonly tokenScheme?: string
 }
 
 /** Which schemes a route requires, from its middleware and permissions. */
@@ -33,6 +40,19 @@ const SCHEMES = {
   apiKey: { type: 'apiKey', in: 'header', name: 'apiKey' },
   bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
 } as const
+
+/** The security scheme object of `name` under `info`'s token scheme. */
+function schemeObject(name: SecurityName, info: DocumentInfo) {
+  const token = info.tokenScheme
+  if (name !== 'bearerAuth' || token === undefined || token.toLowerCase() === 'bearer')
+    return SCHEMES[name]
+  return {
+    type: 'apiKey',
+    in: 'header',
+    name: 'Authorization',
+    description: `An access token (JWT) as \`Authorization: ${token} <token>\`.`,
+  } as const
+}
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'patch'] as const
 type DocumentedMethod = (typeof METHODS)[number]
@@ -213,7 +233,7 @@ export async function buildDocument(
     paths.set(path, item)
   }
   for (const path of [...paths.keys()].sort()) builder.addPath(path, paths.get(path)!)
-  for (const name of [...used].sort()) builder.addSecurityScheme(name, SCHEMES[name])
+  for (const name of [...used].sort()) builder.addSecurityScheme(name, schemeObject(name, info))
   for (const [name, description] of [...tags].sort(([a], [b]) => a.localeCompare(b)))
     builder.addTag({ name, description: description ?? `The ${name} operations.` })
   if (paths.size > 0) builder.addSchema('Error', ERROR_SCHEMA)

@@ -3,6 +3,7 @@
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import type { Kernel, Middleware, Route } from 'fw'
+import type {} from 'fw/plugins/auth'
 import type { OpenAPIObject } from 'openapi3-ts/oas30'
 import {
   buildDocument,
@@ -161,6 +162,7 @@ export async function generateDocument(
     version: options.apiVersion ?? '1.0.0',
     servers: options.servers ?? [],
     license: licenseOf(root),
+    ...(kernel.hasPlugin('auth') ? { tokenScheme: kernel.config.auth.token_scheme } : {}),
   }
   const securityOf = securityResolver(kernel, options.security ?? {})
   const built = await buildDocument(await scanRoutes(routes, dir, namespace), info, securityOf)

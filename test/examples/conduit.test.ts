@@ -368,10 +368,12 @@ test('comments: add, list (guest and signed in), delete by the author only (403)
       .status,
     404,
   )
-  assert.is(
-    (await call(app.kernel, 'DELETE', `/articles/${slug}/comments/abc`, { token: bob })).status,
-    404,
-  )
+  for (const id of ['abc', '99999999999999999999'])
+    assert.is(
+      (await call(app.kernel, 'DELETE', `/articles/${slug}/comments/${id}`, { token: bob })).status,
+      404,
+      id,
+    )
 })
 
 test('GET /tags lists the tags in use, the most used first', async ({ app, ann }) => {

@@ -58,13 +58,16 @@ export async function create(ctx: RequestContext) {
 export async function destroy(ctx: RequestContext) {
   const viewer = await viewerId(ctx)
   const id = await articleId(ctx)
+  // The route admits digits only; beyond a PostgreSQL integer no comment has that id.
+  const commentId = Number(ctx.params.id)
+  if (commentId > 2 ** 31 - 1) throw failure(404, 'comment not found')
   const row = await queryOne(
     ctx,
     'select author_id from comments where id = ? and article_id = ?',
-    [Number(ctx.params.id), id],
+    [commentId, id],
   )
   if (row === undefined) throw failure(404, 'comment not found')
   if (row.author_id !== viewer) throw failure(403, 'only its author may delete this comment')
-  await query(ctx, 'delete from comments where id = ?', [Number(ctx.params.id)])
+  await query(ctx, 'delete from comments where id = ?', [commentId])
   return empty()
 }
