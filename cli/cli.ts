@@ -3,6 +3,7 @@ import type { Readable, Writable } from 'node:stream'
 import { Builtins, Cli, Command, type CommandClass } from 'clipanion'
 import type { Kernel } from 'fw'
 import { CreatePluginCommand } from './commands/create-plugin.js'
+import { DevCommand } from './commands/dev.js'
 import { DownCommand } from './commands/down.js'
 import { KeyGenerateCommand } from './commands/key-generate.js'
 import { RouteListCommand } from './commands/route-list.js'
@@ -25,6 +26,7 @@ import { loadApp } from './load-app.js'
 export const BUILTIN_COMMANDS: readonly CommandClass<FwContext>[] = [
   RouteListCommand,
   ServeCommand,
+  DevCommand,
   KeyGenerateCommand,
   DownCommand,
   UpCommand,

@@ -32,6 +32,8 @@ export interface LoadAppOptions {
   env?: NodeJS.ProcessEnv
   /** Boot the kernel (`kernel.boot()`); off for commands that only need its root. Default: true. */
   boot?: boolean
+  /** Import the app module as found, never its compiled copy under `dist/` (`fw dev`). */
+  source?: boolean
 }
 
 /**
@@ -77,10 +79,18 @@ function runsTypeScript(): boolean {
   return import.meta.url.endsWith('.ts')
 }
 
-async function registerTypeScript(file: string): Promise<void> {
+let typeScript = false
+
+/**
+ * Lets this process import the TypeScript app module `file` (tsx's loader hooks), once; nothing
+ * when it is JavaScript or the CLI runs through tsx already.
+ */
+export async function registerTypeScript(file: string): Promise<void> {
+  if (typeScript || !/\.[cm]?tsx?$/.test(file) || runsTypeScript()) return
   try {
     const { register } = await import('tsx/esm/api')
     register()
+    typeScript = true
   } catch (cause) {
     throw new AppLoadError(
       `The app module ${file} is TypeScript, and tsx could not be loaded to run it. Install it (npm install --save-dev tsx) or point FW_APP at compiled JavaScript.`,
@@ -97,7 +107,7 @@ async function importFactory(file: string, from: string): Promise<AppFactory> {
       `The app module ${file} (named by ${from}) does not exist. ${fix} to point at the module that default-exports the app factory.`,
     )
   }
-  if (/\.[cm]?tsx?$/.test(file) && !runsTypeScript()) await registerTypeScript(file)
+  await registerTypeScript(file)
   let mod: { default?: unknown }
   try {
     mod = (await import(pathToFileURL(file).href)) as { default?: unknown }
@@ -147,7 +157,9 @@ function describe(error: unknown): string {
 export async function loadApp(options: LoadAppOptions = {}): Promise<Kernel> {
   const env = options.env ?? process.env
   const location = findApp(options.cwd ?? process.cwd(), env)
-  const file = preferCompiled(location.file, env, runsTypeScript())
+  const file = options.source
+    ? location.file
+    : preferCompiled(location.file, env, runsTypeScript())
   const moduleDir = dirname(location.file)
   loadEnvFile(join(moduleDir, '.env'), env)
   const factory = await importFactory(file, location.from)

@@ -57,6 +57,7 @@ export class Kernel {
   readonly #serving = new Serving()
   #state: KernelState = 'created'
   #booting: Promise<void> | undefined
+  #successor: Kernel | undefined // answers this one's socket instead (`fw dev`)
 
   constructor(options: KernelOptions) {
     this.root = options.root ?? process.cwd()
@@ -94,9 +95,9 @@ export class Kernel {
 
   /**
    * Turns the request scope on: `currentContext()` then finds the request after an `await` too, in
-   * every route that may wait (middleware, bindings, an async handler, a handler seen returning a
-   * promise). The database and logging plugins ask for it. On Node 20 the scope costs every async
-   * resource some bookkeeping while it is active, so it is active only while such a request is.
+   * every route that may wait (middleware, bindings, an async or promise-returning handler). The
+   * database and logging plugins ask for it. On Node 20 it costs every async resource some
+   * bookkeeping, so it is active only while such a request is.
    */
   useRequestScope(): this {
     this.#scoped = true
@@ -107,12 +108,10 @@ export class Kernel {
   get state(): KernelState {
     return this.#state
   }
-
   /** True in development mode (docs/errors.md "Development mode"); a debug grant never counts. */
   isDevelopment(): boolean {
     return this.#development
   }
-
   /** True when `features` lists `name` (case-insensitive). */
   hasFeature(name: string): boolean {
     return hasFeature(this.config, name)
@@ -160,7 +159,6 @@ export class Kernel {
   bindingFor(model: string): BindingLoader | undefined {
     return this.#routes.bindingFor(model)
   }
-
   /** The middleware registered under a name, if any (what a route's `middleware` names). */
   middlewareFor(name: string): Middleware | undefined {
     return this.#routes.middlewareFor(name)
@@ -177,7 +175,6 @@ export class Kernel {
     this.#plugins.commands.push(cls)
     return this
   }
-
   /** The commands plugins contributed, in registration order. */
   commands(): readonly CommandClass[] {
     return this.#plugins.commands
@@ -249,12 +246,20 @@ export class Kernel {
     await runSeries(this.hooks.listen, this)
     return this.#serving.start(
       {
-        handle: (init) => this.#cycle.respond(init),
+        handle: (init) => (this.#successor ?? this).#cycle.respond(init),
         onWriteError: (error) => this.logger.error('writing a response failed', { error }),
         securityHeaders: this.#cycle.securityHeaders,
       },
       { port, host, trustProxy: this.config.http.trust_proxy },
     )
+  }
+
+  /** `fw dev`: readies this kernel as `listen()` does, then answers `listening`'s socket. */
+  async takeOver(listening: Kernel): Promise<void> {
+    await this.boot()
+    this.#routes.prepareAll(this.router)
+    await runSeries(this.hooks.listen, this)
+    listening.#successor = this
   }
 
   /**

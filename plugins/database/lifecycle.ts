@@ -1,8 +1,9 @@
 import type { MigrationObject } from '@mikro-orm/core'
 import type { SqlEntityManager as EntityManager } from '@mikro-orm/knex'
 import { performance } from 'node:perf_hooks'
-import type { FwError, Logger } from 'fw'
+import { carryOver, type FwError, type Logger } from 'fw'
 import { isUnavailableError, retryUntilReady, type Availability } from './availability.js'
+import { hasCarried, openCarried } from './carried.js'
 import type { DatabaseTarget } from './connection-url.js'
 import type { SqlMigration } from './define-migration.js'
 import { summaryOf } from './error-summary.js'
@@ -79,6 +80,8 @@ export class DatabaseLifecycle {
   /** True once `orm.connect()` built knex's pool: never twice (a retry checks that pool). */
   #driverStarted = false
   #migrationStates: readonly MigrationState[] = []
+  /** Under `fw dev`: the database outlives this build of the app (carried.ts). */
+  readonly #carry = carryOver()
 
   constructor(options: LifecycleOptions) {
     this.target = options.target
@@ -149,8 +152,9 @@ export class DatabaseLifecycle {
     // PGlite's start (WASM compiled on V8's background threads, the data directory read or
     // created) overlaps with loading MikroORM and knex on the main thread: opening means a
     // query is coming, so the embedded database is needed anyway.
+    const carry = this.#carry
     const pglite =
-      target.kind === 'pglite'
+      target.kind === 'pglite' && (carry === undefined || !hasCarried(carry, target))
         ? import('./pglite-template.js').then((m) => m.createPglite(target.dataDir))
         : undefined
     // Without this, a failure would be unhandled until the first connection awaits it.
@@ -167,11 +171,20 @@ export class DatabaseLifecycle {
       .map(migrationObjectOf)
     loaded.sort((x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : 0))
     const logger = this.#options.logger
-    this.#db = await openDatabase(target, this.#entities, loaded, {
-      starting: pglite,
-      timeouts: this.#options.timeouts,
-      warn: (message) => logger.warn(`database driver: ${message}`),
-    })
+    const openWith = (starting: typeof pglite) =>
+      openDatabase(target, this.#entities, loaded, {
+        starting,
+        timeouts: this.#options.timeouts,
+        warn: (message) => logger.warn(`database driver: ${message}`),
+      })
+    if (carry === undefined) this.#db = await openWith(pglite)
+    else {
+      const carried = await openCarried(carry, target, this.#entities, loaded, (embedded) =>
+        openWith(embedded ?? pglite),
+      )
+      this.#db = carried.db
+      this.#driverStarted = carried.reused
+    }
     this.#serialize = serializer
   }
 
@@ -291,7 +304,7 @@ export class DatabaseLifecycle {
       attempts: this.#availability.attempts,
     }
     await before?.()
-    await this.#db?.close()
+    if (this.#carry === undefined) await this.#db?.close()
   }
 
   /** Reads the migrations' state into the snapshot {@link migrations} answers. */

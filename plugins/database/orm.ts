@@ -85,8 +85,11 @@ export interface OpenedDatabase {
     key: unknown,
     row: Record<string, unknown>,
   ): object | undefined
-  /** Closes the ORM, then the embedded database if there is one. */
-  close(): Promise<void>
+  /**
+   * Closes the ORM, then the embedded database if there is one; with `keepEmbedded`, answers that
+   * one open instead (`fw dev` opens the next ORM on it when the entities changed).
+   */
+  close(keepEmbedded?: boolean): Promise<PGlite | undefined>
 }
 
 /** How long the app waits on its database (the database plugin's README, "Bounded waits"). */
@@ -251,14 +254,16 @@ export async function openDatabase(
         .getEntityFactory()
         .create<object>(className, data, { merge: true, convertCustomTypes: true })
     },
-    async close() {
+    async close(keepEmbedded = false) {
       await reads?.end()
       reads = null
       connections = undefined
       await opened.close(true)
       // Started early (see `starting`) but never connected: still ours to close.
       pglite ??= await starting?.catch(() => undefined)
+      if (keepEmbedded) return pglite
       await pglite?.close()
+      return undefined
     },
   }
 }

@@ -1,0 +1,64 @@
+import { Command, Option, UsageError } from 'clipanion'
+import type { FwContext } from '../context.js'
+import { parsePort } from '../options.js'
+
+/**
+ * `fw dev`: serves the app as `fw serve` does, and serves each saved change by the next request
+ * without restarting the process (docs/dev.md). Loads the app itself, after its loader hooks.
+ */
+export class DevCommand extends Command<FwContext> {
+  static override paths = [['dev']]
+  /** The app is loaded by the command, after the hooks that let it be loaded again. */
+  static readonly needsApp = false
+
+  static override usage = Command.Usage({
+    category: 'Server',
+    description: 'Serve the app in development, reloading on save',
+    details: `
+      Listens like \`fw serve\` (\`PORT\`, \`HOST\`, or the app's \`http\` config; \`--port\` and \`--host\` override them) and watches the app's folder.
+
+      A saved controller, route, middleware or service module is served by the next request: the app is built again in this process from the changed modules and swapped in behind the socket, keeping the database connection (an in-memory PGlite database included), so sessions, tokens and rows survive. A template or asset is served as it is. A change to \`.env\`, \`package.json\` or a migration builds the app again with \`.env\` read anew and pending migrations applied.
+
+      A file that fails to load leaves the last good build serving; the error is printed once with its place and a code frame, and open pages show it until a save fixes it. Open pages reload themselves after each change.
+
+      Development only: it refuses to start when the app is not in development mode (\`NODE_ENV=production\`). See docs/dev.md.
+    `,
+    examples: [
+      ['Serve in development on the configured port', '$0 dev'],
+      ['Serve in development on a free port', '$0 dev --port 0'],
+    ],
+  })
+
+  port = Option.String('--port', { description: 'Port to listen on (0 picks a free one)' })
+  host = Option.String('--host', { description: 'Address to listen on, e.g. 0.0.0.0' })
+
+  override async execute(): Promise<number> {
+    const { env, stdout, stderr } = this.context
+    const port = this.port === undefined ? undefined : parsePort(this.port)
+    if (this.host !== undefined && this.host.trim() === '')
+      throw new UsageError('--host must not be empty (e.g. --host=127.0.0.1).')
+    if (env.NODE_ENV === 'production')
+      throw new UsageError('fw dev is for development; NODE_ENV is production. Use fw serve.')
+    const { startDevServer } = await import('../dev/dev-server.js')
+    const server = await startDevServer({
+      cwd: this.context.kernel.root,
+      env,
+      stdout,
+      stderr,
+      port,
+      host: this.host?.trim(),
+    })
+    const kernel = server.current()
+    stdout.write(
+      `fw: ${kernel.config.app.name} listening on ${server.address.url} (development: reloads on save)\n`,
+    )
+    await new Promise<void>((resolve) => {
+      process.once('SIGINT', resolve)
+      process.once('SIGTERM', resolve)
+    })
+    stdout.write('fw: stopping…\n')
+    await server.close()
+    stdout.write('fw: stopped.\n')
+    return 0
+  }
+}

@@ -1,0 +1,171 @@
+import { dirname, relative } from 'node:path'
+import { UsageError } from 'clipanion'
+import { performance } from 'node:perf_hooks'
+import type { Writable } from 'node:stream'
+import { startCarryOver, type Kernel, type ListeningAddress } from 'fw'
+import type {} from 'fw/plugins/database'
+import { findApp, loadApp, registerTypeScript } from '../load-app.js'
+import { packageRoot } from '../prefer-compiled.js'
+import { describeFailure, formatFailure, type LoadFailure } from './load-failure.js'
+import { versionModules, type ModuleVersions } from './module-versions.js'
+import { ReloadChannel, reloadPlugin } from './reload-channel.js'
+import { watchApp, type Change } from './watch.js'
+
+/** Options of {@link startDevServer}. */
+export interface DevServerOptions {
+  readonly cwd: string
+  /** The environment as the process started: each build reads `.env` into a fresh copy of it. */
+  readonly env: NodeJS.ProcessEnv
+  readonly stdout: Writable
+  readonly stderr: Writable
+  /** Where to listen; default the app's `http.port` and `http.host`. */
+  readonly port?: number
+  readonly host?: string
+}
+
+/** A running development server. */
+export interface DevServer {
+  readonly address: ListeningAddress
+  /** The kernel answering requests now (the last build that loaded). */
+  current(): Kernel
+  /** Stops watching, ends the reload streams, drains, closes the app and its database. */
+  close(): Promise<void>
+}
+
+/**
+ * `fw dev`: builds the app from its modules (versioned, see version-hooks.ts), listens, and after
+ * each saved change builds it again in this process and swaps the new build in behind the socket;
+ * the database opened by the first build is carried over (the `CarryOver` of `fw`). A build that
+ * fails leaves the last good one serving and its error on the console and in the page.
+ */
+export async function startDevServer(options: DevServerOptions): Promise<DevServer> {
+  const { stdout, stderr } = options
+  const location = findApp(options.cwd, options.env)
+  const moduleDir = dirname(location.file)
+  await registerTypeScript(location.file)
+  const versions: ModuleVersions = versionModules(moduleDir)
+  const releaseCarried = startCarryOver()
+  const channel = new ReloadChannel()
+  const started = { ...options.env }
+  const build = async (env: NodeJS.ProcessEnv): Promise<Kernel> => {
+    const kernel = await loadApp({ cwd: options.cwd, env, boot: false, source: true })
+    kernel.register(reloadPlugin, { channel })
+    return kernel
+  }
+
+  let current: Kernel
+  try {
+    current = await build(options.env)
+  } catch (error) {
+    await releaseCarried()
+    throw error
+  }
+  if (!current.isDevelopment()) {
+    await releaseCarried()
+    throw new UsageError(
+      'fw dev is for development, and this app is not in development mode. Use fw serve.',
+    )
+  }
+  const listening = current
+  const root = listening.root
+  const address = await listening.listen(
+    options.port ?? listening.config.http.port,
+    options.host ?? listening.config.http.host,
+  )
+  let lastFailure = ''
+  const fail = (error: unknown, changed: string): void => {
+    const failure: LoadFailure = describeFailure(error, root)
+    channel.fail(failure)
+    const text = formatFailure(failure)
+    // Printed once: saving again with the same error says nothing new.
+    if (text === lastFailure) return
+    lastFailure = text
+    stderr.write(
+      `fw dev: ${changed} changed; the app did not load, the last good build serves:\n${text}`,
+    )
+  }
+
+  const reload = async (changes: readonly Change[]): Promise<void> => {
+    const at = performance.now()
+    const names = changes.map((c) => relative(root, c.path) || c.path)
+    const changed = names.join(', ')
+    const code = changes.filter((c) => c.kind === 'code').map((c) => c.path)
+    const setup = changes.some((c) => c.kind === 'setup')
+    if (code.length === 0 && !setup) {
+      // Templates and assets are read on each request in development: nothing to build.
+      const ms = Math.round(performance.now() - at)
+      channel.served({ changed: names, rebuilt: 'served as is', ms })
+      stdout.write(`fw dev: ${changed} changed: served as is, pages reloaded (${ms} ms)\n`)
+      return
+    }
+    const reimported = code.length === 0 ? 0 : await versions.invalidate(code)
+    const before = migrationsRun(current)
+    let next: Kernel | undefined
+    try {
+      // A fresh copy of the environment the process started with: `.env` is read into it anew.
+      next = await build({ ...started })
+      await next.takeOver(listening)
+    } catch (error) {
+      if (next !== undefined) await next.close().catch(() => undefined)
+      fail(error, changed)
+      return
+    }
+    // Told at once, before anything else is awaited: no request can see the new build with the
+    // old failure still reported.
+    const previous = current
+    current = next
+    lastFailure = ''
+    const applied = migrationsRun(current) - before
+    const rebuilt = [
+      setup ? 'app rebuilt, .env and config read anew' : 'app rebuilt',
+      code.length > 0 ? `${reimported} module${reimported === 1 ? '' : 's'} re-imported` : '',
+      applied > 0 ? `${applied} migration${applied === 1 ? '' : 's'} applied` : '',
+      'database kept',
+    ]
+      .filter((part) => part !== '')
+      .join(', ')
+    const ms = Math.round(performance.now() - at)
+    channel.served({ changed: names, rebuilt, ms })
+    stdout.write(`fw dev: ${changed} changed: ${rebuilt} (${ms} ms)\n`)
+    // The first build holds the socket: it stays open, idle, until the server stops.
+    if (previous !== listening) await previous.close().catch(() => undefined)
+  }
+
+  // One build at a time; changes saved meanwhile make the next one.
+  let queued = new Map<string, Change>()
+  let running: Promise<void> | undefined
+  const drain = async (): Promise<void> => {
+    while (queued.size > 0) {
+      const changes = [...queued.values()]
+      queued = new Map()
+      await reload(changes).catch((error: unknown) => fail(error, 'a file'))
+    }
+    running = undefined
+  }
+  const stopWatching = watchApp(root, packageRoot(moduleDir), (changes) => {
+    for (const change of changes) queued.set(change.path, change)
+    running ??= drain()
+  })
+
+  return {
+    address,
+    current: () => current,
+    async close() {
+      stopWatching()
+      await running
+      channel.close()
+      if (current !== listening) await current.close()
+      await listening.close()
+      await releaseCarried()
+    },
+  }
+}
+
+/** How many migrations the app's database has run, when it has the database plugin. */
+function migrationsRun(kernel: Kernel): number {
+  if (!kernel.hasPlugin('database')) return 0
+  return kernel
+    .plugin('database')
+    .migrations()
+    .filter((m) => m.executed_at !== null).length
+}

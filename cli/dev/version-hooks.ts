@@ -1,0 +1,81 @@
+// Module loader hooks of `fw dev` (registered with `module.register`, run on Node's hooks thread):
+// they give every module of the app's own folder a version in its URL (`?fw-v=N`), and bump the
+// version of a changed file and of every module that imports it, directly or not. Importing the
+// app again then evaluates the changed modules anew and reuses every other one: the unchanged
+// modules' state (an entity declaration, a cache) stays, and only what changed costs memory.
+import type { MessagePort } from 'node:worker_threads'
+
+/** What `fw dev` registers the hooks with. */
+export interface VersionHooksData {
+  /** The app's folder as a `file:` URL ending in `/`: its modules are versioned, no other. */
+  readonly root: string
+  /** Receives `{ id, changed: fileUrls }`; each is answered `{ id, bumped: count }`. */
+  readonly port: MessagePort
+}
+
+interface ResolveContext {
+  readonly parentURL?: string | undefined
+}
+interface Resolved {
+  readonly url: string
+  readonly format?: string | null | undefined
+}
+type NextResolve = (specifier: string, context: ResolveContext) => Promise<Resolved>
+
+let root = ''
+/** Who imports each module (module → its importers), both without their version. */
+const importers = new Map<string, Set<string>>()
+const versions = new Map<string, number>()
+let generation = 0
+
+function bare(url: string): string {
+  const end = url.search(/[?#]/)
+  return end === -1 ? url : url.slice(0, end)
+}
+
+function owned(url: string): boolean {
+  return url.startsWith(root) && !url.includes('/node_modules/')
+}
+
+/** Gives the changed files and all their importers a new version; answers how many. */
+function bump(changed: readonly string[]): number {
+  const seen = new Set<string>()
+  const queue = [...changed]
+  for (let url = queue.pop(); url !== undefined; url = queue.pop()) {
+    if (seen.has(url)) continue
+    seen.add(url)
+    for (const importer of importers.get(url) ?? []) queue.push(importer)
+  }
+  generation += 1
+  for (const url of seen) versions.set(url, generation)
+  return seen.size
+}
+
+export function initialize(data: VersionHooksData): void {
+  root = data.root
+  data.port.on('message', (message: { id: number; changed: string[] }) => {
+    data.port.postMessage({ id: message.id, bumped: bump(message.changed) })
+  })
+  data.port.unref()
+}
+
+export async function resolve(
+  specifier: string,
+  context: ResolveContext,
+  nextResolve: NextResolve,
+): Promise<Resolved> {
+  const resolved = await nextResolve(specifier, context)
+  if (!owned(resolved.url)) return resolved
+  const url = bare(resolved.url)
+  const parent = context.parentURL === undefined ? undefined : bare(context.parentURL)
+  if (parent !== undefined && owned(parent)) {
+    const known = importers.get(url)
+    if (known === undefined) importers.set(url, new Set([parent]))
+    else known.add(parent)
+  }
+  const version = versions.get(url)
+  if (version === undefined) return resolved
+  const versioned = new URL(resolved.url)
+  versioned.searchParams.set('fw-v', String(version))
+  return { ...resolved, url: versioned.href }
+}
