@@ -157,9 +157,7 @@ function describe(error: unknown): string {
 export async function loadApp(options: LoadAppOptions = {}): Promise<Kernel> {
   const env = options.env ?? process.env
   const location = findApp(options.cwd ?? process.cwd(), env)
-  const file = options.source
-    ? location.file
-    : preferCompiled(location.file, env, runsTypeScript())
+  const file = options.source ? location.file : preferCompiled(location.file, env, runsTypeScript())
   const moduleDir = dirname(location.file)
   loadEnvFile(join(moduleDir, '.env'), env)
   const factory = await importFactory(file, location.from)

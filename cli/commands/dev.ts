@@ -1,6 +1,8 @@
 import { Command, Option, UsageError } from 'clipanion'
 import type { FwContext } from '../context.js'
+import { loadApp } from '../load-app.js'
 import { parsePort } from '../options.js'
+import { ServeCommand } from './serve.js'
 
 /**
  * `fw dev`: serves the app as `fw serve` does, and serves each saved change by the next request
@@ -21,7 +23,7 @@ export class DevCommand extends Command<FwContext> {
 
       A file that fails to load leaves the last good build serving; the error is printed once with its place and a code frame, and open pages show it until a save fixes it. Open pages reload themselves after each change.
 
-      Development only: it refuses to start when the app is not in development mode (\`NODE_ENV=production\`). See docs/dev.md.
+      Development only: under \`NODE_ENV=production\` it is \`fw serve\` (no watcher, no loader hook, no reload stream); an app whose config turns development mode off is refused. See docs/dev.md.
     `,
     examples: [
       ['Serve in development on the configured port', '$0 dev'],
@@ -37,8 +39,8 @@ export class DevCommand extends Command<FwContext> {
     const port = this.port === undefined ? undefined : parsePort(this.port)
     if (this.host !== undefined && this.host.trim() === '')
       throw new UsageError('--host must not be empty (e.g. --host=127.0.0.1).')
-    if (env.NODE_ENV === 'production')
-      throw new UsageError('fw dev is for development; NODE_ENV is production. Use fw serve.')
+    // Production has none of it (no watcher, no loader hook, no reload stream): `fw serve`.
+    if (env.NODE_ENV === 'production') return this.serve()
     const { startDevServer } = await import('../dev/dev-server.js')
     const server = await startDevServer({
       cwd: this.context.kernel.root,
@@ -60,5 +62,27 @@ export class DevCommand extends Command<FwContext> {
     await server.close()
     stdout.write('fw: stopped.\n')
     return 0
+  }
+
+  /** Runs `fw serve` with the same `--port` and `--host`, on the app loaded and booted now. */
+  async serve(): Promise<number> {
+    const kernel = await loadApp({ cwd: this.context.kernel.root, env: this.context.env })
+    try {
+      const serve = new ServeCommand()
+      Object.assign(serve, {
+        cli: this.cli,
+        path: ['serve'],
+        context: { ...this.context, kernel },
+        port: this.port,
+        host: this.host,
+        workers: undefined,
+        drainTimeout: undefined,
+        shutdownDelay: undefined,
+        requireDatabase: false,
+      })
+      return await serve.execute()
+    } finally {
+      await kernel.close()
+    }
   }
 }

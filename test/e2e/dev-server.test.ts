@@ -257,11 +257,19 @@ test('fw serve has no watcher, no reload stream, no page script', async ({ copy 
   }
 })
 
-test('fw dev refuses production', async ({ copy }) => {
-  await runInCopy(copy, 'dev', { NODE_ENV: 'production' }).then(
-    () => assert.unreachable('fw dev started in production'),
-    (error: Error) => assert.match(error.message, /fw dev is for development.*Use fw serve/s),
-  )
+test('under NODE_ENV=production fw dev is fw serve: no reload stream, no page script', async ({
+  copy,
+}) => {
+  const served = await runInCopy(copy, 'dev', { NODE_ENV: 'production' })
+  try {
+    assert.not.match(served.output(), 'reloads on save')
+    assert.is((await fetch(`${served.url}/_fw/dev/events`)).status, 404)
+    const page = await (await fetch(served.url)).text()
+    assert.ok(page.includes('</body>'))
+    assert.not.match(page, '/_fw/dev/')
+  } finally {
+    await served.stop()
+  }
 })
 
 test.run()

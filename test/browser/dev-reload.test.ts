@@ -1,0 +1,73 @@
+// `fw dev` in a real Chromium: an open page reloads itself once a saved change is served and says
+// what changed; a file that fails to load shows in an overlay until a save fixes it.
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import type { Browser, Page } from 'playwright-core'
+import {
+  copyPlayground,
+  runInCopy,
+  type PlaygroundCopy,
+  type RunningApp,
+} from '../e2e/dev-process.js'
+import { launchBrowser, screenshot } from './harness.js'
+
+const test = suite<{ browser: Browser; copy: PlaygroundCopy; app: RunningApp; page: Page }>(
+  'browser: fw dev reloads the open page',
+)
+
+/** How long a saved change may take to reach the page on a busy machine (a deadline, not a sleep). */
+const DEADLINE_MS = 30_000
+
+test.before(async (context) => {
+  context.copy = copyPlayground()
+  context.app = await runInCopy(context.copy, 'dev')
+  context.browser = await launchBrowser()
+  context.page = await context.browser.newPage()
+})
+
+test.after(async (context) => {
+  await context.browser?.close()
+  await context.app?.stop()
+  context.copy?.remove()
+})
+
+test('reloads the open page after a saved view and says what changed', async ({
+  copy,
+  app,
+  page,
+}) => {
+  await page.goto(app.url)
+  // The page listens on the reload stream once its script ran.
+  await page.waitForFunction(() => (window as { __fwDev?: boolean }).__fwDev === true)
+  await page.evaluate(() => ((window as { marker?: number }).marker = 1))
+  copy.replace('views/home.eta', 'the demo app of fw', 'the demo app of fw, saved again')
+  await page.waitForFunction(() => document.body.textContent?.includes('fw, saved again'), null, {
+    timeout: DEADLINE_MS,
+  })
+  assert.is(
+    await page.evaluate(() => (window as { marker?: number }).marker),
+    undefined,
+    'a new document: the page reloaded itself',
+  )
+  const notice = await page.locator('#fw-dev-notice').textContent({ timeout: DEADLINE_MS })
+  assert.match(notice ?? '', 'views/home.eta changed')
+})
+
+test('shows a file that fails to load in an overlay until a save fixes it', async ({
+  copy,
+  page,
+}) => {
+  copy.replace('controllers/home.ts', 'links: DEMO_LINKS })', 'links: DEMO_LINKS ')
+  const overlay = page.locator('#fw-dev-overlay')
+  await overlay.waitFor({ state: 'visible', timeout: DEADLINE_MS })
+  const text = (await overlay.textContent()) ?? ''
+  assert.match(text, 'controllers/home.ts:')
+  assert.match(text, 'previous code is still serving')
+  await screenshot(page, 'dev-overlay')
+  copy.replace('controllers/home.ts', 'links: DEMO_LINKS ', 'links: DEMO_LINKS })')
+  await overlay.waitFor({ state: 'detached', timeout: DEADLINE_MS })
+  await page.locator('#fw-dev-notice').waitFor({ timeout: DEADLINE_MS })
+  assert.match((await page.textContent('body')) ?? '', 'the demo app of fw')
+})
+
+test.run()
