@@ -60,7 +60,7 @@ function documentFile(file: () => string): () => string | undefined {
  */
 export default definePlugin<OpenApiOptions | undefined, OpenApiApi>({
   name: 'openapi',
-  optionalDependsOn: ['api'],
+  optionalDependsOn: ['api', 'auth'],
   setup(kernel: Kernel, options = {}) {
     const generate = (more: GenerateOptions = {}): Promise<Generated> =>
       generateDocument(kernel, { ...options, ...defined(more) })
