@@ -29,6 +29,8 @@ export class MethodNode {
   /** `single` when it holds no `%` (the walk then compares it in place), else undefined. */
   plainSingle: string | undefined = undefined
   keys: string[] | undefined = undefined
+  /** `keys` when none holds a `%` (the walk then compares them in place), else undefined. */
+  plainKeys: string[] | undefined = undefined
   kids: MethodNode[] | undefined = undefined
   table: (StaticChild | undefined)[] | undefined = undefined
   /** `32 - log2(table.length)`: a hash's slot is its Fibonacci product's top bits. */
@@ -46,6 +48,7 @@ export class MethodNode {
     if (children.length <= SHORT_LIST) {
       this.keys = children.map(([key]) => key)
       this.kids = children.map(([, node]) => node)
+      if (!this.keys.some((key) => key.includes('%'))) this.plainKeys = this.keys
       return
     }
     let bits = 1
@@ -173,6 +176,20 @@ export class MethodTree {
 }
 
 /**
+ * The index of the key found at `path[start…]` and ending there at a `/` or at `stop`; -1 when
+ * none is.
+ */
+function inPlace(keys: readonly string[], path: string, start: number, stop: number): number {
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] as string
+    const end = start + key.length
+    if (end <= stop && sameAt(path, start, key) && (end === stop || path.charCodeAt(end) === 47))
+      return i
+  }
+  return -1
+}
+
+/**
  * What the walk answers when it meets a `%` in a segment it has to look at: the path is walked
  * again, split and decoded. Any branch reaching that segment would see it, and a walk that fails
  * before it fails the same way decoded (the segments before it hold no `%`).
@@ -203,6 +220,7 @@ function walk(
   for (;;) {
     if (start >= stop) return leafEntry(node, query)
     let end = start
+    let found: number
     let child: MethodNode | undefined
     const single = node.plainSingle
     if (
@@ -213,6 +231,13 @@ function walk(
       // The only static child matches in place: no scan for the segment's end.
       end = start + single.length
       child = node.singleNode
+    } else if (
+      node.plainKeys !== undefined &&
+      (found = inPlace(node.plainKeys, path, start, stop)) >= 0
+    ) {
+      // One of a few static children matches in place.
+      child = (node.kids as MethodNode[])[found]
+      end = start + (node.plainKeys[found] as string).length
     } else if (node.table !== undefined) {
       // Scan to the end of the segment by hand, hashing it: cheaper than indexOf and a slice.
       let h = 0
@@ -229,7 +254,8 @@ function walk(
         if (c === 47) break
         if (c === 37) return ENCODED
       }
-      const keys = node.keys
+      // Children compared in place above cannot match now; the others are compared here.
+      const keys = node.plainKeys === undefined ? node.keys : undefined
       if (single === undefined && node.single !== undefined) {
         const key = node.single
         if (key.length === end - start && sameAt(path, start, key)) child = node.singleNode
