@@ -141,8 +141,12 @@ export async function runRead(
   const started = performance.now()
   let rows: Record<string, unknown>[] | undefined
   try {
+    // The read pool follows knex's: once the ORM is closed (knex's pool gone), statements fail as
+    // the ORM's do.
     rows =
-      trx === undefined && connections.readPool !== undefined
+      trx === undefined &&
+      connections.readPool !== undefined &&
+      connections.client.pool !== undefined
         ? await connections.readPool(read)
         : await runOnConnection(
             trx?.client ?? connections.client,
