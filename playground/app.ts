@@ -1,6 +1,5 @@
 import { createRequire } from 'node:module'
 import { basename, dirname, join } from 'node:path'
-import type { TracerProvider } from '@opentelemetry/api'
 import type * as OtelSdk from '@opentelemetry/sdk-trace-base'
 import { fileURLToPath } from 'node:url'
 import { createKernel, type AppFactory, type Kernel, type Logger } from 'fw'
@@ -13,7 +12,7 @@ import debug from 'fw/plugins/debug'
 import health from 'fw/plugins/health'
 import list from 'fw/plugins/list'
 import openapi from 'fw/plugins/openapi'
-import telemetry from 'fw/plugins/telemetry'
+import telemetry, { type TelemetryOptions } from 'fw/plugins/telemetry'
 import logging from 'fw/plugins/logging'
 import views from 'fw/plugins/views'
 import { DEMO_APPLICATION } from './demo-data.js'
@@ -117,7 +116,7 @@ export default function createApp<const E extends readonly PluginEntry[] = reado
     .register(admin, { controllers: join(here, 'Admin', 'controllers') })
     // Traces on the console when `playground.console_traces` is on (the playground's slice, just
     // resolved by registering it); metrics at `/metrics` when `telemetry.metrics` is on.
-    .register(telemetry, { tracerProvider: consoleTracer(kernel.config.playground.console_traces) })
+    .register(telemetry, consoleTraces(kernel.config.playground.console_traces))
   for (const [plugin, options] of plugins ?? []) {
     ;(kernel.register as (p: unknown, o: unknown) => Kernel)(plugin, options)
   }
@@ -125,11 +124,13 @@ export default function createApp<const E extends readonly PluginEntry[] = reado
 }
 
 /**
- * The tracer provider of `playground.console_traces`: OpenTelemetry's SDK with its console
- * exporter. The SDK is the app's to bring (a development dependency of fw): loaded only when on.
+ * The telemetry options of `playground.console_traces`: each request's spans, made by fw, printed
+ * by OpenTelemetry's console exporter a tenth of a second after the request (not the default five
+ * seconds: someone is watching). The SDK's package, which has that exporter, is the app's to bring
+ * (a development dependency of fw): loaded only when on.
  */
-function consoleTracer(on: boolean): TracerProvider | undefined {
-  if (!on) return undefined
+function consoleTraces(on: boolean): TelemetryOptions {
+  if (!on) return {}
   let sdk: typeof OtelSdk
   try {
     sdk = createRequire(import.meta.url)('@opentelemetry/sdk-trace-base') as typeof OtelSdk
@@ -139,9 +140,7 @@ function consoleTracer(on: boolean): TracerProvider | undefined {
       { cause },
     )
   }
-  return new sdk.BasicTracerProvider({
-    spanProcessors: [new sdk.SimpleSpanProcessor(new sdk.ConsoleSpanExporter())],
-  })
+  return { exporter: new sdk.ConsoleSpanExporter(), batch: { scheduledDelayMillis: 100 } }
 }
 
 createApp satisfies AppFactory

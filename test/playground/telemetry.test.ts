@@ -1,5 +1,6 @@
 // The playground's telemetry switch: `FW_CONSOLE_TRACES=1` (config `playground.console_traces`)
-// prints each request's trace with OpenTelemetry's console exporter; off, nothing is traced.
+// prints each request's trace with OpenTelemetry's console exporter (fw's span records, batched a
+// tenth of a second); off, nothing is traced.
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { createMemoryLogger } from 'fw/testing'
@@ -7,14 +8,22 @@ import createApp from '../../playground/app.js'
 
 const test = suite('playground telemetry')
 
-/** What `console.dir` printed while `body` ran (the SDK's console exporter prints each span so). */
-async function printed(body: () => Promise<void>): Promise<unknown[]> {
+/**
+ * What `console.dir` printed while `body` ran and until `done` says it is complete (at most 5 s;
+ * the SDK's console exporter prints each span so).
+ */
+async function printed(
+  body: () => Promise<void>,
+  done: (seen: unknown[]) => boolean,
+): Promise<unknown[]> {
   const seen: unknown[] = []
   const dir = console.dir
   console.dir = (value: unknown) => void seen.push(value)
   try {
     await body()
-    await new Promise((resolve) => setTimeout(resolve, 20))
+    // The batch's delay: no flush asked for, as a developer watching the console.
+    for (let waited = 0; waited < 5000 && !done(seen); waited += 50)
+      await new Promise((resolve) => setTimeout(resolve, 50))
   } finally {
     console.dir = dir
   }
@@ -29,7 +38,10 @@ test('FW_CONSOLE_TRACES=1 prints the trace of each request', async () => {
   await kernel.boot()
   assert.is(kernel.config.playground.console_traces, true)
   assert.is(kernel.plugin('telemetry').tracing, true)
-  const spans = (await printed(async () => void (await kernel.inject('/_demo/ping')))) as Array<{
+  const spans = (await printed(
+    async () => void (await kernel.inject('/_demo/ping')),
+    (seen) => seen.some((s) => (s as { name?: string }).name === 'GET /_demo/ping'),
+  )) as Array<{
     name?: string
     traceId?: string
     attributes?: Record<string, unknown>
@@ -48,7 +60,12 @@ test('off by default: nothing traced, nothing printed', async () => {
   })
   await kernel.boot()
   assert.is(kernel.plugin('telemetry').tracing, false)
-  const seen = await printed(async () => void (await kernel.inject('/_demo/ping')))
+  // Given half a second (five times the batch's delay) to print something it should not.
+  let waited = 0
+  const seen = await printed(
+    async () => void (await kernel.inject('/_demo/ping')),
+    () => (waited += 50) > 500,
+  )
   assert.equal(seen, [])
   await kernel.close()
 })
