@@ -9,7 +9,8 @@ import type {} from 'fw/plugins/logging'
 import { KNOWN_METHODS } from './method.js'
 import { createMetrics, observeRequest, type Metrics } from './metrics.js'
 import type { Tracing } from './record-tracing.js'
-import type { BatchLimits, SpanQueueStats } from './span-batcher.js'
+import type { SpanQueueStats } from './span-batcher.js'
+import type { BatchLimits } from './tracing-options.js'
 import type { SpanRecordExporter, SpanResource } from './span-records.js'
 import { tracingLoader } from './tracing-options.js'
 
@@ -129,17 +130,15 @@ async function allowed(kernel: Kernel, ctx: RequestContext): Promise<void> {
 }
 
 /**
- * The telemetry plugin. Tracing: with a tracer provider at boot, each request gets a server span
- * (started on arrival, its trace id in the request's log lines) and, after the response is sent,
- * child spans for its phases and statements, built from the event log. Metrics (config
- * `telemetry.metrics`): Prometheus text at `GET /metrics`, for the token or a user at the floor.
+ * The telemetry plugin. Tracing: each request gets a trace, its ids made on arrival (into its log
+ * lines) and its spans (server, phases, statements) projected from the event log after the
+ * response: fw's own span records batched to an `exporter`, or the OpenTelemetry SDK's spans through
+ * a `tracerProvider` (given, or the global one). Metrics (config `telemetry.metrics`): Prometheus
+ * text at `GET /metrics`, for the token or a user at the floor.
  *
  * @example
- * // instrumentation.ts, loaded first: the app brings the SDK and its exporter.
- * const provider = new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(exporter)] })
- * trace.setGlobalTracerProvider(provider)
- * // app.ts
- * kernel.register(telemetry)
+ * import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http'
+ * kernel.register(telemetry, { exporter: new OTLPTraceExporter(), sampleRatio: 0.1 })
  */
 export default definePlugin<TelemetryOptions | undefined, TelemetryApi>({
   name: 'telemetry',
@@ -276,7 +275,8 @@ export { operationOf } from './operation.js'
 export { createMetrics, observeRequest } from './metrics.js'
 export type { Metrics } from './metrics.js'
 export { telemetryErrors } from './errors.js'
-export type { BatchLimits, SpanQueueStats } from './span-batcher.js'
+export type { SpanQueueStats } from './span-batcher.js'
+export type { BatchLimits } from './tracing-options.js'
 export type {
   SpanEventRecord,
   SpanRecord,

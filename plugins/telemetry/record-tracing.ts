@@ -2,10 +2,11 @@
 // projected after the response (span-records.ts), queued and exported in batches (span-batcher.ts).
 import { TraceFlags, type SpanContext } from '@opentelemetry/api'
 import type { Logger, RequestContext } from 'fw'
-import { SpanBatcher, type ResolvedLimits, type SpanQueueStats } from './span-batcher.js'
+import { SpanBatcher, type SpanQueueStats } from './span-batcher.js'
 import { callerSpanContext, type TraceSettings } from './span-attributes.js'
 import { projectRecords, type RecordOrigin, type SpanRecordExporter } from './span-records.js'
 import { isSampled, newSpanId, newTraceId, ratioSampler } from './trace-ids.js'
+import type { ResolvedLimits } from './tracing-options.js'
 
 /** One way of tracing requests (the SDK's spans, or fw's records), as the plugin drives it. */
 export interface Tracing {

@@ -6,18 +6,7 @@
 import { context } from '@opentelemetry/api'
 import { suppressTracing, type ExportResult } from '@opentelemetry/core'
 import type { SpanRecord, SpanRecordExporter } from './span-records.js'
-
-/** The queue's limits (the names and defaults of the SDK's `BatchSpanProcessor`). */
-export interface BatchLimits {
-  /** Spans waiting at most; the spans of a request that would not fit are dropped. Default 2048. */
-  maxQueueSize?: number
-  /** Spans per export at most; this many waiting starts an export at once. Default 512. */
-  maxExportBatchSize?: number
-  /** How long the first waiting span waits for a batch to fill, in ms. Default 5000. */
-  scheduledDelayMillis?: number
-  /** How long an export may take before it counts as failed, in ms. Default 30000. */
-  exportTimeoutMillis?: number
-}
+import type { ResolvedLimits } from './tracing-options.js'
 
 /** What went through the queue since boot. */
 export interface SpanQueueStats {
@@ -36,16 +25,6 @@ export interface BatcherReports {
   dropping(error: { maxQueueSize: number }): void
   failing(error: unknown): void
   recovered(failedBatches: number): void
-}
-
-/** The limits with their defaults, as the batcher uses them. */
-export type ResolvedLimits = Required<BatchLimits>
-
-export const DEFAULT_LIMITS: ResolvedLimits = {
-  maxQueueSize: 2048,
-  maxExportBatchSize: 512,
-  scheduledDelayMillis: 5000,
-  exportTimeoutMillis: 30000,
 }
 
 /** Batches span records to an exporter. */

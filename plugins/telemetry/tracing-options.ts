@@ -1,4 +1,4 @@
-// Which way requests are traced, from the plugin's options, checked at registration: fw's span
+// Which way requests are traced, from the plugin's options, checked at setup: fw's span
 // records to an `exporter`, the SDK through a `tracerProvider` (given, or the global one), or not
 // at all. The chosen module loads at boot, so that an app that traces nothing does not import it.
 import { trace, type TracerProvider } from '@opentelemetry/api'
@@ -7,20 +7,33 @@ import type { Kernel } from 'fw'
 import { telemetryErrors } from './errors.js'
 import type { Tracing } from './record-tracing.js'
 import type { TraceSettings } from './span-attributes.js'
-import { DEFAULT_LIMITS, type BatchLimits, type ResolvedLimits } from './span-batcher.js'
-import type { SpanRecordExporter, SpanResource } from './span-records.js'
+import type { TelemetryOptions } from './index.js'
+import type { SpanResource } from './span-records.js'
+
+/** The queue's limits (the names and defaults of the SDK's `BatchSpanProcessor`). */
+export interface BatchLimits {
+  /** Spans waiting at most; the spans of a request that would not fit are dropped. Default 2048. */
+  maxQueueSize?: number
+  /** Spans per export at most; this many waiting starts an export at once. Default 512. */
+  maxExportBatchSize?: number
+  /** How long the first waiting span waits for a batch to fill, in ms. Default 5000. */
+  scheduledDelayMillis?: number
+  /** How long an export may take before it counts as failed, in ms. Default 30000. */
+  exportTimeoutMillis?: number
+}
+
+/** The limits with their defaults, as the batcher uses them. */
+export type ResolvedLimits = Required<BatchLimits>
+
+export const DEFAULT_LIMITS: ResolvedLimits = {
+  maxQueueSize: 2048,
+  maxExportBatchSize: 512,
+  scheduledDelayMillis: 5000,
+  exportTimeoutMillis: 30000,
+}
 
 /** fw's version, as the instrumentation scope (and `telemetry.sdk.version`) of its spans. */
 const VERSION = '0.1.0'
-
-/** The tracing options of the plugin (a part of `TelemetryOptions`). */
-export interface TracingOptions {
-  exporter?: SpanRecordExporter | undefined
-  sampleRatio?: number
-  batch?: BatchLimits
-  resource?: SpanResource
-  tracerProvider?: TracerProvider | undefined
-}
 
 function invalid(option: string, value: unknown, expected: string): Error {
   return telemetryErrors.error('FW_ERR_TELEMETRY_OPTION_INVALID', {
@@ -86,7 +99,7 @@ function delegateOf(provider: TracerProvider): TracerProvider {
  */
 export function tracingLoader(
   kernel: Kernel,
-  options: TracingOptions,
+  options: TelemetryOptions,
   settings: TraceSettings,
 ): (() => Promise<Tracing>) | undefined {
   const sampleRatio = resolveRatio(options.sampleRatio)

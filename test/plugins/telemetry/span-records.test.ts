@@ -22,7 +22,7 @@ import database, { createTestDatabase, type TestDatabase } from 'fw/plugins/data
 import logging from 'fw/plugins/logging'
 import telemetry, { type SpanRecord, type TelemetryOptions } from 'fw/plugins/telemetry'
 import { createRecordTracing } from '../../../plugins/telemetry/record-tracing.js'
-import { DEFAULT_LIMITS } from '../../../plugins/telemetry/span-batcher.js'
+import { DEFAULT_LIMITS } from '../../../plugins/telemetry/tracing-options.js'
 import { createSdkTracing } from '../../../plugins/telemetry/trace.js'
 
 const test = suite<{ db: TestDatabase }>('span records')
