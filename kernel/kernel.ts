@@ -254,10 +254,9 @@ export class Kernel {
     )
   }
 
-  /** `fw dev`: readies this kernel as `listen()` does, then answers `listening`'s socket. */
+  /** `fw dev`: boots, runs the `listen` taps, then answers `listening`'s socket. */
   async takeOver(listening: Kernel): Promise<void> {
     await this.boot()
-    this.#routes.prepareAll(this.router)
     await runSeries(this.hooks.listen, this)
     listening.#successor = this
   }

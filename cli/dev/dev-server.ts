@@ -98,7 +98,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
       stdout.write(`fw dev: ${changed} changed: served as is, pages reloaded (${ms} ms)\n`)
       return
     }
-    const reimported = code.length === 0 ? 0 : await versions.invalidate(code)
+    const reimported = code.length === 0 && !setup ? 0 : await versions.invalidate(code, setup)
     const before = migrationsRun(current)
     let next: Kernel | undefined
     try {

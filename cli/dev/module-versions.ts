@@ -5,8 +5,11 @@ import type { VersionHooksData } from './version-hooks.js'
 
 /** The app's modules, versioned (version-hooks.ts): what `fw dev` imports anew after an edit. */
 export interface ModuleVersions {
-  /** Bumps the changed files and their importers; resolves with how many modules that was. */
-  invalidate(files: readonly string[]): Promise<number>
+  /**
+   * Bumps the changed files and their importers; resolves with how many modules that was. `reset`
+   * forgets every resolution made (a package.json changed: `exports` may point elsewhere).
+   */
+  invalidate(files: readonly string[], reset?: boolean): Promise<number>
 }
 
 /**
@@ -30,10 +33,10 @@ export function versionModules(root: string): ModuleVersions {
     if (waiting.size === 0) port1.unref()
   })
   return {
-    invalidate(files) {
+    invalidate(files, reset = false) {
       const id = ++next
       port1.ref()
-      port1.postMessage({ id, changed: files.map((file) => pathToFileURL(file).href) })
+      port1.postMessage({ id, changed: files.map((file) => pathToFileURL(file).href), reset })
       return new Promise((resolve) => waiting.set(id, resolve))
     },
   }

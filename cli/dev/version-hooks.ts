@@ -19,6 +19,7 @@ interface ResolveContext {
 interface Resolved {
   readonly url: string
   readonly format?: string | null | undefined
+  readonly shortCircuit?: boolean
 }
 type NextResolve = (specifier: string, context: ResolveContext) => Promise<Resolved>
 
@@ -27,6 +28,12 @@ let root = ''
 const importers = new Map<string, Set<string>>()
 const versions = new Map<string, number>()
 let generation = 0
+/**
+ * Resolutions already made (importer without version, then specifier): a build imports the same
+ * few hundred specifiers again, and asking tsx and Node each time costs more than evaluating the
+ * changed modules. A failed resolution is not kept; `reset` (a package.json changed) empties it.
+ */
+const resolved = new Map<string, Resolved>()
 
 function bare(url: string): string {
   const end = url.search(/[?#]/)
@@ -53,7 +60,8 @@ function bump(changed: readonly string[]): number {
 
 export function initialize(data: VersionHooksData): void {
   root = data.root
-  data.port.on('message', (message: { id: number; changed: string[] }) => {
+  data.port.on('message', (message: { id: number; changed: string[]; reset: boolean }) => {
+    if (message.reset) resolved.clear()
     data.port.postMessage({ id: message.id, bumped: bump(message.changed) })
   })
   data.port.unref()
@@ -64,18 +72,23 @@ export async function resolve(
   context: ResolveContext,
   nextResolve: NextResolve,
 ): Promise<Resolved> {
-  const resolved = await nextResolve(specifier, context)
-  if (!owned(resolved.url)) return resolved
-  const url = bare(resolved.url)
   const parent = context.parentURL === undefined ? undefined : bare(context.parentURL)
+  const key = `${parent ?? ''}\n${specifier}`
+  let found = resolved.get(key)
+  if (found === undefined) {
+    found = await nextResolve(specifier, context)
+    if (parent !== undefined && owned(parent)) resolved.set(key, { ...found, shortCircuit: true })
+  }
+  if (!owned(found.url)) return found
+  const url = bare(found.url)
   if (parent !== undefined && owned(parent)) {
     const known = importers.get(url)
     if (known === undefined) importers.set(url, new Set([parent]))
     else known.add(parent)
   }
   const version = versions.get(url)
-  if (version === undefined) return resolved
-  const versioned = new URL(resolved.url)
+  if (version === undefined) return found
+  const versioned = new URL(found.url)
   versioned.searchParams.set('fw-v', String(version))
-  return { ...resolved, url: versioned.href }
+  return { ...found, url: versioned.href }
 }

@@ -82,6 +82,8 @@ export class DatabaseLifecycle {
   #migrationStates: readonly MigrationState[] = []
   /** Under `fw dev`: the database outlives this build of the app (carried.ts). */
   readonly #carry = carryOver()
+  /** The migrations' state an earlier build read, when it handed over its database as it was. */
+  #carriedMigrations: readonly MigrationState[] | undefined
 
   constructor(options: LifecycleOptions) {
     this.target = options.target
@@ -184,6 +186,7 @@ export class DatabaseLifecycle {
       )
       this.#db = carried.db
       this.#driverStarted = carried.reused
+      this.#carriedMigrations = carried.reused ? migrationsSeen.get(carried.db) : undefined
     }
     this.#serialize = serializer
   }
@@ -255,6 +258,15 @@ export class DatabaseLifecycle {
    */
   async prepareOrWait(): Promise<void> {
     try {
+      // Under `fw dev`, a build that took over the earlier build's database as it was (same
+      // entities, same migrations) has nothing to migrate or seed.
+      if (this.#carry !== undefined && hasCarried(this.#carry, this.target)) {
+        await this.open()
+        if (this.#carriedMigrations !== undefined) {
+          this.#migrationStates = this.#carriedMigrations
+          return
+        }
+      }
       await this.prepare()
     } catch (error) {
       if (!isUnavailableError(error)) throw error
@@ -319,6 +331,7 @@ export class DatabaseLifecycle {
       })),
       ...pending.map((m) => ({ name: m.name, executed_at: null })),
     ]
+    migrationsSeen.set(this.#db!, this.#migrationStates)
     return { executed, pending }
   }
 
@@ -326,6 +339,9 @@ export class DatabaseLifecycle {
     if (this.#opening !== undefined) throw tooLate(method)
   }
 }
+
+/** The migrations' state last read on each open database (handed over under `fw dev`). */
+const migrationsSeen = new WeakMap<OpenedDatabase, readonly MigrationState[]>()
 
 function tooLate(method: string): FwError {
   return databaseErrors.error('FW_ERR_DATABASE_SETUP_CLOSED', { method })

@@ -3,6 +3,7 @@
 // leaves the last good build serving, and `fw serve` has none of it.
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
+import { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
 import {
   copyPlayground,
   runInCopy,
@@ -12,6 +13,7 @@ import {
 } from './dev-process.js'
 
 interface Context {
+  db: TestDatabase
   copy: PlaygroundCopy
   app: RunningApp
   product: number
@@ -91,8 +93,10 @@ async function stillKept(context: Context): Promise<void> {
 }
 
 test.before(async (context) => {
+  // PGlite in memory; with DATABASE_URL=postgresql://…, a fresh database of the suite's own.
+  context.db = await createTestDatabase()
   context.copy = copyPlayground()
-  context.app = await runInCopy(context.copy, 'dev')
+  context.app = await runInCopy(context.copy, 'dev', { DATABASE_URL: context.db.url })
   const created = await fetch(`${context.app.url}/api/v1/products`, {
     method: 'POST',
     headers: { ...API, 'content-type': 'application/json' },
@@ -108,6 +112,7 @@ test.before(async (context) => {
 test.after(async (context) => {
   await context.app?.stop()
   context.copy?.remove()
+  await context.db?.drop()
 })
 
 test('serves an edited controller by the next requests, with the row and the session kept', async (context) => {
@@ -240,8 +245,8 @@ test('a view is served as saved; .env is read anew', async (context) => {
   await stillKept(context)
 })
 
-test('fw serve has no watcher, no reload stream, no page script', async ({ copy }) => {
-  const served = await runInCopy(copy, 'serve')
+test('fw serve has no watcher, no reload stream, no page script', async ({ copy, db }) => {
+  const served = await runInCopy(copy, 'serve', { DATABASE_URL: db.url })
   try {
     assert.is((await fetch(`${served.url}/_fw/dev/events`)).status, 404)
     assert.is((await fetch(`${served.url}/_fw/dev/client.js`)).status, 404)
@@ -259,8 +264,9 @@ test('fw serve has no watcher, no reload stream, no page script', async ({ copy 
 
 test('under NODE_ENV=production fw dev is fw serve: no reload stream, no page script', async ({
   copy,
+  db,
 }) => {
-  const served = await runInCopy(copy, 'dev', { NODE_ENV: 'production' })
+  const served = await runInCopy(copy, 'dev', { NODE_ENV: 'production', DATABASE_URL: db.url })
   try {
     assert.not.match(served.output(), 'reloads on save')
     assert.is((await fetch(`${served.url}/_fw/dev/events`)).status, 404)
