@@ -3,7 +3,7 @@ import type { KernelHooks } from './hooks.js'
 import type { RouteMatch } from './router/route.js'
 import type { Router } from './router/router.js'
 
-/** True when a query string carries the legacy `r` parameter. */
+/** True when a query string carries the legacy `r` parameter (`?r=controller/action`). */
 export function hasRParam(querystring: string): boolean {
   return querystring.startsWith('r=') || querystring.includes('&r=')
 }

@@ -26,6 +26,8 @@ export type { EventMap, EventType, FwEvent, AnyEvent, PhaseName, PhaseNames } fr
 export { Reply, json, html, text, empty, redirect, send, view, toReply } from './reply.js'
 export type { ReplyBody, HeaderValue } from './reply.js'
 export { FwError, HttpError, isHttpError, defineErrors, errorRegistries } from './errors.js'
+export { messageOf } from './message-of.js'
+export { hasRParam } from './builtin-routing.js'
 export type {
   CodesOf,
   ErrorArgs,
@@ -92,6 +94,8 @@ export {
   isSecretValue,
   normalizeKey,
   maskErrorMessage,
+  maskPairs,
+  decodeComponent,
   redact,
   redactString,
   reportedMessage,

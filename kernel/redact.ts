@@ -182,6 +182,38 @@ function jsonOf(value: object): unknown {
 /** Where {@link maskErrorMessage} keeps an error's reported message (shared by copies of fw). */
 const REPORTED = Symbol.for('fw.error.reportedMessage')
 
+/** A URL-encoded component decoded (`+` as a space); one that does not decode stays as it is. */
+export function decodeComponent(component: string): string {
+  try {
+    return decodeURIComponent(component.replace(/\+/g, ' '))
+  } catch {
+    return component
+  }
+}
+
+/**
+ * A query string or form body as sent, each `name=value` pair kept byte for byte unless
+ * `secretName(decoded name)` or `isSecretValue(decoded value)`: then its value becomes `***`.
+ * `limit` keeps the first pairs only. Telemetry's `url.query` and the toolbar's long form bodies.
+ */
+export function maskPairs(
+  text: string,
+  secretName: (name: string) => boolean,
+  limit?: number,
+): string {
+  return text
+    .split('&', limit)
+    .map((pair) => {
+      const eq = pair.indexOf('=')
+      if (eq === -1) return pair
+      const secret =
+        secretName(decodeComponent(pair.slice(0, eq))) ||
+        isSecretValue(decodeComponent(pair.slice(eq + 1)))
+      return secret ? `${pair.slice(0, eq)}=${MASK}` : pair
+    })
+    .join('&')
+}
+
 /**
  * Gives `error` the message every report shows instead of its own: log lines, the `_debug`
  * payload, error reports, `exception.raised` and what projects it (telemetry's exception events).

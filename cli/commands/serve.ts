@@ -5,6 +5,7 @@ import type {} from 'fw/plugins/database'
 import { serveClustered } from '../cluster.js'
 import type { FwContext } from '../context.js'
 import { parsePort, parseWholeNumber, parseWorkers } from '../options.js'
+import { messageOf } from '../../kernel/message-of.js'
 
 /**
  * Resolves with the first of SIGTERM or SIGINT; a second one while draining forces exit 1. A
@@ -132,7 +133,7 @@ async function prepareDatabase(kernel: Kernel, stderr: NodeJS.WritableStream): P
     await kernel.plugin('database').prepare()
     return true
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error)
+    const message = messageOf(error)
     stderr.write(
       `fw: the database is not available (${message}); not serving (--require-database).\n`,
     )

@@ -6,9 +6,11 @@ import { basename, extname, join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import {
   definePlugin,
+  hasRParam,
   HTTP_METHODS,
   HttpError,
   httpErrorReply,
+  messageOf,
   redirect,
   type ClassicSet,
   type ControllerClass,
@@ -83,11 +85,6 @@ const NEVER_INSIDE = /^\/(?:health|devpanel)|^\/(?:\.well-known|account|_fw)(?:\
 
 /** One path segment: no separator, no query or fragment, not `.`/`..`. */
 const SEGMENT = /^(?!\.\.?$)[^/?#\s\\]+$/
-
-/** True when the query string carries the legacy `r` parameter. */
-function hasRParam(querystring: string): boolean {
-  return querystring.startsWith('r=') || querystring.includes('&r=')
-}
 
 /** The link helpers (README.md "Link helpers"), for a prefix (or none). */
 function linkHelpers(prefix: string | undefined) {
@@ -168,7 +165,7 @@ async function loadControllers(dir: string, into: ClassicSet): Promise<void> {
     try {
       module = (await import(pathToFileURL(file).href)) as Record<string, unknown>
     } catch (cause) {
-      const reason = `could not be imported (${cause instanceof Error ? cause.message : String(cause)})`
+      const reason = `could not be imported (${messageOf(cause)})`
       throw adminErrors.error('FW_ERR_ADMIN_CONTROLLER_INVALID', { file, reason }, { cause })
     }
     const controller = [module.default, ...Object.values(module)].find(

@@ -2,6 +2,7 @@ import { json, type Kernel, type Reply, type RequestContext } from 'fw'
 import { presentedToken } from './presented-token.js'
 import { codeLeg, field, passwordLeg, type LoginOutcome } from './login-flow.js'
 import { closePendingLogin, openPendingLogin, pendingUserId } from './pending-logins.js'
+import { recordSignedOut, recordTokenIssued } from './resolved.js'
 import type { AuthRuntime } from './runtime.js'
 import { issueAccessToken, revokeAccessToken } from './tokens.js'
 import { publicUser } from './users.js'
@@ -43,14 +44,7 @@ async function signedIn(
 ): Promise<Reply> {
   const issued = await issueAccessToken(rt, outcome.user)
   const { user } = outcome
-  ctx.log.record('auth.resolved', {
-    user: { id: user.id, username: user.username, usertype: user.usertype },
-    credential: 'accessToken',
-    source: null,
-    expires: issued.expires,
-    claims: issued.claims,
-    action,
-  })
+  recordTokenIssued(ctx, user, issued, action)
   return json({
     status: 'success',
     access_token: issued.token,
@@ -86,13 +80,7 @@ async function login2fa(rt: AuthRuntime, ctx: RequestContext): Promise<Reply> {
 async function logout(rt: AuthRuntime, ctx: RequestContext): Promise<Reply> {
   const presented = presentedToken(ctx)
   if (presented !== undefined) await revokeAccessToken(rt, presented.token)
-  ctx.log.record('auth.resolved', {
-    user: null,
-    credential: null,
-    source: null,
-    expires: null,
-    action: 'logout',
-  })
+  recordSignedOut(ctx, 'logout')
   return json({ status: 'ok' })
 }
 

@@ -1,37 +1,12 @@
-import type { Identity, Kernel, Reply, RequestContext } from 'fw'
-import type { AuthCredential, AuthSource } from './events.js'
+import type { Kernel, Reply } from 'fw'
 import { presentedToken } from './presented-token.js'
+import { recordResolved } from './resolved.js'
 import type { AuthRuntime } from './runtime.js'
 import { csrfTokenOf, readWebSession, sameString, SESSION_COOKIE } from './sessions.js'
 import { unverifiedClaims, verifyAccessToken } from './tokens.js'
 
 /** Methods that change nothing: a session cookie alone may identify their caller. */
 const SAFE = new Set(['GET', 'HEAD', 'OPTIONS'])
-
-function record(
-  ctx: RequestContext,
-  identity: Identity | undefined,
-  data: {
-    credential: AuthCredential | null
-    source: AuthSource | null
-    expires: number | null
-    refused?: string
-    claims?: Record<string, unknown>
-    unverified?: true
-  },
-): void {
-  ctx.log.record('auth.resolved', {
-    user:
-      identity === undefined
-        ? null
-        : {
-            id: Number(identity.id),
-            username: identity.username ?? '',
-            usertype: identity.usertype ?? 0,
-          },
-    ...data,
-  })
-}
 
 /**
  * Taps `authenticate` three times: `auth.accessToken` (bearer, `accessToken`, `userAuth`),
@@ -49,7 +24,7 @@ export function tapAuthenticate(kernel: Kernel, rt: AuthRuntime): void {
       // What the refused token says about itself, read without trusting it (the debug payload
       // shows it beside the reason); never the token or its signature.
       const claims = unverifiedClaims(presented.token)
-      record(ctx, undefined, {
+      recordResolved(ctx, undefined, {
         credential,
         source,
         expires: claims?.exp ?? null,
@@ -58,7 +33,7 @@ export function tapAuthenticate(kernel: Kernel, rt: AuthRuntime): void {
       })
       return undefined
     }
-    record(ctx, check.identity, {
+    recordResolved(ctx, check.identity, {
       credential,
       source,
       expires: check.expires,
@@ -77,7 +52,7 @@ export function tapAuthenticate(kernel: Kernel, rt: AuthRuntime): void {
     ctx.log.record('phase.completed', { name: 'session', start, duration: end - start }, end)
     if (!found.ok) {
       ctx.state.authRefused = { credential: 'session', reason: found.reason }
-      record(ctx, undefined, {
+      recordResolved(ctx, undefined, {
         credential: 'session',
         source: 'cookie',
         expires: null,
@@ -93,16 +68,21 @@ export function tapAuthenticate(kernel: Kernel, rt: AuthRuntime): void {
       // The cookie alone never authenticates a state-changing call (a cross-site form would
       // carry it): anonymous, and the reason recorded.
       ctx.state.authRefused = { credential: 'session', reason: 'csrf' }
-      record(ctx, undefined, { credential: 'session', source: 'cookie', expires, refused: 'csrf' })
+      recordResolved(ctx, undefined, {
+        credential: 'session',
+        source: 'cookie',
+        expires,
+        refused: 'csrf',
+      })
       return undefined
     }
-    record(ctx, found.identity, { credential: 'session', source: 'cookie', expires })
+    recordResolved(ctx, found.identity, { credential: 'session', source: 'cookie', expires })
     return { ...found.identity, csrf }
   })
 
   kernel.hooks.authenticate.tapPromise({ name: 'auth.anonymous', stage: 100 }, async (ctx) => {
     if (ctx.log.ofType('auth.resolved').length === 0)
-      record(ctx, undefined, { credential: null, source: null, expires: null })
+      recordResolved(ctx, undefined, { credential: null, source: null, expires: null })
     return undefined
   })
 }

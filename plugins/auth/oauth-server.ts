@@ -6,6 +6,7 @@ import { KeysGenerateCommand } from './keys-command.js'
 import { field, passwordLeg } from './login-flow.js'
 import { SigningKeyStore, signingKeyPaths } from './oauth-keys.js'
 import { verifyDummyPassword, verifyPassword } from './passwords.js'
+import { recordTokenIssued } from './resolved.js'
 import { nowSeconds, query, type AuthRuntime } from './runtime.js'
 import { issueSignedToken } from './tokens.js'
 import { findUserById, type AuthUser } from './users.js'
@@ -228,14 +229,7 @@ async function token(rt: AuthRuntime, keys: SigningKeyStore, ctx: RequestContext
   const ttl = rt.tokenTtl ?? OAUTH_DEFAULT_TTL
   const issued = await issueSignedToken(rt, user, { algorithm: 'RS256', key: privateKey, ttl })
   const refreshToken = await issueRefreshToken(rt, user, client.id)
-  ctx.log.record('auth.resolved', {
-    user: { id: user.id, username: user.username, usertype: user.usertype },
-    credential: 'accessToken',
-    source: null,
-    expires: issued.expires,
-    claims: issued.claims,
-    action,
-  })
+  recordTokenIssued(ctx, user, issued, action)
   return noStore(
     json({
       token_type: 'Bearer',

@@ -1,3 +1,4 @@
+import { messageOf } from 'fw'
 import type { AuthRuntime } from './runtime.js'
 
 /** The PostgreSQL channel on which instances announce the token ids they revoke. */
@@ -44,7 +45,7 @@ export async function announceRevocation(rt: AuthRuntime, tokenId: string): Prom
       })
   } catch (error) {
     rt.kernel.logger.warn('auth: could not announce a revoked token to other instances', {
-      error: error instanceof Error ? error.message : String(error),
+      error: messageOf(error),
     })
   }
 }

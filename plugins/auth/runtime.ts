@@ -1,5 +1,5 @@
 import type { SqlEntityManager as EntityManager } from '@mikro-orm/knex'
-import type { Kernel } from 'fw'
+import type { Identity, Kernel } from 'fw'
 import type { DatabaseApi } from 'fw/plugins/database'
 import type { DerivedKeys } from './app-key.js'
 import type { SigningKeyStore } from './oauth-keys.js'
@@ -53,4 +53,35 @@ export function read(rt: AuthRuntime, sql: string, params: unknown[]): Promise<R
 /** Unix seconds of the runtime's clock. */
 export function nowSeconds(rt: AuthRuntime): number {
   return Math.floor(rt.now() / 1000)
+}
+
+/** What a token row (joined with its user) grants: the identity, or why none. */
+export type RowGrant =
+  | { readonly ok: true; readonly identity: Identity; readonly expires: number | null }
+  | { readonly ok: false; readonly reason: 'revoked' | 'expired' }
+
+/**
+ * The identity of a token row joined with its user (`expires`, `revoked`, `id`, `username`,
+ * `usertype`, `email`), unless the token is revoked or expired. One mapping for web sessions and
+ * access tokens.
+ */
+export function grantOfRow(
+  rt: AuthRuntime,
+  row: Row,
+  via: 'session' | 'accessToken',
+  tokenId: string,
+): RowGrant {
+  if (row.revoked === true) return { ok: false, reason: 'revoked' }
+  const expires = row.expires === null ? null : Number(row.expires)
+  if (expires !== null && expires <= nowSeconds(rt)) return { ok: false, reason: 'expired' }
+  const identity: Identity = {
+    id: Number(row.id),
+    username: String(row.username),
+    usertype: Number(row.usertype),
+    email: String(row.email),
+    via,
+    tokenId,
+    expires,
+  }
+  return { ok: true, identity, expires }
 }

@@ -1,7 +1,7 @@
 import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto'
 import { serialize } from 'cookie'
 import type { Identity, RequestContext } from 'fw'
-import { nowSeconds, query, read, type AuthRuntime } from './runtime.js'
+import { grantOfRow, nowSeconds, query, read, type AuthRuntime } from './runtime.js'
 import { announceRevocation } from './revocations.js'
 import { hashToken, type TokenSubject } from './tokens.js'
 
@@ -72,18 +72,9 @@ export async function readWebSession(
   )
   const row = rows[0]
   if (row === undefined) return { ok: false, reason: 'unknown' }
-  if (row.revoked === true) return { ok: false, reason: 'revoked' }
-  const expires = row.expires === null ? null : Number(row.expires)
-  if (expires !== null && expires <= nowSeconds(rt)) return { ok: false, reason: 'expired' }
-  const identity: Identity = {
-    id: Number(row.id),
-    username: String(row.username),
-    usertype: Number(row.usertype),
-    email: String(row.email),
-    via: 'session',
-    tokenId: String(row.token_id),
-    expires,
-  }
+  const grant = grantOfRow(rt, row, 'session', String(row.token_id))
+  if (!grant.ok) return grant
+  const { identity, expires } = grant
   rt.cache.set(key, { identity, claims: undefined, expires, checkedAt: readAt }, epoch)
   return { ok: true, identity }
 }

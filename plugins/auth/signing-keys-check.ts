@@ -1,7 +1,7 @@
 import { createPrivateKey, createPublicKey, sign, verify, KeyObject } from 'node:crypto'
 import { readFile, stat } from 'node:fs/promises'
 import { isAbsolute, resolve } from 'node:path'
-import type { Kernel } from 'fw'
+import { messageOf, type Kernel } from 'fw'
 import type { HealthCheck, HealthResult, HealthStatus } from 'fw/plugins/health'
 
 function result(
@@ -11,10 +11,6 @@ function result(
   details: Record<string, unknown>,
 ): HealthResult {
   return { status, name, message, details }
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
 }
 
 /** Options of {@link signingKeysCheck}. */

@@ -4,7 +4,7 @@ import type * as Jwt from 'jsonwebtoken'
 import type { Identity } from 'fw'
 import type { ReportedClaims } from './events.js'
 import { announceRevocation } from './revocations.js'
-import { nowSeconds, query, read, type AuthRuntime } from './runtime.js'
+import { grantOfRow, nowSeconds, query, read, type AuthRuntime } from './runtime.js'
 
 let loaded: typeof Jwt | undefined
 
@@ -257,18 +257,9 @@ export async function verifyAccessToken(rt: AuthRuntime, token: string): Promise
   if (row.kind !== 'access' || !sameHash(String(row.token_hash), hashToken(token)))
     return { ok: false, reason: 'invalid' }
   if (String(row.id) !== payload.sub) return { ok: false, reason: 'invalid' }
-  if (row.revoked === true) return { ok: false, reason: 'revoked' }
-  const expires = row.expires === null ? null : Number(row.expires)
-  if (expires !== null && expires <= nowSeconds(rt)) return { ok: false, reason: 'expired' }
-  const identity: Identity = {
-    id: Number(row.id),
-    username: String(row.username),
-    usertype: Number(row.usertype),
-    email: String(row.email),
-    via: 'accessToken',
-    tokenId: payload.jti!,
-    expires,
-  }
+  const grant = grantOfRow(rt, row, 'accessToken', payload.jti!)
+  if (!grant.ok) return grant
+  const { identity, expires } = grant
   const claims = reportedClaims(payload)
   rt.cache.set(token, { identity, claims, expires, checkedAt: readAt }, epoch)
   return { ok: true, identity, claims, expires }

@@ -4,6 +4,7 @@ import { redirect, view, type Kernel, type Reply, type RequestContext } from 'fw
 import { codeLeg, field, passwordLeg, type LoginOutcome } from './login-flow.js'
 import { closePendingLogin, openPendingLogin, pendingUserId } from './pending-logins.js'
 import { safeReturnPath } from './return-path.js'
+import { recordResolved, recordSignedOut } from './resolved.js'
 import type { AuthRuntime } from './runtime.js'
 import {
   closeWebSession,
@@ -109,8 +110,7 @@ async function submit(rt: AuthRuntime, ctx: RequestContext, template: string): P
     case 'signed-in': {
       const session = await openWebSession(rt, ctx, outcome.user)
       const { user } = outcome
-      ctx.log.record('auth.resolved', {
-        user: { id: user.id, username: user.username, usertype: user.usertype },
+      recordResolved(ctx, user, {
         credential: 'session',
         source: null,
         expires: session.expires,
@@ -156,13 +156,7 @@ async function signOut(rt: AuthRuntime, ctx: RequestContext, template: string): 
         status: 403,
       })
   }
-  ctx.log.record('auth.resolved', {
-    user: null,
-    credential: null,
-    source: null,
-    expires: null,
-    action: 'web-logout',
-  })
+  recordSignedOut(ctx, 'web-logout')
   return redirect('/login', 303).appendHeader(
     'set-cookie',
     await closeWebSession(rt, ctx, found?.ok ? value : undefined),

@@ -1,7 +1,7 @@
 // Delivery of the projections: the request id, the `_debug` payload or the toolbar through
 // `render`, and the headers (`Server-Timing`, `X-Fw-Debug`, `X-Request-Id`) through `annotate`.
 // Synchronous taps: a request that is not annotated passes straight on, with no promise.
-import type { Kernel, Reply, RequestContext } from 'fw'
+import { messageOf, type Kernel, type Reply, type RequestContext } from 'fw'
 import { allowOrigin, type OriginPolicy } from './cross-origin.js'
 import { serverTiming, summaryHeader } from './headers.js'
 import { injectToolbar, toolbarMarkup } from './inject.js'
@@ -29,7 +29,7 @@ async function capturedBody(ctx: RequestContext): Promise<unknown> {
   try {
     return await ctx.body()
   } catch (error) {
-    return { error: error instanceof Error ? error.message : String(error) }
+    return { error: messageOf(error) }
   }
 }
 

@@ -2,7 +2,7 @@
 // The debug plugin projects the kernel's events and its own; a plugin that records events of its
 // own registers the projection that reports them (`kernel.plugin('debug').project(key, fn)`), so
 // the debug plugin never reads another plugin's events. A key nobody fills keeps its empty value.
-import type { AnyEvent, EventType, FwEvent, RequestContext } from 'fw'
+import { messageOf, type AnyEvent, type EventType, type FwEvent, type RequestContext } from 'fw'
 
 /** What the payload's projections read: the request, its log, and the figures taken at render. */
 export interface PayloadInput {
@@ -59,10 +59,7 @@ const KEYS: ReadonlyArray<readonly [string, () => unknown]> = [
 ]
 
 /** The events of one type, in order. */
-export function eventsOf<T extends EventType>(
-  events: readonly AnyEvent[],
-  type: T,
-): FwEvent<T>[] {
+export function eventsOf<T extends EventType>(events: readonly AnyEvent[], type: T): FwEvent<T>[] {
   const out: FwEvent<T>[] = []
   for (const e of events) if (e.type === type) out.push(e as unknown as FwEvent<T>)
   return out
@@ -106,7 +103,7 @@ export class PayloadProjections {
       try {
         value = projection(input, value)
       } catch (error) {
-        return { error: error instanceof Error ? error.message : String(error) }
+        return { error: messageOf(error) }
       }
     }
     return value

@@ -1,4 +1,4 @@
-import { Command, Option } from 'clipanion'
+import { Command, formatTable, Option } from 'fw/cli'
 import type { CommandContext } from 'fw'
 import { formatDetails } from './pages.js'
 import type {} from './index.js'
@@ -58,21 +58,8 @@ export class HealthCheckCommand extends Command<CommandContext> {
         const { checked_at: _at, ...rest } = c.details ?? {}
         return [c.name, c.status.toUpperCase(), c.message, formatDetails(rest)]
       })
-      stdout.write(table(['Check', 'Status', 'Message', 'Details'], rows))
+      stdout.write(formatTable(['Check', 'Status', 'Message', 'Details'], rows))
     }
     return EXIT[report.status]
   }
-}
-
-function table(headers: readonly string[], rows: readonly (readonly string[])[]): string {
-  const width = (s: string): number => [...s].length
-  const widths = headers.map((h, i) => Math.max(width(h), ...rows.map((r) => width(r[i] ?? ''))))
-  const line = (cells: readonly string[]): string =>
-    cells
-      .map((c, i) => c + ' '.repeat(Math.max(0, widths[i]! - width(c))))
-      .join('  ')
-      .trimEnd()
-  return (
-    [line(headers), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n') + '\n'
-  )
 }

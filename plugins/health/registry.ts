@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks'
+import { messageOf } from 'fw'
 import { healthErrors } from './errors.js'
 import {
   CheckOmitted,
@@ -174,10 +175,4 @@ function normalise(name: string, value: unknown): HealthResult {
     message: typeof r.message === 'string' ? r.message : String(r.message ?? ''),
     ...(details ? { details } : {}),
   }
-}
-
-/** An error's message, or what was thrown. */
-export function messageOf(error: unknown): string {
-  if (error instanceof Error) return error.message || error.name
-  return String(error)
 }

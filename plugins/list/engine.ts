@@ -14,6 +14,7 @@ import {
   finalOrder,
   readFields,
   readOrder,
+  pageCount,
   readPaging,
   readSearch,
   type Paging,
@@ -179,7 +180,7 @@ export async function fetchList(
   }
   const more = keyset && rows.length > paging.perPage
   const page = more ? rows.slice(0, paging.perPage) : rows
-  const totalpages = Math.max(1, Math.ceil(total / paging.perPage))
+  const totalpages = pageCount(total, paging.perPage)
   const pagination: Pagination = {
     currentpage: paging.page,
     itemsperpage: paging.perPage,

@@ -86,5 +86,7 @@ export { datatableReply, fetchDatatable, datatableParams } from './datatables.js
 export type { DatatableResult } from './datatables.js'
 export { ListQueryError, isListQueryError, listErrors, QUERY_FAILED } from './errors.js'
 export { OPERATORS } from './read-filter.js'
+export { pageCount, readPaging } from './read-params.js'
+export type { Paging } from './read-params.js'
 export type { FilterEntry, FilterCondition, FilterGroup, Operator } from './read-filter.js'
 export type { ListDebug } from './compile.js'

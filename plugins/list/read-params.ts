@@ -149,11 +149,22 @@ function integer(value: unknown): number | undefined {
   return typeof raw === 'string' && /^\s*[+-]?\d{1,15}\s*$/.test(raw) ? Number(raw) : undefined
 }
 
-/** `page` (≥ 1, default 1) and `per_page` (clamped into 1…500, default 20); junk takes the default. */
+/**
+ * `page` (≥ 1, default 1) and `per_page` (clamped into 1…500, default 20); junk takes the default.
+ * Exported by `fw/plugins/list` for a route that pages by hand as the list engine does.
+ *
+ * @example
+ * const { perPage, offset } = readPaging(ctx.query.page, ctx.query.per_page)
+ */
 export function readPaging(page: unknown, perPage: unknown): Paging {
   const p = Math.min(MAX_PAGE, Math.max(1, integer(page) ?? 1))
   const size = Math.min(MAX_PER_PAGE, Math.max(1, integer(perPage) ?? DEFAULT_PER_PAGE))
   return { page: p, perPage: size, offset: (p - 1) * size }
+}
+
+/** The number of pages of `total` items: 1 when nothing matches. */
+export function pageCount(total: number, perPage: number): number {
+  return Math.max(1, Math.ceil(total / perPage))
 }
 
 /** An offset and a length read directly (DataTables' `start`, `length`); `length` -1 is "all". */

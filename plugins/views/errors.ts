@@ -1,4 +1,4 @@
-import { defineErrors, type CodesOf, type FwError } from 'fw'
+import { defineErrors, messageOf, type CodesOf, type FwError } from 'fw'
 
 /** The views plugin's error codes. All are 500s: a setup mistake, not the caller's fault. */
 export const viewErrors = defineErrors(
@@ -36,7 +36,7 @@ export function viewNotFound(template: string, searched: readonly string[]): FwE
 
 /** A template that threw; the original error is the `cause`. */
 export function renderFailed(template: string, file: string, cause: unknown): FwError {
-  const reason = cause instanceof Error ? cause.message : String(cause)
+  const reason = messageOf(cause)
   return viewErrors.error('FW_ERR_VIEW_RENDER_FAILED', { template, file, reason }, { cause })
 }
 

@@ -5,8 +5,7 @@ import { createRequire } from 'node:module'
 import type * as MikroCore from '@mikro-orm/core'
 import type { SqlEntityManager as EntityManager } from '@mikro-orm/knex'
 import { empty, HttpError, json, type Reply, type RequestContext } from 'fw'
-import { datatableReply, listReply } from 'fw/plugins/list'
-import { pageCount, readPaging } from '../../controllers/paging.js'
+import { datatableReply, listReply, pageCount, readPaging } from 'fw/plugins/list'
 import { Category } from '../../entities/category.js'
 import { Product } from '../../entities/product.js'
 import { productList } from '../../list/products-source.js'
@@ -154,7 +153,7 @@ export class ProductsController {
 
   /** Lists products, flat. The same page as v1 in the shape `{data, total, page, per_page, last_page}`. */
   async flatIndex(ctx: RequestContext): Promise<Reply> {
-    const paging = readPaging(ctx.query)
+    const paging = readPaging(ctx.query.page, ctx.query.per_page)
     const [found, total] = await database(ctx).em.findAndCount(
       Product,
       {},

@@ -8,6 +8,7 @@ import type { Payload, Row, ToolbarConfig } from './payload.js'
 import { rowName, type ClientError, type View } from './state.js'
 import { STYLES } from './styles.js'
 import { TABS, type Tab } from './tabs.js'
+import { messageOf } from '../../../kernel/message-of.js'
 
 /** The localStorage key both deliveries keep the hidden state in. */
 export const HIDDEN_KEY = 'fw.debugbar.hidden'
@@ -368,11 +369,7 @@ export class Bar implements View {
     try {
       content = tab.render(this)
     } catch (error) {
-      content = h(
-        'p',
-        { class: 'bad' },
-        `This tab failed to render: ${error instanceof Error ? error.message : String(error)}`,
-      )
+      content = h('p', { class: 'bad' }, `This tab failed to render: ${messageOf(error)}`)
     }
     const cur = this.current
     const body = cur?.body ?? null

@@ -2,7 +2,14 @@
 // masked at every size, pretty-printed only up to 2 KB, kept up to 8 KB and marked when cut.
 // A body is only ever read here, never sent anywhere.
 // The kernel's secret rule by path: importing `fw` would bundle the whole kernel for the browser.
-import { isSecretKey, isSecretValue, MASK, redact } from '../../../kernel/redact.js'
+import {
+  decodeComponent,
+  isSecretKey,
+  isSecretValue,
+  MASK,
+  maskPairs,
+  redact,
+} from '../../../kernel/redact.js'
 import type { BodyView } from './payload.js'
 
 /** Bodies longer than this are shown as sent, not pretty-printed (README "The browser toolbar"). */
@@ -12,13 +19,7 @@ export const KEEP_LIMIT = 8 * 1024
 const MAX_DEPTH = 8
 const UNSAFE = new Set(['__proto__', 'constructor', 'prototype'])
 
-const decode = (s: string): string => {
-  try {
-    return decodeURIComponent(s.replace(/\+/g, ' '))
-  } catch {
-    return s
-  }
-}
+const decode = decodeComponent
 
 /** `a[b][]=1&a[b][]=2&c=3` → `{a: {b: ['1', '2']}, c: '3'}` (the bracket notation PHP and qs use). */
 export function decodeForm(text: string): Record<string, unknown> {
@@ -103,18 +104,9 @@ function view(value: unknown, size: number, kind: BodyView['kind'], prefixCut = 
  * (`user[password]`) names a secret or its value looks like one; then only the value is masked.
  */
 function asSentForm(text: string, size: number): BodyView {
-  const masked = text
-    .split('&')
-    .map((part) => {
-      const eq = part.indexOf('=')
-      if (eq < 0) return part
-      const segments = decode(part.slice(0, eq)).split(/[[\]]+/)
-      return segments.some((k) => k !== '' && isSecretKey(k)) ||
-        isSecretValue(decode(part.slice(eq + 1)))
-        ? `${part.slice(0, eq)}=${MASK}`
-        : part
-    })
-    .join('&')
+  const masked = maskPairs(text, (name) =>
+    name.split(/[[\]]+/).some((k) => k !== '' && isSecretKey(k)),
+  )
   return {
     text: masked.slice(0, KEEP_LIMIT),
     size,

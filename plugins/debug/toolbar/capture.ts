@@ -4,6 +4,7 @@
 // `clone()`; every line of our own work sits in a try/catch, so the toolbar can never break the
 // page's traffic.
 import type { Payload, Summary } from './payload.js'
+import { messageOf } from '../../../kernel/message-of.js'
 
 /** What a finished request reports to the bar. */
 export interface Captured {
@@ -112,7 +113,7 @@ export function wrapFetch(sink: Sink): void {
         },
         (error: unknown) => {
           try {
-            report(null, null, null, null, error instanceof Error ? error.message : String(error))
+            report(null, null, null, null, messageOf(error))
           } catch {
             // nothing to do
           }
@@ -312,8 +313,7 @@ export function wrapXhr(sink: Sink): void {
         // A synchronous request that failed throws without firing events: report it; a send()
         // refused before it started leaves nothing to report.
         if (fresh !== undefined && !fresh.done) {
-          if (this.readyState === DONE)
-            finish(this, fresh, error instanceof Error ? error.message : String(error))
+          if (this.readyState === DONE) finish(this, fresh, messageOf(error))
           else {
             fresh.sent = false
             if (fresh.listener !== undefined) {

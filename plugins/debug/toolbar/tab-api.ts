@@ -5,6 +5,7 @@ import { unwrappedFetch } from './capture.js'
 import { h, note } from './dom.js'
 import type { View } from './state.js'
 import type { Tab } from './tabs.js'
+import { messageOf } from '../../../kernel/message-of.js'
 
 interface Operation {
   method: string
@@ -116,7 +117,7 @@ function load(view: View): void {
     })
     .catch((error: unknown) => {
       st.doc = 'missing'
-      st.message = error instanceof Error ? error.message : String(error)
+      st.message = messageOf(error)
     })
     .finally(() => view.refresh())
 }

@@ -7,6 +7,7 @@ import { maskedValue } from './body.js'
 import { dl, folded, h, note, table, text, type Child } from './dom.js'
 import { rowName, type View } from './state.js'
 import type { Tab } from './tabs.js'
+import { messageOf } from '../../../kernel/message-of.js'
 
 export const ERRORS: Tab = {
   id: 'errors',
@@ -49,7 +50,7 @@ function storage(name: 'localStorage' | 'sessionStorage'): Section {
     // Reading the property itself can throw (sandboxed iframes, blocked cookies): this section only.
     return {
       title: name,
-      body: note(`unreadable: ${error instanceof Error ? error.message : String(error)}`),
+      body: note(`unreadable: ${messageOf(error)}`),
     }
   }
   if (area === null || area === undefined) return { title: name, body: note('absent') }
@@ -68,7 +69,7 @@ function storage(name: 'localStorage' | 'sessionStorage'): Section {
   } catch (error) {
     return {
       title: name,
-      body: note(`unreadable: ${error instanceof Error ? error.message : String(error)}`),
+      body: note(`unreadable: ${messageOf(error)}`),
     }
   }
 }

@@ -1,4 +1,4 @@
-import { messageOf } from '../registry.js'
+import { messageOf } from 'fw'
 import { result, type HealthCheck } from '../types.js'
 import { maskUrl, pingRedis } from './redis.js'
 

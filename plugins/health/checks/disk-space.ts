@@ -1,5 +1,5 @@
 import { statfs } from 'node:fs/promises'
-import { messageOf } from '../registry.js'
+import { messageOf } from 'fw'
 import { result, type HealthCheck } from '../types.js'
 
 const MB = 2 ** 20

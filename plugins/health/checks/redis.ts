@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks'
-import { messageOf } from '../registry.js'
+import { messageOf } from 'fw'
 import { result, type HealthCheck } from '../types.js'
 
 /** Options of {@link redisCheck}. */
