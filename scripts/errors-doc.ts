@@ -20,6 +20,7 @@ function builtInPlugins(): string[] {
   return Object.keys(pkg.exports)
     .filter((key) => key.startsWith('./plugins/'))
     .map((key) => key.slice('./plugins/'.length))
+    .filter((name) => !name.includes('/')) // a plugin's side entry (`auth/credentials`)
 }
 
 /**

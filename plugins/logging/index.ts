@@ -3,6 +3,7 @@
 import { currentContext, definePlugin, type Logger, type RequestContext } from 'fw'
 import type pino from 'pino'
 import type {} from 'fw/plugins/debug'
+import { loggingErrors } from './errors.js'
 import { logsProjection } from './debug-projection.js'
 import { createLineLogger } from './line-writer.js'
 import { defaultLogFile, givenStream, openLogFile } from './log-file.js'
@@ -78,7 +79,15 @@ const logging = definePlugin({
       : openLogFile(
           kernel.root,
           options.file ?? defaultLogFile(kernel.root, kernel.config.app.name),
-          (error, file) => previous.error('the log file cannot be written', { error, file }),
+          (error, file) =>
+            previous.error(loggingErrors.message('FW_ERR_LOGGING_FILE_UNWRITABLE', { file }), {
+              error: loggingErrors.error(
+                'FW_ERR_LOGGING_FILE_UNWRITABLE',
+                { file },
+                { cause: error },
+              ),
+              file,
+            }),
         )
     const base = createPino({
       level: options.level ?? 'info',
@@ -111,3 +120,4 @@ const logging = definePlugin({
 })
 
 export default logging
+export { loggingErrors } from './errors.js'

@@ -1,6 +1,6 @@
 import { defineErrors, type CodesOf } from 'fw'
 
-/** The telemetry plugin's error codes: mistakes in the options it is registered with. */
+/** The telemetry plugin's error codes: mistakes in its options, and who may read `GET /metrics`. */
 export const telemetryErrors = defineErrors(
   { owner: 'telemetry', title: 'telemetry plugin' },
   {
@@ -15,6 +15,20 @@ export const telemetryErrors = defineErrors(
       fix: 'Keep one: `exporter` (cheaper; the same spans), or `tracerProvider` when span processors of your own must see every span.',
       message:
         'The telemetry plugin got both an exporter and a tracerProvider; give one of them (exporter is the cheaper, with the same spans).',
+    },
+    FW_ERR_TELEMETRY_METRICS_UNAUTHENTICATED: {
+      when: '`GET /metrics` came with neither the configured `telemetry.metrics_token` as a bearer token nor a signed-in user. Answered 401 with `WWW-Authenticate: Bearer`.',
+      fix: 'Send `Authorization: Bearer <telemetry.metrics_token>`, or sign in as a user at or above `telemetry.metrics_min_usertype`.',
+      status: 401,
+      error: 'unauthenticated',
+      message: 'The metrics need a token or a signed-in user.',
+    },
+    FW_ERR_TELEMETRY_METRICS_FORBIDDEN: {
+      when: '`GET /metrics` came from a signed-in user below `telemetry.metrics_min_usertype`. Answered 403.',
+      fix: 'Sign in as a user at or above the floor, or use the metrics token.',
+      status: 403,
+      error: 'forbidden',
+      message: 'The metrics need a higher usertype.',
     },
   },
 )

@@ -3,9 +3,10 @@
 // request's event log rather than monkey-patched instrumentation.
 import { timingSafeEqual } from 'node:crypto'
 import type { Span, SpanContext, TracerProvider } from '@opentelemetry/api'
-import { definePlugin, HttpError, text, type Kernel, type Reply, type RequestContext } from 'fw'
+import { definePlugin, text, type Kernel, type Reply, type RequestContext } from 'fw'
 import type {} from 'fw/plugins/health'
 import type {} from 'fw/plugins/logging'
+import { telemetryErrors } from './errors.js'
 import { KNOWN_METHODS } from './method.js'
 import { createMetrics, observeRequest, type Metrics } from './metrics.js'
 import type { Tracing } from './record-tracing.js'
@@ -120,13 +121,11 @@ async function allowed(kernel: Kernel, ctx: RequestContext): Promise<void> {
   // Any other bearer may be a user's token: the auth plugin, when registered, resolves it.
   const who = await ctx.identity()
   if (who?.id === undefined)
-    throw new HttpError(
-      401,
-      { error: 'unauthenticated', message: 'The metrics need a token or a signed-in user.' },
-      { headers: { 'www-authenticate': 'Bearer' } },
-    )
+    throw telemetryErrors.httpError('FW_ERR_TELEMETRY_METRICS_UNAUTHENTICATED', {
+      headers: { 'www-authenticate': 'Bearer' },
+    })
   if ((who.usertype ?? 0) < floor)
-    throw new HttpError(403, { error: 'forbidden', message: 'The metrics need a higher usertype.' })
+    throw telemetryErrors.httpError('FW_ERR_TELEMETRY_METRICS_FORBIDDEN')
 }
 
 /**
