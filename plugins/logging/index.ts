@@ -121,3 +121,4 @@ const logging = definePlugin({
 
 export default logging
 export { loggingErrors } from './errors.js'
+export { logsProjection, MAX_LOGS } from './debug-projection.js'

@@ -11,9 +11,9 @@ import { gzipSync } from 'node:zlib'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
-import { html, type Kernel, type RequestContext } from 'fw'
+import { definePlugin, html, type Kernel, type RequestContext } from 'fw'
 import debug, { toolbarAssets } from 'fw/plugins/debug'
-import type {} from 'fw/plugins/logging'
+import { logsProjection } from 'fw/plugins/logging'
 import { createTestKernel } from 'fw/testing'
 import {
   launchBrowser,
@@ -172,6 +172,15 @@ async function sideKernel(): Promise<{ kernel: Kernel; url: string }> {
     },
   })
   kernel.register(debug)
+  // The `log.written` lines this kernel records by hand reach the payload through the logging
+  // plugin's projection (the plugin itself, and its log file, are not needed here).
+  kernel.register(
+    definePlugin({
+      name: 'test-logs',
+      dependsOn: ['debug'],
+      setup: (k: Kernel) => k.plugin('debug').project('logs', logsProjection),
+    }),
+  )
   kernel.router.get('csp', (ctx: RequestContext) => {
     const nonce = randomBytes(16).toString('base64')
     ctx.state.cspNonce = nonce
