@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // Runs the uvu suites under test/ (or the folder or file given, with an optional file pattern)
 // through tsx, with the `fw-source` condition so `fw` and `fw/testing` resolve to the TypeScript
-// sources. The files are dealt into `FW_TEST_JOBS` shards (default: the number of cores, at most
-// 4), balanced by size, each shard one uvu process, all at once; the files of test/e2e/ and
+// sources. The files are dealt into `FW_TEST_JOBS` shards (default 1, at most the number of
+// cores), balanced by size, each shard one uvu process, all at once; the files of test/e2e/ and
 // test/browser/, which load the machine or measure wall time, run afterwards in one process of
 // their own. A shard's report is printed whole when it ends; the run ends with one plain closing
 // line, `tests: N passed, N failed`, which CI reads.
@@ -20,7 +20,9 @@ const pattern = new RegExp(
   single ? `${escape(basename(single))}$` : (args[1] ?? '\\.test\\.ts$'),
   'i',
 )
-const jobs = Math.max(1, Number(process.env.FW_TEST_JOBS) || Math.min(availableParallelism(), 4))
+// One shard unless asked: two of this suite's shards at once have twice left a shard waiting on
+// nothing (an idle process, never ending), which one process at a time has not.
+const jobs = Math.max(1, Math.min(Number(process.env.FW_TEST_JOBS) || 1, availableParallelism()))
 /** Folders whose files run alone: they load the machine or measure wall time. */
 const ALONE = ['test/e2e/', 'test/browser/']
 
