@@ -23,6 +23,8 @@ const pattern = new RegExp(
 // One shard unless asked: two of this suite's shards at once have twice left a shard waiting on
 // nothing (an idle process, never ending), which one process at a time has not.
 const jobs = Math.max(1, Math.min(Number(process.env.FW_TEST_JOBS) || 1, availableParallelism()))
+/** How long a shard may print nothing before it counts as stuck. */
+const IDLE_MS = Number(process.env.FW_TEST_IDLE_MS) || 240_000
 /** Folders whose files run alone: they load the machine or measure wall time. */
 const ALONE = ['test/e2e/', 'test/browser/']
 
@@ -64,9 +66,27 @@ function runFiles(files) {
       },
     )
     let out = ''
-    child.stdout.on('data', (chunk) => (out += chunk))
-    child.stderr.on('data', (chunk) => (out += chunk))
+    // uvu has no time limit: a shard that prints nothing for IDLE_MS is stuck; it is stopped and
+    // reported with the suite it was in (the end of its output), rather than running for ever.
+    let idle
+    const watch = () => {
+      clearTimeout(idle)
+      idle = setTimeout(() => {
+        out += `\n!! no output for ${IDLE_MS / 1000} s: stopped (the suite above was running)\n`
+        child.kill('SIGKILL')
+      }, IDLE_MS)
+    }
+    watch()
+    child.stdout.on('data', (chunk) => {
+      out += chunk
+      watch()
+    })
+    child.stderr.on('data', (chunk) => {
+      out += chunk
+      watch()
+    })
     child.on('close', (code, signal) => {
+      clearTimeout(idle)
       const count = (label) => Number(new RegExp(`${label}:\\s+(\\d+)`).exec(out)?.[1] ?? 0)
       const total = count('Total')
       const passed = count('Passed')
