@@ -9,6 +9,7 @@
 import { spawn } from 'node:child_process'
 import { readdirSync, statSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
+import { clearTimeout, setTimeout } from 'node:timers'
 import { basename, dirname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
