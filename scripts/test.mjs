@@ -54,6 +54,8 @@ function runFiles(files) {
       [
         '--import',
         'tsx',
+        // FW_TEST_TIMES=file: each test file's duration is appended there (scripts/test-times.mjs).
+        ...(process.env.FW_TEST_TIMES ? ['--import', './scripts/test-times.mjs'] : []),
         '-C',
         'fw-source',
         'node_modules/uvu/bin.js',

@@ -16,6 +16,7 @@ function declareRoutes(kernel: Kernel): void {
       .schema({ body: schemas.newUser, responses: res.registered })
     r.post('users/login', users.login)
       .name('users.login')
+      .middleware('conduit.lockout')
       .schema({ body: schemas.loginUser, responses: res.signedIn })
     r.get('profiles/{username}', profiles.show)
       .name('profiles.show')
@@ -69,7 +70,10 @@ function declareRoutes(kernel: Kernel): void {
   })
 }
 
-/** The Conduit API under `/api`: its routes, the `conduit.signedIn` middleware, its error shape. */
+/**
+ * The Conduit API under `/api`: its routes, the `conduit.signedIn` and `conduit.lockout`
+ * middleware, its error shape.
+ */
 export default definePlugin({
   name: 'conduit',
   dependsOn: ['database', 'auth'],
@@ -79,6 +83,17 @@ export default definePlugin({
       if ((await ctx.identity()) === undefined) throw failure(401, 'a valid token is required')
       return next()
     })
+    // Sign-in by email under the auth plugin's lockout: failures count per email, a locked one
+    // answers 429 with Retry-After (and the API document says so).
+    kernel.middleware(
+      'conduit.lockout',
+      kernel.plugin('auth').lockout({
+        key: async (ctx) => {
+          const body = await ctx.body<{ user?: { email?: unknown } } | null>()
+          return typeof body?.user?.email === 'string' ? body.user.email : undefined
+        },
+      }),
+    )
     tapErrorShape(kernel)
     declareRoutes(kernel)
   },

@@ -1,12 +1,13 @@
 // The auth plugin: users and credentials, token login with an optional second factor, lockout,
 // revocable HS256 tokens, web sessions with CSRF, and the `authenticate` taps.
 import type { SqlEntityManager as EntityManager } from '@mikro-orm/knex'
-import { definePlugin, type Identity } from 'fw'
+import { definePlugin, type Identity, type Middleware } from 'fw'
 import type {} from 'fw/plugins/database'
 import type {} from 'fw/plugins/debug'
 import type {} from 'fw/plugins/health'
 import type {} from 'fw/plugins/views'
 import { declareAccountRoutes } from './account-routes.js'
+import { appLockout, isLockout, type LockoutOptions } from './app-lockout.js'
 import { deriveKeys } from './app-key.js'
 import { tapAuthenticate, tapSessionPhase } from './authenticate.js'
 import { authProjection } from './debug-projection.js'
@@ -103,6 +104,17 @@ export interface AuthApi {
    * `/login?return=/health`; undefined when web sign-in is off (no views plugin, `webLogin: false`).
    */
   signInUrl(returnTo: string): string | undefined
+  /**
+   * The sign-in lockout as middleware for an app's own login route: failures are counted against
+   * `key(ctx)` (an email, a username), a locked key answers 429 with `Retry-After`, and the API
+   * document lists that 429 on every route that uses it.
+   *
+   * @example
+   * kernel.middleware('login.lockout', auth.lockout({ key: async (ctx) => (await ctx.body<{ email?: string }>()).email }))
+   */
+  lockout(options: LockoutOptions): Middleware
+  /** True for a middleware `lockout()` made (what the API document derives its 429 from). */
+  isLockout(fn: Middleware | undefined): boolean
 }
 
 declare module 'fw' {
@@ -197,6 +209,8 @@ export default definePlugin<AuthOptions | undefined, AuthApi>({
         webLogin
           ? `/login?return=${encodeURI(returnTo).replace(/[?&#+]/g, encodeURIComponent)}`
           : undefined,
+      lockout: (lockoutOptions) => appLockout(rt, lockoutOptions),
+      isLockout,
     }
     const seed = options.seed
     if (seed !== undefined) db.addSeed((em) => seed(api, em))
@@ -236,4 +250,5 @@ export type { NewUser, AuthUser } from './users.js'
 export type { IssuedToken, TokenCheck, TokenRefusal } from './tokens.js'
 export type { AuthCredential, AuthSource, ReportedClaims } from './events.js'
 export { LOCK_STEPS } from './lockout.js'
+export type { LockoutOptions } from './app-lockout.js'
 export { authErrors } from './errors.js'

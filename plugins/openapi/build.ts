@@ -33,8 +33,16 @@ export interface DocumentInfo {
   readonly tokenScheme?: string
 }
 
-/** Which schemes a route requires, from its middleware and permissions. */
-export type SecurityOf = (route: Route) => readonly SecurityName[]
+/** What a route's middleware and permissions tell the document about it. */
+export interface RouteFacts {
+  /** The schemes it requires. */
+  readonly security: readonly SecurityName[]
+  /** True when a sign-in lockout guards it (it may answer 429). */
+  readonly lockout: boolean
+}
+
+/** The facts of a route (generate.ts reads them off the kernel's registered middleware). */
+export type FactsOf = (route: Route) => RouteFacts
 
 const SCHEMES = {
   apiKey: { type: 'apiKey', in: 'header', name: 'apiKey' },
@@ -119,11 +127,12 @@ const ERROR_REF = { $ref: '#/components/schemas/Error' }
 
 /**
  * The errors an operation can answer, from what fw knows of its route: 401 and 403 when it needs a
- * credential, 404 when its path has a parameter, 400 and 422 when it takes a body.
+ * credential, 404 when its path has a parameter, 400 and 422 when it takes a body, 429 when a
+ * lockout guards it.
  */
-function derivedErrors(route: Route, security: readonly SecurityName[]): Record<number, string> {
+function derivedErrors(route: Route, facts: RouteFacts): Record<number, string> {
   const out: Record<number, string> = {}
-  if (security.length > 0) {
+  if (facts.security.length > 0) {
     out[401] = 'No valid credential.'
     out[403] = 'The credential may not do this.'
   }
@@ -132,11 +141,12 @@ function derivedErrors(route: Route, security: readonly SecurityName[]): Record<
     out[400] = 'The body is not valid JSON.'
     out[422] = 'The body does not match the schema.'
   }
+  if (facts.lockout) out[429] = 'Too many failed sign-ins for this account: see `Retry-After`.'
   return out
 }
 
 /** The declared responses, then the derived errors; every error with fw's JSON error body. */
-function responses(route: Route, security: readonly SecurityName[]): ResponsesObject {
+function responses(route: Route, facts: RouteFacts): ResponsesObject {
   const declared = route.schema?.responses ?? {}
   const out: ResponsesObject = {}
   for (const [status, response] of Object.entries(declared)) {
@@ -151,7 +161,7 @@ function responses(route: Route, security: readonly SecurityName[]): ResponsesOb
   }
   if (Object.keys(declared).every((status) => Number(status) >= 400))
     out.default = { description: 'The response.' }
-  for (const [status, description] of Object.entries(derivedErrors(route, security)))
+  for (const [status, description] of Object.entries(derivedErrors(route, facts)))
     out[status] ??= { description, content: { 'application/json': { schema: ERROR_REF } } }
   return out
 }
@@ -160,7 +170,7 @@ function operation(
   scanned: ScannedRoute,
   method: string,
   methods: number,
-  security: readonly SecurityName[],
+  facts: RouteFacts,
 ): OperationObject {
   const { route, comment, tag } = scanned
   const schema = route.schema
@@ -181,12 +191,12 @@ function operation(
             content: { 'application/json': { schema: schema.body } },
           },
         }),
-    responses: responses(route, security),
+    responses: responses(route, facts),
   }
   // One requirement naming every scheme: the route needs all of them (an API key and a token).
-  if (security.length > 0)
+  if (facts.security.length > 0)
     op.security = [
-      Object.fromEntries(security.map((name) => [name, []])) as SecurityRequirementObject,
+      Object.fromEntries(facts.security.map((name) => [name, []])) as SecurityRequirementObject,
     ]
   return op
 }
@@ -199,7 +209,7 @@ function operation(
 export async function buildDocument(
   routes: readonly ScannedRoute[],
   info: DocumentInfo,
-  securityOf: SecurityOf,
+  factsOf: FactsOf,
 ): Promise<OpenAPIObject> {
   const { OpenApiBuilder } = await import('openapi3-ts/oas30')
   const builder = OpenApiBuilder.create({
@@ -221,10 +231,10 @@ export async function buildDocument(
     const methods = scanned.route.methods
       .map((m) => m.toLowerCase())
       .filter((m): m is DocumentedMethod => (METHODS as readonly string[]).includes(m))
-    const security = securityOf(scanned.route)
-    for (const name of security) used.add(name)
+    const facts = factsOf(scanned.route)
+    for (const name of facts.security) used.add(name)
     for (const method of methods) {
-      const op = operation(scanned, method, methods.length, security)
+      const op = operation(scanned, method, methods.length, facts)
       for (const tag of op.tags ?? [])
         if (tags.get(tag) === undefined)
           tags.set(tag, tag === scanned.tag ? tagDescription(scanned) : undefined)

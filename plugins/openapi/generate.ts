@@ -2,7 +2,7 @@
 // it, build the document, merge the overrides, write it.
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
-import type { Kernel, Middleware, Route } from 'fw'
+import type { Kernel, Middleware } from 'fw'
 import type {} from 'fw/plugins/auth'
 import type { OpenAPIObject } from 'openapi3-ts/oas30'
 import {
@@ -10,6 +10,7 @@ import {
   countOperations,
   mergeOverrides,
   type DocumentInfo,
+  type FactsOf,
   type SecurityName,
 } from './build.js'
 import { openapiErrors } from './errors.js'
@@ -59,11 +60,14 @@ function isDirectory(path: string): boolean {
   return existsSync(path) && statSync(path).isDirectory()
 }
 
-/** Which schemes a route needs: its middleware (the api plugin's, by identity) and permissions. */
-function securityResolver(
+/**
+ * What a route's middleware (the api and auth plugins', by identity) and permissions tell the
+ * document: the schemes it needs, and whether a sign-in lockout guards it.
+ */
+function factsResolver(
   kernel: Kernel,
   extra: Readonly<Record<string, readonly SecurityName[]>>,
-): (route: Route) => readonly SecurityName[] {
+): FactsOf {
   const known = new Map<Middleware, readonly SecurityName[]>()
   if (kernel.hasPlugin('api')) {
     const api = kernel.plugin('api')
@@ -71,15 +75,18 @@ function securityResolver(
     known.set(api.apiKey, ['apiKey'])
     known.set(api.unified, ['bearerAuth'])
   }
+  const isLockout = kernel.hasPlugin('auth') ? kernel.plugin('auth').isLockout : () => false
   return (route) => {
     const found = new Set<SecurityName>()
+    let lockout = false
     for (const name of route.middleware) {
       const fn = kernel.middlewareFor(name)
       for (const scheme of extra[name] ?? (fn === undefined ? [] : (known.get(fn) ?? [])))
         found.add(scheme)
+      lockout ||= isLockout(fn)
     }
     if (route.permissions.length > 0) found.add('bearerAuth')
-    return [...found].sort()
+    return { security: [...found].sort(), lockout }
   }
 }
 
@@ -164,8 +171,8 @@ export async function generateDocument(
     license: licenseOf(root),
     ...(kernel.hasPlugin('auth') ? { tokenScheme: kernel.config.auth.token_scheme } : {}),
   }
-  const securityOf = securityResolver(kernel, options.security ?? {})
-  const built = await buildDocument(await scanRoutes(routes, dir, namespace), info, securityOf)
+  const factsOf = factsResolver(kernel, options.security ?? {})
+  const built = await buildDocument(await scanRoutes(routes, dir, namespace), info, factsOf)
   const overrides =
     options.overrides === undefined ? undefined : readOverrides(resolve(root, options.overrides))
   const document = (
@@ -178,7 +185,7 @@ export async function generateDocument(
       let operations: number
       try {
         const scanned = await scanRoutes(routes, sibling, namespaceOf(shown(root, sibling)))
-        operations = countOperations(await buildDocument(scanned, info, securityOf)).operations
+        operations = countOperations(await buildDocument(scanned, info, factsOf)).operations
       } catch {
         continue // a folder whose modules do not load is no candidate
       }

@@ -73,6 +73,17 @@ test('says which operations need the token, and how to send it', async ({ kernel
     ['tag', 'author', 'favorited', 'limit', 'offset'],
   )
   assert.ok(doc.paths['/api/articles/{slug}']!.put!.responses['403'])
+  // The lockout middleware on the sign-in route: its 429, and only there.
+  const limited = Object.entries(doc.paths).flatMap(([path, item]) =>
+    Object.entries(item)
+      .filter(([, op]) => (op as { responses?: Record<string, unknown> }).responses?.['429'])
+      .map(([method]) => `${method.toUpperCase()} ${path}`),
+  )
+  assert.equal(limited, ['POST /api/users/login'])
+  assert.equal(doc.paths['/api/users/login']!.post!.responses['429'], {
+    description: 'Too many failed sign-ins for this account: see `Retry-After`.',
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+  })
 })
 
 test.run()

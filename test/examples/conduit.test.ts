@@ -105,6 +105,30 @@ test('POST /users/login signs in by email; a wrong password and an unknown email
   assert.is(empty.status, 422)
 })
 
+test('POST /users/login: from the third wrong password for an email, 429 with Retry-After', async ({
+  app,
+}) => {
+  await register(app.kernel, 'eve')
+  const signIn = (password: string) =>
+    call(app.kernel, 'POST', '/users/login', {
+      body: { user: { email: 'Eve@conduit.test', password } },
+    })
+  for (let i = 0; i < 3; i++) assert.is((await signIn('nope')).status, 401)
+  const locked = await signIn('eve-pass')
+  assert.is(locked.status, 429)
+  assert.is(locked.headers['retry-after'], '60')
+  assert.equal(errorsOf(locked), ['Too many failed sign-ins: try again in 60 s.'])
+  assert.is(
+    (
+      await call(app.kernel, 'POST', '/users/login', {
+        body: { user: { email: 'ann@conduit.test', password: 'ann-pass' } },
+      })
+    ).status,
+    200,
+    'another email is not locked',
+  )
+})
+
 test('GET and PUT /user: 401 without a token; bio, image, email and password change', async ({
   app,
 }) => {

@@ -3,7 +3,7 @@
 // templates, and two probes that answer who the request is from.
 import { join } from 'node:path'
 import { Secret, TOTP } from 'otpauth'
-import type { Kernel } from 'fw'
+import { definePlugin, type Kernel } from 'fw'
 import { createTestKernel, type MemoryLogger } from 'fw/testing'
 import auth, { type AuthOptions } from 'fw/plugins/auth'
 import database, { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
@@ -31,7 +31,13 @@ export interface AuthApp {
  * wait); `env` adds to the environment (`FW_APP_KEY` is set unless `env.FW_APP_KEY` is '').
  */
 export async function createAuthApp(
-  options: { env?: Record<string, string>; auth?: AuthOptions; realClock?: boolean } = {},
+  options: {
+    env?: Record<string, string>
+    auth?: AuthOptions
+    realClock?: boolean
+    /** Declares the suite's own middleware and routes (a plugin that depends on auth). */
+    routes?: (kernel: Kernel) => void
+  } = {},
 ): Promise<AuthApp> {
   const db = await createTestDatabase()
   const clock: Clock = { t: Date.UTC(2026, 0, 1, 12, 0, 0) }
@@ -52,6 +58,14 @@ export async function createAuthApp(
           ...options.auth,
         },
       ],
+      ...(options.routes === undefined
+        ? []
+        : [
+            [
+              definePlugin({ name: 'auth-probe', dependsOn: ['auth'], setup: options.routes }),
+              undefined,
+            ] as const,
+          ]),
     ],
   })
   kernel.router.match(['GET', 'POST', 'DELETE'], 'probe/whoami', async (ctx) => ({

@@ -23,7 +23,7 @@ async function documentWith(tokenScheme: string | undefined) {
     servers: [],
     ...(tokenScheme ? { tokenScheme } : {}),
   }
-  return buildDocument(scanned, info, () => ['bearerAuth'])
+  return buildDocument(scanned, info, () => ({ security: ['bearerAuth'], lockout: false }))
 }
 
 test('Bearer (or none given): HTTP bearer authentication', async () => {
