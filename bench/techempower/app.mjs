@@ -1,11 +1,11 @@
 // TechEmpower's six test types as a user of fw writes them: a kernel, routes, the database plugin
-// (its documented raw-SQL path, `runStatement`) and the views plugin for fortunes. Nothing here
+// (its documented fast read path, the `sql` tagged template) and the views plugin for fortunes. Nothing here
 // goes around fw's request path. `server.mjs` starts it; `bench/techempower.ts` and
 // `test/e2e/techempower.test.ts` load it through `createTechEmpowerApp`.
 import { dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createKernel, text, view } from 'fw'
-import database, { defineMigration } from 'fw/plugins/database'
+import database, { defineMigration, sql } from 'fw/plugins/database'
 import views from 'fw/plugins/views'
 import { ADDED_FORTUNE, SCHEMA_STATEMENTS } from './schema.mjs'
 
@@ -50,10 +50,8 @@ export function createTechEmpowerApp({
   })
   const db = kernel.plugin.bind(kernel, 'database')
   const readWorld = async (id) => {
-    const [row] = await db().runStatement({
-      sql: 'select id, randomnumber as "randomNumber" from world where id = ?',
-      bindings: [id],
-    })
+    const [row] = await db()
+      .sql`select id, randomnumber as "randomNumber" from world where id = ${id}`
     return row
   }
 
@@ -65,10 +63,7 @@ export function createTechEmpowerApp({
     return Promise.all(Array.from({ length: n }, () => readWorld(randomId())))
   })
   kernel.router.get('fortunes', async () => {
-    const fortunes = await db().runStatement({
-      sql: 'select id, message from fortune',
-      bindings: [],
-    })
+    const fortunes = await db().sql`select id, message from fortune`
     fortunes.push({ id: 0, message: ADDED_FORTUNE })
     fortunes.sort((a, b) => (a.message < b.message ? -1 : a.message > b.message ? 1 : 0))
     return view('fortunes', { fortunes })
@@ -79,10 +74,12 @@ export function createTechEmpowerApp({
     for (const world of worlds) world.randomNumber = randomId()
     // One statement for the writes (allowed), ids in order so that concurrent updates lock alike.
     const sorted = [...worlds].sort((a, b) => a.id - b.id)
-    await db().runStatement({
-      sql: `update world set randomnumber = case id ${sorted.map(() => 'when ?::integer then ?::integer').join(' ')} end where id in (${sorted.map(() => '?::integer').join(', ')})`,
-      bindings: [...sorted.flatMap((w) => [w.id, w.randomNumber]), ...sorted.map((w) => w.id)],
-    })
+    const cases = sql.join(
+      sorted.map((w) => sql`when ${w.id}::integer then ${w.randomNumber}::integer`),
+      ' ',
+    )
+    const ids = sql.join(sorted.map((w) => sql`${w.id}::integer`))
+    await db().query(sql`update world set randomnumber = case id ${cases} end where id in (${ids})`)
     return worlds
   })
   return kernel
