@@ -32,6 +32,8 @@ export class SpanBatcher {
   #queue: SpanRecord[] = []
   #exporting: Promise<void> | undefined
   #timer: NodeJS.Timeout | undefined
+  /** The timeout of the export in flight. */
+  #inFlight: NodeJS.Timeout | undefined
   #closed = false
   #exported = 0
   #dropped = 0
@@ -91,16 +93,41 @@ export class SpanBatcher {
     await this.#exporter.forceFlush?.().catch((error: unknown) => this.#reports.failing(error))
   }
 
-  /** Exports what is queued, then shuts the exporter down; spans added later are dropped. */
+  /**
+   * Exports what is queued, then shuts the exporter down; spans added later are dropped. The whole
+   * of it takes at most `exportTimeoutMillis`: a collector that does not answer must not hold a
+   * closing process for a timeout per batch. What is still queued then is dropped (counted and
+   * said once), the export in flight no longer holds the process, and the exporter's `shutdown()`
+   * is not awaited further.
+   */
   async shutdown(): Promise<void> {
     if (this.#closed) return
     this.#closed = true
-    await this.flush()
-    try {
-      await this.#exporter.shutdown()
-    } catch (error) {
-      this.#reports.failing(error)
+    let expire: NodeJS.Timeout | undefined
+    const expired = new Promise<false>((resolve) => {
+      expire = setTimeout(() => resolve(false), this.#limits.exportTimeoutMillis)
+    })
+    const settle = async () => {
+      await this.flush()
+      try {
+        await this.#exporter.shutdown()
+      } catch (error) {
+        this.#reports.failing(error)
+      }
+      return true
     }
+    const finished = await Promise.race([settle(), expired])
+    clearTimeout(expire)
+    if (finished) return
+    const left = this.#queue.length
+    this.#dropped += left
+    this.#queue.length = 0
+    this.#inFlight?.unref()
+    this.#reports.failing(
+      new Error(
+        `closing: the exporter did not finish within exportTimeoutMillis (${this.#limits.exportTimeoutMillis} ms); ${left} queued spans dropped`,
+      ),
+    )
   }
 
   get stats(): SpanQueueStats {
@@ -147,6 +174,7 @@ export class SpanBatcher {
         if (settled) return
         settled = true
         clearTimeout(timeout)
+        this.#inFlight = undefined
         if (result.code === 0) {
           this.#exported += batch.length
           if (this.#failedBatches > 0) this.#reports.recovered(this.#failedBatches)
@@ -158,11 +186,13 @@ export class SpanBatcher {
         }
         resolve()
       }
-      // Not unref'd: a closing kernel waits for the export in flight, up to this long.
+      // Not unref'd: a closing kernel waits for the export in flight, up to this long (unless
+      // the close itself runs out of time, see shutdown()).
       const timeout = setTimeout(
         () => done({ code: 1, error: new Error('the export timed out') }),
         this.#limits.exportTimeoutMillis,
       )
+      this.#inFlight = timeout
       try {
         // As the SDK's batch processor: what the exporter does (an HTTP request) is not traced.
         context.with(suppressTracing(context.active()), () => this.#exporter.export(batch, done))

@@ -356,7 +356,13 @@ test('drops whole requests when the queue is full, counts them and keeps answeri
   const { kernel, logger } = pingApp({
     exporter,
     phaseSpans: false,
-    batch: { maxQueueSize: 5, maxExportBatchSize: 2, scheduledDelayMillis: 60_000 },
+    // The export in flight never answers: 2 s (not the default 30) is how long the close waits.
+    batch: {
+      maxQueueSize: 5,
+      maxExportBatchSize: 2,
+      scheduledDelayMillis: 60_000,
+      exportTimeoutMillis: 2000,
+    },
   })
   await kernel.boot()
   const statuses: number[] = []
@@ -375,6 +381,18 @@ test('drops whole requests when the queue is full, counts them and keeps answeri
   const warnings = logger.entries.filter((e) => e.level === 'warn')
   assert.is(warnings.length, 1, 'one warning for the episode, not one per request')
   assert.match(warnings[0]!.message, 'span queue is full (5 spans)')
+  // Closing waits exportTimeoutMillis in all (not one timeout per batch), then drops what is left.
+  await kernel.close()
+  const after = kernel.plugin('telemetry').spanQueue()
+  assert.is(after.queued, 0)
+  assert.is(after.exported, 0)
+  assert.ok(after.dropped >= 6, JSON.stringify(after))
+  const closing = logger.entries.filter((e) => e.level === 'error')
+  assert.match(closing.at(-1)!.message, 'exporting spans failed')
+  assert.match(
+    String((closing.at(-1)!.context?.error as Error | undefined)?.message),
+    'did not finish within exportTimeoutMillis (2000 ms)',
+  )
 })
 
 for (const answer of ['throw', 'failure', 'never'] as const) {
