@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 // Runs the uvu suites under test/ (or the folder or file given, with an optional file pattern)
 // through tsx, with the `fw-source` condition so `fw` and `fw/testing` resolve to the TypeScript
-// sources. The files are dealt into `FW_TEST_JOBS` shards (default 1, at most the number of
-// cores), balanced by size, each shard one uvu process, all at once; the files of test/e2e/ and
-// test/browser/, which load the machine or measure wall time, run afterwards in one process of
-// their own. A shard's report is printed whole when it ends; the run ends with one plain closing
-// line, `tests: N passed, N failed`, which CI reads.
+// sources. The files are dealt into chunks of about the same total size, each chunk one uvu process
+// (a fresh process every few files keeps memory bounded: a process holds every embedded database
+// its suites opened until it ends), `FW_TEST_JOBS` processes at a time (default: the number of
+// cores, at most 2); the files of test/e2e/ and test/browser/, which load the machine or measure
+// wall time, run afterwards in one process of their own. A chunk's report is printed whole when it
+// ends; the run ends with one plain closing line, `tests: N passed, N failed`, which CI reads.
 import { spawn } from 'node:child_process'
 import { readdirSync, statSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
@@ -21,10 +22,11 @@ const pattern = new RegExp(
   single ? `${escape(basename(single))}$` : (args[1] ?? '\\.test\\.ts$'),
   'i',
 )
-// One shard unless asked: two of this suite's shards at once have twice left a shard waiting on
-// nothing (an idle process, never ending), which one process at a time has not.
-const jobs = Math.max(1, Math.min(Number(process.env.FW_TEST_JOBS) || 1, availableParallelism()))
-/** How long a shard may print nothing before it counts as stuck. */
+const cores = availableParallelism()
+const jobs = Math.max(1, Math.min(Number(process.env.FW_TEST_JOBS) || Math.min(cores, 2), cores))
+/** How many chunks each process slot gets, so that a long chunk does not leave a slot idle. */
+const CHUNKS_PER_JOB = 4
+/** How long a process may print nothing before it counts as stuck. */
 const IDLE_MS = Number(process.env.FW_TEST_IDLE_MS) || 240_000
 /** Folders whose files run alone: they load the machine or measure wall time. */
 const ALONE = ['test/e2e/', 'test/browser/']
@@ -69,7 +71,7 @@ function runFiles(files) {
       },
     )
     let out = ''
-    // uvu has no time limit: a shard that prints nothing for IDLE_MS is stuck; it is stopped and
+    // uvu has no time limit: a process that prints nothing for IDLE_MS is stuck; it is stopped and
     // reported with the suite it was in (the end of its output), rather than running for ever.
     let idle
     const watch = () => {
@@ -111,26 +113,31 @@ function report(result) {
   )
 }
 
-/** `files` dealt into `width` shards of about the same total size, largest first. */
-function shards(files, width) {
-  const bins = Array.from({ length: Math.min(width, files.length) }, () => ({ size: 0, files: [] }))
+/** `files` dealt into `count` chunks of about the same total size (largest first, round robin). */
+function chunks(files, count) {
+  const bins = Array.from({ length: Math.min(count, files.length) }, () => ({ size: 0, files: [] }))
   const sized = files.map((f) => [f, statSync(join(root, f)).size]).sort((a, b) => b[1] - a[1])
   for (const [file, size] of sized) {
     const bin = bins.reduce((a, b) => (b.size < a.size ? b : a))
     bin.files.push(file)
     bin.size += size
   }
-  return bins.map((b) => b.files)
+  return bins.map((b) => b.files.sort())
 }
 
-async function runShards(groups) {
-  return Promise.all(
-    groups.map(async (files) => {
-      const result = await runFiles(files)
+/** Runs the chunks `width` at a time, each reported as it ends. */
+async function runPool(groups, width) {
+  const results = []
+  let next = 0
+  const slot = async () => {
+    while (next < groups.length) {
+      const result = await runFiles(groups[next++])
       report(result)
-      return result
-    }),
-  )
+      results.push(result)
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(width, groups.length) }, slot))
+  return results
 }
 
 const files = single ? [single] : filesUnder(dir)
@@ -138,13 +145,13 @@ const alone = files.filter((f) => ALONE.some((a) => f.startsWith(a)))
 const shared = files.filter((f) => !alone.includes(f))
 const t0 = Date.now()
 const results = [
-  ...(await runShards(shards(shared, jobs))),
-  ...(alone.length > 0 ? await runShards([alone]) : []),
+  ...(await runPool(chunks(shared, jobs * CHUNKS_PER_JOB), jobs)),
+  ...(alone.length > 0 ? await runPool([alone], 1) : []),
 ]
 const sum = (key) => results.reduce((n, r) => n + r[key], 0)
 if (results.length > 1)
   console.log(
-    `\n${files.length} files in ${((Date.now() - t0) / 1000).toFixed(0)} s, ${jobs} shards at once`,
+    `\n${files.length} files in ${((Date.now() - t0) / 1000).toFixed(0)} s, ${jobs} processes at a time`,
   )
 const failed = sum('failed')
 const skipped = sum('skipped')

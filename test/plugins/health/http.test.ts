@@ -247,11 +247,8 @@ test('a check that never resolves: /health/check still answers, with the timeout
   kernel
     .plugin('health')
     .register({ name: 'stuck', timeoutMs: 100, run: () => new Promise(() => {}) })
-  const started = Date.now()
   const res = await inject(kernel, '/health/check')
-  // Cut by its own 100 ms timeout, not the registry's 5 s one (the bound is loose: a busy machine
-  // may take a second or more for the other checks).
-  assert.ok(Date.now() - started < 4900, 'answered before the registry-wide timeout')
+  // Cut by its own 100 ms timeout, not the registry's 5 s one: the message names which.
   assert.is(res.status, 503)
   const check = (res.json() as { checks: Record<string, { status: string; message: string }> })
     .checks.stuck!

@@ -383,7 +383,7 @@ test('drops whole requests when the queue is full, counts them and keeps answeri
   assert.match(warnings[0]!.message, 'span queue is full (5 spans)')
   // Closing waits exportTimeoutMillis in all (not one timeout per batch), then drops what is left.
   await kernel.close()
-  const after = kernel.plugin('telemetry').spanQueue()
+  const after = kernel.plugin('telemetry').spanQueue()!
   assert.is(after.queued, 0)
   assert.is(after.exported, 0)
   assert.ok(after.dropped >= 6, JSON.stringify(after))
