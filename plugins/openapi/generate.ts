@@ -1,6 +1,14 @@
 // `fw api:docs`'s work, shared with the plugin's start-up regeneration: find the directory, scan
 // it, build the document, merge the overrides, write it.
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import type { Kernel, Middleware } from 'fw'
 import type {} from 'fw/plugins/auth'
@@ -197,12 +205,20 @@ export async function generateDocument(
   return { document, dir: shown(root, dir), namespace, output, ...counts, richerSibling }
 }
 
-/** Writes a generated document (pretty JSON, a trailing newline), creating its folder. */
+/**
+ * Writes a generated document (pretty JSON, a trailing newline), creating its folder. Atomically
+ * (a file beside it, renamed into place): a server answering `GET /api/openapi.json` while
+ * `fw api:docs` or another instance's start writes it serves the old document or the new one,
+ * never half of one.
+ */
 export function writeDocument(generated: Generated): void {
+  const partial = `${generated.output}.${process.pid}.tmp`
   try {
     mkdirSync(dirname(generated.output), { recursive: true })
-    writeFileSync(generated.output, `${JSON.stringify(generated.document, null, 2)}\n`)
+    writeFileSync(partial, `${JSON.stringify(generated.document, null, 2)}\n`)
+    renameSync(partial, generated.output)
   } catch (error) {
+    rmSync(partial, { force: true })
     throw openapiErrors.error('FW_ERR_OPENAPI_OUTPUT', {
       file: generated.output,
       reason: (error as Error).message,
