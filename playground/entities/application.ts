@@ -1,9 +1,12 @@
 import { createRequire } from 'node:module'
 import type * as MikroCore from '@mikro-orm/core'
+import { deferEntity } from 'fw/plugins/database'
 
-// Required, not imported: importing the CommonJS package makes Node lex its ~130 files for named
-// exports (≈80 ms of every `fw` command that boots the app); the same module either way.
-const { EntitySchema } = createRequire(import.meta.url)('@mikro-orm/core') as typeof MikroCore
+// Required, not imported (importing the CommonJS package makes Node lex its ~130 files for named
+// exports), and only when the database opens: `deferEntity` builds the schema then, so commands
+// that never open the database (`fw route:list`) do not load MikroORM at all.
+const mikroCore = (): typeof MikroCore =>
+  createRequire(import.meta.url)('@mikro-orm/core') as typeof MikroCore
 
 /**
  * A client application of the API (`applications`): its key and secret stored hashed, a status,
@@ -24,18 +27,21 @@ export class Application {
   allowed_headers: string | null = null
 }
 
-export const ApplicationSchema = new EntitySchema<Application>({
-  class: Application,
-  tableName: 'applications',
-  properties: {
-    id: { type: 'integer', primary: true, autoincrement: true },
-    name: { type: 'string', length: 100, unique: true },
-    api_key_hash: { type: 'string', length: 64, unique: true, hidden: true },
-    secret_hash: { type: 'string', length: 255, hidden: true },
-    status: { type: 'text', default: 'active' },
-    cors_enabled: { type: 'boolean', default: false },
-    origin: { type: 'text', nullable: true },
-    allowed_methods: { type: 'text', nullable: true },
-    allowed_headers: { type: 'text', nullable: true },
-  },
+export const ApplicationSchema = deferEntity(Application, () => {
+  const { EntitySchema } = mikroCore()
+  return new EntitySchema<Application>({
+    class: Application,
+    tableName: 'applications',
+    properties: {
+      id: { type: 'integer', primary: true, autoincrement: true },
+      name: { type: 'string', length: 100, unique: true },
+      api_key_hash: { type: 'string', length: 64, unique: true, hidden: true },
+      secret_hash: { type: 'string', length: 255, hidden: true },
+      status: { type: 'text', default: 'active' },
+      cors_enabled: { type: 'boolean', default: false },
+      origin: { type: 'text', nullable: true },
+      allowed_methods: { type: 'text', nullable: true },
+      allowed_headers: { type: 'text', nullable: true },
+    },
+  })
 })

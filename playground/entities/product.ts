@@ -1,11 +1,12 @@
 import { createRequire } from 'node:module'
 import type * as MikroCore from '@mikro-orm/core'
+import { deferEntity } from 'fw/plugins/database'
 
-// Required, not imported: importing the CommonJS package makes Node lex its ~130 files for named
-// exports (≈80 ms of every `fw` command that boots the app); the same module either way.
-const { DecimalType, EntitySchema } = createRequire(import.meta.url)(
-  '@mikro-orm/core',
-) as typeof MikroCore
+// Required, not imported (importing the CommonJS package makes Node lex its ~130 files for named
+// exports), and only when the database opens: `deferEntity` builds the schema then, so commands
+// that never open the database (`fw route:list`) do not load MikroORM at all.
+const mikroCore = (): typeof MikroCore =>
+  createRequire(import.meta.url)('@mikro-orm/core') as typeof MikroCore
 
 /**
  * A product (`products`). Property names are the column names, so `toData()` answers exactly the
@@ -26,20 +27,23 @@ export class Product {
   created_at: Date = new Date()
 }
 
-export const ProductSchema = new EntitySchema<Product>({
-  class: Product,
-  tableName: 'products',
-  properties: {
-    id: { type: 'integer', primary: true, autoincrement: true },
-    name: { type: 'string', length: 200 },
-    sku: { type: 'string', length: 64, unique: true },
-    // numeric(10,2) read back as a JS number (the pg driver would give a string).
-    price: { type: new DecimalType('number'), precision: 10, scale: 2 },
-    stock: { type: 'integer' },
-    active: { type: 'boolean', default: true },
-    tags: { type: 'json' },
-    notes: { type: 'text', nullable: true },
-    category_id: { type: 'integer', nullable: true, index: true },
-    created_at: { type: 'datetime', onCreate: () => new Date() },
-  },
+export const ProductSchema = deferEntity(Product, () => {
+  const { DecimalType, EntitySchema } = mikroCore()
+  return new EntitySchema<Product>({
+    class: Product,
+    tableName: 'products',
+    properties: {
+      id: { type: 'integer', primary: true, autoincrement: true },
+      name: { type: 'string', length: 200 },
+      sku: { type: 'string', length: 64, unique: true },
+      // numeric(10,2) read back as a JS number (the pg driver would give a string).
+      price: { type: new DecimalType('number'), precision: 10, scale: 2 },
+      stock: { type: 'integer' },
+      active: { type: 'boolean', default: true },
+      tags: { type: 'json' },
+      notes: { type: 'text', nullable: true },
+      category_id: { type: 'integer', nullable: true, index: true },
+      created_at: { type: 'datetime', onCreate: () => new Date() },
+    },
+  })
 })

@@ -1,11 +1,12 @@
 import { createRequire } from 'node:module'
 import type * as MikroCore from '@mikro-orm/core'
+import { deferEntity } from 'fw/plugins/database'
 
-// Required, not imported: importing the CommonJS package makes Node lex its ~130 files for named
-// exports (≈80 ms of every `fw` command that boots the app); the same module either way.
-const { BigIntType, EntitySchema } = createRequire(import.meta.url)(
-  '@mikro-orm/core',
-) as typeof MikroCore
+// Required, not imported (importing the CommonJS package makes Node lex its ~130 files for named
+// exports), and only when the database opens: `deferEntity` builds the schema then, so commands
+// that never open the database (`fw route:list`) do not load MikroORM at all.
+const mikroCore = (): typeof MikroCore =>
+  createRequire(import.meta.url)('@mikro-orm/core') as typeof MikroCore
 
 /** A person who signs in (`users`). Property names are the column names. */
 export class User {
@@ -27,19 +28,22 @@ export class User {
   created_at: Date = new Date()
 }
 
-export const UserSchema = new EntitySchema<User>({
-  class: User,
-  tableName: 'users',
-  properties: {
-    id: { type: 'integer', primary: true, autoincrement: true },
-    username: { type: 'string', length: 100 },
-    email: { type: 'string', length: 255 },
-    password_hash: { type: 'string', length: 255, hidden: true },
-    usertype: { type: 'integer' },
-    totp_secret: { type: 'text', nullable: true, hidden: true },
-    totp_last_step: { type: new BigIntType('number'), nullable: true, hidden: true },
-    created_at: { type: 'datetime', onCreate: () => new Date() },
-  },
+export const UserSchema = deferEntity(User, () => {
+  const { BigIntType, EntitySchema } = mikroCore()
+  return new EntitySchema<User>({
+    class: User,
+    tableName: 'users',
+    properties: {
+      id: { type: 'integer', primary: true, autoincrement: true },
+      username: { type: 'string', length: 100 },
+      email: { type: 'string', length: 255 },
+      password_hash: { type: 'string', length: 255, hidden: true },
+      usertype: { type: 'integer' },
+      totp_secret: { type: 'text', nullable: true, hidden: true },
+      totp_last_step: { type: new BigIntType('number'), nullable: true, hidden: true },
+      created_at: { type: 'datetime', onCreate: () => new Date() },
+    },
+  })
 })
 
 /**
@@ -63,18 +67,21 @@ export class AuthToken {
   created_at: Date = new Date()
 }
 
-export const AuthTokenSchema = new EntitySchema<AuthToken>({
-  class: AuthToken,
-  tableName: 'auth_tokens',
-  properties: {
-    id: { type: 'uuid', primary: true },
-    user_id: { type: 'integer', index: true },
-    kind: { type: 'string', length: 20 },
-    token_hash: { type: 'string', length: 64, unique: true, hidden: true },
-    expires: { type: new BigIntType('number'), nullable: true },
-    revoked: { type: 'boolean', default: false },
-    created_at: { type: 'datetime', onCreate: () => new Date() },
-  },
+export const AuthTokenSchema = deferEntity(AuthToken, () => {
+  const { BigIntType, EntitySchema } = mikroCore()
+  return new EntitySchema<AuthToken>({
+    class: AuthToken,
+    tableName: 'auth_tokens',
+    properties: {
+      id: { type: 'uuid', primary: true },
+      user_id: { type: 'integer', index: true },
+      kind: { type: 'string', length: 20 },
+      token_hash: { type: 'string', length: 64, unique: true, hidden: true },
+      expires: { type: new BigIntType('number'), nullable: true },
+      revoked: { type: 'boolean', default: false },
+      created_at: { type: 'datetime', onCreate: () => new Date() },
+    },
+  })
 })
 
 /** The first leg of a two-factor sign-in, waiting for its code (`auth_pending_logins`). */
@@ -86,14 +93,17 @@ export class PendingLogin {
   expires_at!: number
 }
 
-export const PendingLoginSchema = new EntitySchema<PendingLogin>({
-  class: PendingLogin,
-  tableName: 'auth_pending_logins',
-  properties: {
-    id: { type: 'string', length: 64, primary: true },
-    user_id: { type: 'integer', index: true },
-    expires_at: { type: new BigIntType('number') },
-  },
+export const PendingLoginSchema = deferEntity(PendingLogin, () => {
+  const { BigIntType, EntitySchema } = mikroCore()
+  return new EntitySchema<PendingLogin>({
+    class: PendingLogin,
+    tableName: 'auth_pending_logins',
+    properties: {
+      id: { type: 'string', length: 64, primary: true },
+      user_id: { type: 'integer', index: true },
+      expires_at: { type: new BigIntType('number') },
+    },
+  })
 })
 
 /** Failed sign-ins of one lower-cased, trimmed username (`auth_lockouts`). */
@@ -106,15 +116,18 @@ export class Lockout {
   locked_until!: number
 }
 
-export const LockoutSchema = new EntitySchema<Lockout>({
-  class: Lockout,
-  tableName: 'auth_lockouts',
-  properties: {
-    username: { type: 'string', length: 100, primary: true },
-    failures: { type: 'integer' },
-    last_failure_at: { type: new BigIntType('number') },
-    locked_until: { type: new BigIntType('number') },
-  },
+export const LockoutSchema = deferEntity(Lockout, () => {
+  const { BigIntType, EntitySchema } = mikroCore()
+  return new EntitySchema<Lockout>({
+    class: Lockout,
+    tableName: 'auth_lockouts',
+    properties: {
+      username: { type: 'string', length: 100, primary: true },
+      failures: { type: 'integer' },
+      last_failure_at: { type: new BigIntType('number') },
+      locked_until: { type: new BigIntType('number') },
+    },
+  })
 })
 
 /** One single-use backup code of a user (`auth_backup_codes`), stored as its sha256. */
@@ -125,15 +138,18 @@ export class BackupCode {
   used_at: Date | null = null
 }
 
-export const BackupCodeSchema = new EntitySchema<BackupCode>({
-  class: BackupCode,
-  tableName: 'auth_backup_codes',
-  properties: {
-    id: { type: 'integer', primary: true, autoincrement: true },
-    user_id: { type: 'integer', index: true },
-    code_hash: { type: 'string', length: 64, hidden: true },
-    used_at: { type: 'datetime', nullable: true },
-  },
+export const BackupCodeSchema = deferEntity(BackupCode, () => {
+  const { EntitySchema } = mikroCore()
+  return new EntitySchema<BackupCode>({
+    class: BackupCode,
+    tableName: 'auth_backup_codes',
+    properties: {
+      id: { type: 'integer', primary: true, autoincrement: true },
+      user_id: { type: 'integer', index: true },
+      code_hash: { type: 'string', length: 64, hidden: true },
+      used_at: { type: 'datetime', nullable: true },
+    },
+  })
 })
 
 /** Every entity of the auth plugin. */

@@ -3,7 +3,8 @@ import type { MikroORM } from '@mikro-orm/core'
 import type { SqlEntityManager as EntityManager } from '@mikro-orm/knex'
 import type { Kernel } from 'fw'
 import { runRead } from './bound-query.js'
-import type { AnyEntitySchema, OpenedDatabase } from './orm.js'
+import { classNameOf, type EntityDeclaration } from './deferred-entity.js'
+import type { OpenedDatabase } from './orm.js'
 
 /** How a binding loads one entity by its key, worked out from the metadata on first use. */
 interface BindingPlan {
@@ -47,10 +48,10 @@ function planOf(orm: MikroORM, className: string): BindingPlan | null {
 export function registerBindings(
   kernel: Kernel,
   opened: () => OpenedDatabase,
-  entities: readonly AnyEntitySchema[],
+  entities: readonly EntityDeclaration[],
 ): void {
-  for (const schema of entities) {
-    const className = schema.meta.className
+  for (const entity of entities) {
+    const className = classNameOf(entity)
     let plan: BindingPlan | null | undefined
     kernel.binding(className, (value, ctx) => {
       const db = opened()

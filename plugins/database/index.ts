@@ -191,6 +191,8 @@ function timeoutsOf(kernel: Kernel): DatabaseTimeouts {
 }
 
 export type { DatabaseApi, DatabaseOptions } from './types.js'
+export { deferEntity } from './deferred-entity.js'
+export type { DeferredEntity, EntityDeclaration } from './deferred-entity.js'
 export type { MigrationEntry, Migrations, MigrationState, Seed } from './lifecycle.js'
 export { runStatement, StatementError } from './bound-query.js'
 export { sql } from './sql.js'

@@ -4,11 +4,12 @@ import { performance } from 'node:perf_hooks'
 import { carryOver, type FwError, type Logger } from 'fw'
 import { isUnavailableError, retryUntilReady, type Availability } from './availability.js'
 import { hasCarried, openCarried } from './carried.js'
+import { schemaOf, type EntityDeclaration } from './deferred-entity.js'
 import type { DatabaseTarget } from './connection-url.js'
 import type { SqlMigration } from './define-migration.js'
 import { summaryOf } from './error-summary.js'
 import { databaseErrors } from './errors.js'
-import type { AnyEntitySchema, DatabaseTimeouts, OpenedDatabase } from './orm.js'
+import type { DatabaseTimeouts, OpenedDatabase } from './orm.js'
 import type { PrepareResult } from './prepare.js'
 import type * as SerializeModuleNs from './serialize.js'
 
@@ -42,7 +43,7 @@ export interface MigrationState {
 export interface LifecycleOptions {
   readonly target: DatabaseTarget
   readonly timeouts: DatabaseTimeouts
-  readonly entities?: readonly AnyEntitySchema[]
+  readonly entities?: readonly EntityDeclaration[]
   readonly migrations?: Migrations
   readonly seed?: Seed
   /** Where the lifecycle reports a start without the database, the retries and the driver. */
@@ -68,7 +69,7 @@ type SerializeModule = typeof SerializeModuleNs
 export class DatabaseLifecycle {
   readonly target: DatabaseTarget
   readonly #options: LifecycleOptions
-  readonly #entities: AnyEntitySchema[]
+  readonly #entities: EntityDeclaration[]
   readonly #migrations: Migrations[]
   readonly #seeds: Seed[]
   #availability: Availability = { state: 'ready', error: undefined, attempts: 0 }
@@ -94,11 +95,11 @@ export class DatabaseLifecycle {
   }
 
   /** The entities so far (every plugin's, once setup is over). */
-  get entities(): readonly AnyEntitySchema[] {
+  get entities(): readonly EntityDeclaration[] {
     return this.#entities
   }
 
-  addEntities(entities: readonly AnyEntitySchema[]): void {
+  addEntities(entities: readonly EntityDeclaration[]): void {
     this.#refuseLate('addEntities')
     this.#entities.push(...entities)
   }
@@ -173,15 +174,17 @@ export class DatabaseLifecycle {
       .map(migrationObjectOf)
     loaded.sort((x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : 0))
     const logger = this.#options.logger
+    // A deferred entity's schema (and with it `@mikro-orm/core`) is built here, on opening.
+    const schemas = this.#entities.map(schemaOf)
     const openWith = (starting: typeof pglite) =>
-      openDatabase(target, this.#entities, loaded, {
+      openDatabase(target, schemas, loaded, {
         starting,
         timeouts: this.#options.timeouts,
         warn: (message) => logger.warn(`database driver: ${message}`),
       })
     if (carry === undefined) this.#db = await openWith(pglite)
     else {
-      const carried = await openCarried(carry, target, this.#entities, loaded, (embedded) =>
+      const carried = await openCarried(carry, target, schemas, loaded, (embedded) =>
         openWith(embedded ?? pglite),
       )
       this.#db = carried.db

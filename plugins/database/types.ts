@@ -5,7 +5,7 @@ import type { Statement } from './bound-query.js'
 import type { DatabaseTarget } from './connection-url.js'
 import type { MigrationState, Migrations, Seed } from './lifecycle.js'
 import type { ListeningHandler, NotificationHandler, NotifyOptions } from './notifications.js'
-import type { AnyEntitySchema } from './orm.js'
+import type { EntityDeclaration } from './deferred-entity.js'
 import type { PrepareResult } from './prepare.js'
 import type { SqlStatement } from './sql.js'
 
@@ -14,8 +14,8 @@ import type { SqlStatement } from './sql.js'
 
 /** Options of the database plugin. */
 export interface DatabaseOptions {
-  /** Entities, declared as MikroORM `EntitySchema`s. */
-  entities: readonly AnyEntitySchema[]
+  /** Entities: MikroORM `EntitySchema`s, or `deferEntity()`s whose schema is built on opening. */
+  entities: readonly EntityDeclaration[]
   /** Migrations: `defineMigration({ name, up, down? })` or MikroORM's `{ name, class }`. */
   migrations?: Migrations
   /** The database URL; default config `database.url` (`DATABASE_URL`), else `pglite://memory`. */
@@ -95,7 +95,7 @@ export interface DatabaseApi {
    */
   migrations(): readonly MigrationState[]
   /** Adds entities (a plugin's own tables); only during setup, before the database opens at boot. */
-  addEntities(...entities: AnyEntitySchema[]): void
+  addEntities(...entities: EntityDeclaration[]): void
   /** Adds migrations (run in name order with everyone's); only during setup. */
   addMigrations(migrations: Migrations): void
   /** Adds a seed, run after the options' seed under the same lock; only during setup. */

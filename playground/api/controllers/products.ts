@@ -10,8 +10,8 @@ import { Category } from '../../entities/category.js'
 import { Product } from '../../entities/product.js'
 import { productList } from '../../list/products-source.js'
 
-// Required, not imported: see ../../entities/product.ts.
-const { ForeignKeyConstraintViolationException, UniqueConstraintViolationException } =
+// Required, not imported, and only when a flush fails: see ../../entities/product.ts.
+const mikroCore = (): typeof MikroCore =>
   createRequire(import.meta.url)('@mikro-orm/core') as typeof MikroCore
 
 /** The fields a client may write. */
@@ -75,6 +75,8 @@ async function flush(em: EntityManager): Promise<void> {
   try {
     await em.flush()
   } catch (error) {
+    const { ForeignKeyConstraintViolationException, UniqueConstraintViolationException } =
+      mikroCore()
     if (error instanceof UniqueConstraintViolationException)
       throw invalid({ sku: ['The sku has already been taken.'] })
     if (error instanceof ForeignKeyConstraintViolationException)

@@ -1,6 +1,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { createTestDatabase, parseDatabaseUrl, type TestDatabase } from 'fw/plugins/database'
+import { classNameOf } from '../../../plugins/database/deferred-entity.js'
 import { DatabaseLifecycle, type LifecycleOptions } from '../../../plugins/database/lifecycle.js'
 import { startTcpProxy, type TcpProxy } from '../../e2e/tcp-proxy.js'
 import { Gadget, GadgetSchema, migrations } from './fixtures.js'
@@ -80,10 +81,7 @@ test('the setup window closes when opening starts', async (context) => {
   const db = (context.db = await createTestDatabase())
   const { life } = lifecycle(context, db.url, { entities: [] })
   life.addEntities([GadgetSchema])
-  assert.equal(
-    life.entities.map((e) => e.meta.className),
-    ['Gadget'],
-  )
+  assert.equal(life.entities.map(classNameOf), ['Gadget'])
   const opening = life.open()
   for (const late of [
     () => life.addEntities([GadgetSchema]),
