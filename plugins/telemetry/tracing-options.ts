@@ -1,7 +1,9 @@
 // Which way requests are traced, from the plugin's options, checked at setup: fw's span
 // records to an `exporter`, the SDK through a `tracerProvider` (given, or the global one), or not
 // at all. The chosen module loads at boot, so that an app that traces nothing does not import it.
-import { trace, type TracerProvider } from '@opentelemetry/api'
+import { createRequire } from 'node:module'
+import type * as OtelApi from '@opentelemetry/api'
+import type { TracerProvider } from '@opentelemetry/api'
 import type { InstrumentationScope } from '@opentelemetry/core'
 import type { Kernel } from 'fw'
 import { telemetryErrors } from './errors.js'
@@ -89,6 +91,24 @@ export function resolveResource(
 }
 
 /** The provider behind the API's proxy (the global one), or the provider itself. */
+/**
+ * Whether an OpenTelemetry SDK registered a global tracer provider, read from the slot the API
+ * keeps on `globalThis` (`Symbol.for('opentelemetry.js.api.1')`, shared by every copy of API 1.x,
+ * so that copies agree): an app that traces nothing then never loads the API (~40 files, ~20 ms of
+ * every `fw` command that boots the app).
+ */
+function globalProviderRegistered(): boolean {
+  const slot = (globalThis as Record<symbol, { trace?: unknown } | undefined>)[
+    Symbol.for('opentelemetry.js.api.1')
+  ]
+  return slot?.trace !== undefined
+}
+
+function globalProvider(): TracerProvider {
+  const { trace } = createRequire(import.meta.url)('@opentelemetry/api') as typeof OtelApi
+  return trace.getTracerProvider()
+}
+
 function delegateOf(provider: TracerProvider): TracerProvider {
   return (provider as { getDelegate?: () => TracerProvider }).getDelegate?.() ?? provider
 }
@@ -126,7 +146,8 @@ export function tracingLoader(
         logger: kernel.logger,
       })
   }
-  const provider = delegateOf(options.tracerProvider ?? trace.getTracerProvider())
+  if (options.tracerProvider === undefined && !globalProviderRegistered()) return undefined
+  const provider = delegateOf(options.tracerProvider ?? globalProvider())
   // The API's own provider answers no-op tracers: nothing to trace with.
   if (provider.constructor.name === 'NoopTracerProvider') return undefined
   const tracer = provider.getTracer('fw', VERSION)
