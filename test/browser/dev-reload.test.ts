@@ -1,5 +1,6 @@
-// `fw dev` in a real Chromium: an open page reloads itself once a saved change is served and says
-// what changed; a file that fails to load shows in an overlay until a save fixes it.
+// `fw dev` in a real Chromium: an open page reloads itself once a saved change is served and its
+// debug toolbar says what changed; a file that fails to load shows in the toolbar's overlay until a
+// save fixes it.
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { Browser, Page } from 'playwright-core'
@@ -49,24 +50,56 @@ test('reloads the open page after a saved view and says what changed', async ({
     undefined,
     'a new document: the page reloaded itself',
   )
-  const notice = await page.locator('#fw-dev-notice').textContent({ timeout: DEADLINE_MS })
-  assert.match(notice ?? '', 'views/home.eta changed')
+  const note = await page.locator('fw-debugbar .devnote').textContent({ timeout: DEADLINE_MS })
+  assert.match(note ?? '', 'views/home.eta changed: served as is')
 })
 
-test('shows a file that fails to load in an overlay until a save fixes it', async ({
+test("shows a file that fails to load in the toolbar's overlay until a save fixes it", async ({
   copy,
   page,
 }) => {
   copy.replace('controllers/home.ts', 'links: DEMO_LINKS })', 'links: DEMO_LINKS ')
-  const overlay = page.locator('#fw-dev-overlay')
+  const overlay = page.locator('fw-debugbar .devfail')
   await overlay.waitFor({ state: 'visible', timeout: DEADLINE_MS })
   const text = (await overlay.textContent()) ?? ''
   assert.match(text, 'controllers/home.ts:')
   assert.match(text, 'previous code is still serving')
+  // The toolbar's own UI: inside its shadow root, laid out by its style sheet (the element has no
+  // style attribute), and no overlay of the page script's own.
+  const rendered = await page.evaluate(() => {
+    const root = document.querySelector('fw-debugbar')?.shadowRoot
+    const el = root?.querySelector('.devfail') as HTMLElement | null | undefined
+    const card = el?.querySelector('.card')
+    return {
+      inToolbar: el !== null && el !== undefined,
+      styleAttribute: el?.getAttribute('style') ?? null,
+      position: el === null || el === undefined ? null : getComputedStyle(el).position,
+      card: card === null || card === undefined ? null : getComputedStyle(card).borderTopStyle,
+      plain: document.getElementById('fw-dev-overlay') !== null,
+    }
+  })
+  assert.equal(rendered, {
+    inToolbar: true,
+    styleAttribute: null,
+    position: 'fixed',
+    card: 'solid',
+    plain: false,
+  })
   await screenshot(page, 'dev-overlay')
   copy.replace('controllers/home.ts', 'links: DEMO_LINKS ', 'links: DEMO_LINKS })')
-  await overlay.waitFor({ state: 'detached', timeout: DEADLINE_MS })
-  await page.locator('#fw-dev-notice').waitFor({ timeout: DEADLINE_MS })
+  // The fix is served: the page reloads, the overlay is gone and the toolbar names the file.
+  await page.waitForFunction(
+    () =>
+      document
+        .querySelector('fw-debugbar')
+        ?.shadowRoot?.querySelector('.devnote')
+        ?.textContent?.includes('controllers/home.ts changed') === true,
+    null,
+    { timeout: DEADLINE_MS },
+  )
+  const note = (await page.locator('fw-debugbar .devnote').textContent()) ?? ''
+  assert.match(note, 'controllers/home.ts changed: app rebuilt')
+  assert.is(await page.locator('fw-debugbar .devfail').count(), 0)
   assert.match((await page.textContent('body')) ?? '', 'the demo app of fw')
 })
 

@@ -7,28 +7,10 @@ import { h, ms, type Child } from './dom.js'
 import type { Payload, Row, ToolbarConfig } from './payload.js'
 import { rowName, type ClientError, type View } from './state.js'
 import { STYLES } from './styles.js'
+import { createHost, storedHidden, storeHidden } from './host.js'
+import { changeNote, failureOverlay, type DevChange, type DevFailure } from './dev-notices.js'
 import { TABS, type Tab } from './tabs.js'
 import { messageOf } from '../../../kernel/message-of.js'
-
-/** The localStorage key both deliveries keep the hidden state in. */
-export const HIDDEN_KEY = 'fw.debugbar.hidden'
-
-function storedHidden(): boolean {
-  try {
-    return window.localStorage.getItem(HIDDEN_KEY) === '1'
-  } catch {
-    return false
-  }
-}
-
-function storeHidden(hidden: boolean): void {
-  try {
-    if (hidden) window.localStorage.setItem(HIDDEN_KEY, '1')
-    else window.localStorage.removeItem(HIDDEN_KEY)
-  } catch {
-    // storage refused (private mode, sandbox): the state lasts for this page only
-  }
-}
 
 export class Bar implements View {
   rows: Row[] = []
@@ -49,39 +31,14 @@ export class Bar implements View {
   #hidden: boolean
   #scheduled = false
   #expiryTimer: ReturnType<typeof setTimeout> | undefined
+  /** `fw dev`'s overlay for a build that did not load, and its note of the last change. */
+  #devFailure: HTMLElement | null = null
+  #devNote: HTMLElement | null = null
 
   constructor(config: ToolbarConfig, spa: boolean, nonce: string) {
     this.config = config
     this.spa = spa
-    this.host = document.createElement('fw-debugbar')
-    // Inline declarations through the CSSOM (allowed under a CSP, unlike style attributes), marked
-    // important so that no page rule can move, hide or restyle the host.
-    const s = this.host.style
-    for (const [k, v] of [
-      ['position', 'fixed'],
-      ['left', '0'],
-      ['right', '0'],
-      ['bottom', '0'],
-      ['z-index', '2147483647'],
-      ['display', 'block'],
-      ['margin', '0'],
-      ['padding', '0'],
-      ['top', 'auto'],
-      ['width', 'auto'],
-      ['height', 'auto'],
-      ['max-width', 'none'],
-      ['max-height', 'none'],
-      ['min-width', '0'],
-      ['min-height', '0'],
-      ['border', '0'],
-      ['transform', 'none'],
-      ['opacity', '1'],
-      ['visibility', 'visible'],
-      ['filter', 'none'],
-      ['clip-path', 'none'],
-      ['overflow', 'visible'],
-    ])
-      s.setProperty(k!, v!, 'important')
+    this.host = createHost()
     this.#root = this.host.attachShadow({ mode: 'open' })
     const style = document.createElement('style')
     if (nonce !== '') style.nonce = nonce
@@ -209,6 +166,21 @@ export class Bar implements View {
     this.#changed()
   }
 
+  /** Shows `fw dev`'s failure over the page (even with the bar hidden); null takes it away. */
+  devFailure(failure: DevFailure | null): void {
+    this.#devFailure?.remove()
+    this.#devFailure = null
+    if (failure === null) return
+    this.#devFailure = failureOverlay(failure, () => this.devFailure(null))
+    this.#root.append(this.#devFailure)
+  }
+
+  /** Says in the head what `fw dev` changed before this page reloaded. */
+  devServed(change: DevChange): void {
+    this.#devNote = changeNote(change)
+    this.#renderHead()
+  }
+
   select(row: Row | null): void {
     this.selected = row === null || row === this.selected ? null : row
     this.#render()
@@ -332,6 +304,7 @@ export class Bar implements View {
       h('span', { class: 'brand', 'aria-hidden': 'true' }, 'fw'),
       this.#tabs,
       h('span', { class: 'spacer' }),
+      this.#devNote ?? '',
       chip ?? '',
       summary ?? '',
       h(

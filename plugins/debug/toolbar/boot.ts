@@ -1,6 +1,7 @@
 // What both deliveries share: one bar per page, exposed as `window.__fwDebugBar` (the only global
 // the toolbar adds), passive error listeners, and `record()` / `reportError()`.
 import { Bar } from './bar.js'
+import type { DevNotices } from './dev-notices.js'
 import type { Payload, ToolbarConfig } from './payload.js'
 
 /** `window.__fwDebugBar`. */
@@ -19,6 +20,8 @@ export interface DebugBarGlobal {
   readonly hidden: boolean
   /** `inline` or `module`: the delivery that built the bar. */
   readonly delivery: 'inline' | 'module'
+  /** What `fw dev`'s page script shows through the bar: a failed build, the last change. */
+  readonly dev: DevNotices
 }
 
 export interface RecordOptions {
@@ -88,6 +91,10 @@ export function createBar(
       return bar.hidden
     },
     delivery,
+    dev: Object.freeze({
+      failure: (failure) => bar.devFailure(failure),
+      served: (change) => bar.devServed(change),
+    } satisfies DevNotices),
   }
   Object.defineProperty(window, '__fwDebugBar', {
     value: Object.freeze(global),

@@ -5,9 +5,9 @@
 // own font, colours and variables instead of inheriting them from the host.
 export const STYLES = `
 :host{all:initial;position:fixed;left:0;right:0;bottom:0;z-index:2147483647}
-.bar,.handle{all:initial;display:block;box-sizing:border-box;direction:ltr;font:12px/1.45 ui-sans-serif,system-ui,sans-serif;color:var(--fg);color-scheme:light dark;
+.bar,.handle,.devfail{all:initial;display:block;box-sizing:border-box;direction:ltr;font:12px/1.45 ui-sans-serif,system-ui,sans-serif;color:var(--fg);color-scheme:light dark;
 --bg:#f8f8f7;--fg:#1c1c1c;--dim:#666;--line:#d6d6d3;--accent:#2563eb;--sel:#dbe7ff;--bad:#b91c1c;--badbg:#fde8e8;--bar:#8aa4d6;--code:#efefec}
-@media (prefers-color-scheme:dark){.bar,.handle{--bg:#1d1f23;--fg:#e6e6e6;--dim:#9aa0a6;--line:#3a3d42;--accent:#7aa2ff;--sel:#2b3a57;--bad:#ff8080;--badbg:#3d2020;--bar:#5a7bbf;--code:#26292e}}
+@media (prefers-color-scheme:dark){.bar,.handle,.devfail{--bg:#1d1f23;--fg:#e6e6e6;--dim:#9aa0a6;--line:#3a3d42;--accent:#7aa2ff;--sel:#2b3a57;--bad:#ff8080;--badbg:#3d2020;--bar:#5a7bbf;--code:#26292e}}
 :host([hidden-bar]){left:auto;right:8px;bottom:8px}
 *{box-sizing:border-box}
 button{font:inherit;color:inherit;background:none;border:0;padding:0;cursor:pointer}
@@ -60,4 +60,13 @@ textarea,input.path{width:100%;font:11px/1.4 ui-monospace,monospace;background:v
 textarea{min-height:90px}
 .op{display:flex;gap:8px;align-items:baseline}
 .method{font-weight:700;min-width:52px;display:inline-block}
+.devnote{color:var(--dim);padding:0 6px;overflow:hidden;text-overflow:ellipsis;max-width:40vw}
+.devnote b{color:var(--accent);font-weight:600}
+.devfail{position:fixed;inset:0;overflow:auto;padding:6vh 16px;background:rgba(0,0,0,.45)}
+.devfail .card{max-width:960px;margin:0 auto;background:var(--bg);border:1px solid var(--line);border-top:3px solid var(--bad);border-radius:6px;padding:10px 14px;box-shadow:0 4px 24px rgba(0,0,0,.3)}
+.devfail .top{display:flex;align-items:center;gap:6px}
+.devfail .title{flex:1;font-weight:700;color:var(--bad)}
+.devfail .where{color:var(--accent);margin-top:6px}
+.devfail pre{max-height:none}
+.devfail .message{color:var(--bad);background:var(--badbg)}
 `
