@@ -6,7 +6,7 @@ import type {} from 'fw/plugins/debug'
 import { loggingErrors } from './errors.js'
 import { logsProjection } from './debug-projection.js'
 import { createLineLogger } from './line-writer.js'
-import { defaultLogFile, givenStream, openLogFile } from './log-file.js'
+import { defaultLogFile, givenStream, logFilePath, openLogFile, type LogSink } from './log-file.js'
 import { createPino } from './pino-logger.js'
 import { redactPaths } from './secrets.js'
 import './events.js'
@@ -74,47 +74,59 @@ const logging = definePlugin({
   optionalDependsOn: ['debug'],
   setup(kernel, options: LoggingOptions = {}): LoggingApi {
     const previous = kernel.logger
-    const sink = options.destination
-      ? givenStream(options.destination)
-      : openLogFile(
+    const file = options.destination
+      ? undefined
+      : logFilePath(
           kernel.root,
           options.file ?? defaultLogFile(kernel.root, kernel.config.app.name),
-          (error, file) =>
-            previous.error(loggingErrors.message('FW_ERR_LOGGING_FILE_UNWRITABLE', { file }), {
-              error: loggingErrors.error(
-                'FW_ERR_LOGGING_FILE_UNWRITABLE',
-                { file },
-                { cause: error },
-              ),
-              file,
-            }),
         )
-    const base = createPino({
-      level: options.level ?? 'info',
-      app: kernel.config.app.name,
-      redact: [...redactPaths(kernel.redaction.addedKeys), ...(options.redact ?? [])],
-      stream: sink.stream,
-    })
-    const appLogger = createLineLogger(base, currentContext, kernel.redaction)
+    // pino (~30 CommonJS files) loads and the file opens with the first line: a command that logs
+    // nothing (`fw route:list`) loads neither.
+    let sink: LogSink | undefined
+    let base: pino.Logger | undefined
+    const open = (): pino.Logger => {
+      if (base !== undefined) return base
+      sink =
+        file === undefined
+          ? givenStream(options.destination!)
+          : openLogFile(file, (error) =>
+              previous.error(loggingErrors.message('FW_ERR_LOGGING_FILE_UNWRITABLE', { file }), {
+                error: loggingErrors.error(
+                  'FW_ERR_LOGGING_FILE_UNWRITABLE',
+                  { file },
+                  { cause: error },
+                ),
+                file,
+              }),
+            )
+      base = createPino({
+        level: options.level ?? 'info',
+        app: kernel.config.app.name,
+        redact: [...redactPaths(kernel.redaction.addedKeys), ...(options.redact ?? [])],
+        stream: sink.stream,
+      })
+      return base
+    }
+    const appLogger = createLineLogger(open, currentContext, kernel.redaction)
 
     kernel.useLogger(appLogger)
     if (options.requestScope !== false) kernel.useRequestScope()
     // Last, so that other shutdown taps can still log; the kernel's logger is handed back first.
     kernel.hooks.shutdown.tapPromise({ name: 'logging', stage: 1000 }, async () => {
       kernel.useLogger(previous)
-      await sink.close()
+      await sink?.close()
     })
 
     if (kernel.hasPlugin('debug')) {
       const debug = kernel.plugin('debug')
       debug.project('logs', logsProjection)
-      debug.readLogFile(() => sink.file)
+      debug.readLogFile(() => file)
     }
 
     return {
       logger: (ctx) =>
-        ctx === undefined ? appLogger : createLineLogger(base, () => ctx, kernel.redaction),
-      file: sink.file,
+        ctx === undefined ? appLogger : createLineLogger(open, () => ctx, kernel.redaction),
+      file,
     }
   },
 })

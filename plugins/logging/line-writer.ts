@@ -29,16 +29,16 @@ export function writeLine(
 }
 
 /**
- * A `Logger` whose lines belong to the request `requestOf()` answers when each line is written: a
+ * A `Logger` (writing through `base()`, made on the first line) whose lines belong to the request `requestOf()` answers when each line is written: a
  * fixed request for `logger(ctx)`, the current one (`currentContext()`) for the app's logger.
  * Contexts are masked by `redaction` (the kernel's).
  */
 export function createLineLogger(
-  base: pino.Logger,
+  base: () => pino.Logger,
   requestOf: () => RequestContext | undefined,
   redaction: Redaction,
 ): Logger {
   const write = (level: LineLevel) => (message: string, context?: Record<string, unknown>) =>
-    writeLine(base, level, message, context, requestOf(), redaction)
+    writeLine(base(), level, message, context, requestOf(), redaction)
   return { error: write('error'), warn: write('warn'), info: write('info') }
 }

@@ -1,5 +1,6 @@
+import { createRequire } from 'node:module'
 import { isAbsolute, join, resolve } from 'node:path'
-import pino from 'pino'
+import type pino from 'pino'
 
 /** Where lines go, and how to close it on shutdown. */
 export interface LogSink {
@@ -16,18 +17,20 @@ export function defaultLogFile(root: string, appName: string): string {
   return join(root, 'var', 'log', `${safe}.log`)
 }
 
+/** `file` (the plugin's `file` option) as an absolute path: relative to the app root. */
+export function logFilePath(root: string, file: string): string {
+  return isAbsolute(file) ? file : resolve(root, file)
+}
+
 /**
- * Opens `file` for appending, creating its directory, without blocking the request that logs:
+ * Opens `path` for appending, creating its directory, without blocking the request that logs:
  * pino's destination (sonic-boom) writes asynchronously and, like pino, flushes on process exit.
  * `onError` hears about a file that cannot be opened or written.
  */
-export function openLogFile(
-  root: string,
-  file: string,
-  onError: (error: Error, file: string) => void,
-): LogSink {
-  const path = isAbsolute(file) ? file : resolve(root, file)
-  const boom = pino.destination({ dest: path, sync: false, mkdir: true, append: true })
+export function openLogFile(path: string, onError: (error: Error, file: string) => void): LogSink {
+  // Required on the first line written (the plugin opens the file then), not when fw loads.
+  const { destination } = createRequire(import.meta.url)('pino') as typeof pino
+  const boom = destination({ dest: path, sync: false, mkdir: true, append: true })
   boom.on('error', (error: Error) => onError(error, path))
   let closing: Promise<void> | undefined
   return {

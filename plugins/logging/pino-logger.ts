@@ -1,4 +1,5 @@
-import pino from 'pino'
+import { createRequire } from 'node:module'
+import type pino from 'pino'
 import { serializeError } from './log-context.js'
 import { CENSOR } from './secrets.js'
 
@@ -20,11 +21,13 @@ const errorValue = (value: unknown): unknown =>
  * level as its label, no pid or hostname, secrets redacted, errors serialised.
  */
 export function createPino(settings: PinoSettings): pino.Logger {
-  return pino(
+  // Required when the first line is written (the logging plugin's `open`), not when fw loads.
+  const create = createRequire(import.meta.url)('pino') as typeof pino
+  return create(
     {
       level: settings.level,
       base: { app: settings.app },
-      timestamp: pino.stdTimeFunctions.isoTime,
+      timestamp: create.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
       redact: { paths: [...settings.redact], censor: CENSOR },
       serializers: { err: errorValue, error: errorValue },
