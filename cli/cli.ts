@@ -224,7 +224,9 @@ export async function runCli(
       }
     } else if (!lists) {
       const contributed = registerPluginCommands(cli, kernel, taken, stderr)
-      if (needs.app && needs.boot && place !== undefined && readManifest(place) === undefined) {
+      // Rewritten on every boot rather than checked first: checking walks the app's sources
+      // (~20 ms for fw's own repository), writing a small file costs ~1 ms.
+      if (needs.app && needs.boot && place !== undefined) {
         writeManifest(place, stamp, describeCommands(cli, contributed))
       }
     }
