@@ -35,7 +35,7 @@ function serve(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Served> {
     const timer = setTimeout(() => {
       child.kill('SIGKILL')
       reject(new Error(`fw serve did not print its URL in time:\n${out}`))
-    }, 20_000)
+    }, 60_000) // generous: a loaded machine (tests in parallel) may take 20 s to migrate and seed
     child.stdout.on('data', () => {
       const url = /listening on (http:\/\/\S+)/.exec(out)?.[1]
       if (url === undefined) return
