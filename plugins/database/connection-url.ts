@@ -10,7 +10,7 @@ export type DatabaseTarget =
 /**
  * Reads a database URL: `postgresql://…` (or `postgres://…`) is a PostgreSQL server;
  * `pglite://memory` an embedded in-memory database; `pglite://<dir>` an embedded one persisted in
- * `<dir>` (relative to `base`). Anything else fails with a message naming DATABASE_URL.
+ * `<dir>` (relative to `base`: the plugin passes the app root, `kernel.root`). Anything else fails with a message naming DATABASE_URL.
  */
 export function parseDatabaseUrl(url: string, base: string): DatabaseTarget {
   if (/^postgres(ql)?:\/\//i.test(url)) {

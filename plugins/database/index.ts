@@ -43,9 +43,10 @@ export default definePlugin<DatabaseOptions, DatabaseApi>({
   },
   setup(kernel, options) {
     kernel.useRequestScope()
+    // `pglite://<dir>` resolves against the app root, as every other path of the app does.
     const target = parseDatabaseUrl(
       options.url ?? kernel.config.database.url ?? 'pglite://memory',
-      process.cwd(),
+      kernel.root,
     )
     const life = new DatabaseLifecycle({
       target,

@@ -55,4 +55,24 @@ test('creates new data directories from the template and reopens existing ones w
   }
 })
 
+test('resolves a relative pglite://<dir> against the app root, not the working directory', async () => {
+  const root = mkdtempSync(join(tmpdir(), 'fw-pglite-root-'))
+  try {
+    assert.is.not(root, process.cwd())
+    const kernel = createTestKernel({
+      root,
+      plugins: [[database, { url: 'pglite://var/data', entities: [GadgetSchema], migrations }]],
+    })
+    await kernel.boot()
+    const { target } = kernel.plugin('database')
+    assert.equal(target, { kind: 'pglite', dataDir: join(root, 'var', 'data') })
+    await kernel.plugin('database').prepare()
+    await kernel.close()
+    assert.ok(existsSync(join(root, 'var', 'data', 'PG_VERSION')))
+    assert.not.ok(existsSync(join(process.cwd(), 'var', 'data')))
+  } finally {
+    rmSync(root, { recursive: true, force: true })
+  }
+})
+
 test.run()
