@@ -71,6 +71,7 @@ export type { RouterErrorCode } from './router/router-error.js'
 export type { JsonSchema, Route, RouteMatch, RouteResponse, RouteSchema } from './router/route.js'
 export type { LegacyRequest } from './router/legacy.js'
 export type { ClassicSet } from './router/classic.js'
+export type { ClaimedPath, PathClaim } from './router/claimed-paths.js'
 export {
   route,
   get,

@@ -36,12 +36,16 @@ const definitions = {
         : `Unknown HTTP method '${method}' in the declaration of '${path}'. Use one of: ${one(known)}.`,
   },
   FW_ERR_ROUTER_INVALID_PATH: {
-    when: 'At declaration: a placeholder shares a segment with text (`files/{name}.json`) or is malformed; a placeholder name is used twice or is `__proto__`, `constructor` or `prototype`; an optional placeholder (`{id?}`) is not the last segment; a classic controller name is empty or holds `/` or `?`.',
-    fix: 'A placeholder fills a whole segment (`files/{name}`); one name per placeholder; only the last may be optional.',
-    message: (a: { path: string; problem: string } | { classic: string }) =>
-      'classic' in a
-        ? `Classic controller name '${a.classic}' must be one non-empty path segment (no '/' or '?'), as in classic('shop', ShopController).`
-        : `Route path '${a.path}': ${a.problem}.`,
+    when: 'At declaration: a placeholder shares a segment with text (`files/{name}.json`) or is malformed; a placeholder name is used twice or is `__proto__`, `constructor` or `prototype`; an optional placeholder (`{id?}`) is not the last segment; a classic controller name is empty or holds `/` or `?`; a claimed path (`router.claim()`) does not start with `/` or has a `*` before its end.',
+    fix: 'A placeholder fills a whole segment (`files/{name}`); one name per placeholder; only the last may be optional. A claim is `/login`, `/account/*` or `/health*`.',
+    message: (
+      a: { path: string; problem: string } | { classic: string } | { claim: string; owner: string },
+    ) =>
+      'claim' in a
+        ? `Path '${a.claim}' claimed by '${a.owner}' must start with '/' and may end with '*' only: '/login', '/account/*' or '/health*'.`
+        : 'classic' in a
+          ? `Classic controller name '${a.classic}' must be one non-empty path segment (no '/' or '?'), as in classic('shop', ShopController).`
+          : `Route path '${a.path}': ${a.problem}.`,
   },
   FW_ERR_ROUTER_INVALID_PATTERN: {
     when: '`pattern(name, …)` (at declaration) with a name that is not letters, digits and `_`; a constraint (`where()`, at compile) that is not a valid regular expression.',

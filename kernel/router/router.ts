@@ -1,5 +1,6 @@
 import { redirect as redirectReply, view as viewReply } from '../reply.js'
 import { HTTP_METHODS, type ControllerClass, type HandlerRef, type HttpMethod } from '../types.js'
+import { ClaimedPaths, type ClaimedPath, type PathClaim } from './claimed-paths.js'
 import { ClassicRegistry, type ClassicSet } from './classic.js'
 import { compileRouter, declaredMethods, type CompiledRouter } from './compile-router.js'
 import { controllerRoutes } from './decorators.js'
@@ -53,6 +54,7 @@ export class Router {
   readonly #groups: GroupFrame[] = []
   readonly #classics = new ClassicRegistry()
   readonly #listed: Array<() => readonly Route[]> = []
+  readonly #claimed = new ClaimedPaths()
   readonly #values: string[] = []
   #fallback: RouteDefinition | undefined
   #compiled: CompiledRouter | undefined
@@ -229,6 +231,28 @@ export class Router {
   /** The routes of {@link listRoutes}' providers, for `fw route:list`. */
   listedRoutes(): Route[] {
     return this.#listed.flatMap((rows) => rows())
+  }
+
+  /**
+   * Claims paths at the site root for `owner` (docs/routing.md "Claimed paths"): a plugin that
+   * routes the site under a prefix (the admin area) leaves them out. `/login` is that path,
+   * `/account/*` it and every path under it, `/health*` every path starting so. Claim in `setup`.
+   *
+   * @example
+   * kernel.router.claim('health', '/health*')
+   */
+  claim(owner: string, ...paths: PathClaim[]): void {
+    this.#claimed.claim(owner, paths)
+  }
+
+  /** Every claim of {@link claim} (the kernel's `/_fw/*` and `/.well-known/*` first). */
+  claims(): readonly ClaimedPath[] {
+    return this.#claimed.list()
+  }
+
+  /** True when `path` falls under a claim of {@link claim}. */
+  isClaimed(path: string): boolean {
+    return this.#claimed.has(path)
   }
 
   /** Validates every declaration and builds the matching tree and name index; `find()` calls it when needed. */

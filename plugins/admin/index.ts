@@ -80,9 +80,6 @@ declare module 'fw' {
   }
 }
 
-/** Paths never inside the area, after the prefix (README.md "How a request is routed"). */
-const NEVER_INSIDE = /^\/(?:health|devpanel)|^\/(?:\.well-known|account|_fw)(?:\/|$)|^\/login\/?$/
-
 /** One path segment: no separator, no query or fragment, not `.`/`..`. */
 const SEGMENT = /^(?!\.\.?$)[^/?#\s\\]+$/
 
@@ -288,7 +285,8 @@ export default definePlugin<AdminOptions | undefined, AdminApi>({
       if (path.length > head.length && path[head.length] !== '/') return undefined
       // A run of slashes counts as one, as the router reads it: `/admin//health` is `/admin/health`.
       const rest = path.slice(head.length).replace(/^\/{2,}/, '/')
-      if (NEVER_INSIDE.test(rest)) return undefined // routed as is: `/admin/health/check` → 404
+      // Paths their plugins claim at the site root are routed as is: `/admin/health/check` → 404.
+      if (kernel.router.isClaimed(rest)) return undefined
       ctx.state.adminArea = true
       if (rest === '' || rest === '/') {
         if (bare !== undefined) ctx.routingPath = bare // else left as is: 404

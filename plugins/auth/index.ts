@@ -217,6 +217,8 @@ export default definePlugin<AuthOptions | undefined, AuthApi>({
     tapAuthenticate(kernel, rt)
     tapSessionPhase(kernel)
     kernel.hooks.listen.tapPromise('auth', async () => followRevocations(rt))
+    // Sign-in at the site root only: an admin area never takes it (README.md "Claimed paths").
+    kernel.router.claim('auth', '/account/*', '/login')
     declareAccountRoutes(kernel, rt)
     setupAuthorizationServer(kernel, rt)
     if (webLogin) declareWebLogin(kernel, rt, { view: options.loginView ?? 'login' })

@@ -122,6 +122,8 @@ const debug = definePlugin<DebugOptions | undefined, DebugApi>({
     }
 
     kernel.command(DebugTokenCommand)
+    // The dev panel at the site root only: an admin area never takes it (README.md "Dev panel (feature `DevPanel`)").
+    kernel.router.claim('debug', '/devpanel*')
     if (options.devPanel ?? kernel.hasFeature('DevPanel'))
       declareDevPanel(kernel, api.hasDebugGrant, {
         page: options.spa !== true,

@@ -191,6 +191,8 @@ export const health = definePlugin({
   // health: it registers a check and where a guest signs in.)
   optionalDependsOn: ['database', 'views'],
   setup(kernel, options: HealthOptions = {}): HealthApi {
+    // Its pages at the site root only: an admin area never takes them (README.md "Endpoints").
+    kernel.router.claim('health', '/health*')
     const registry = new HealthRegistry({ timeoutMs: options.timeoutMs, reuseMs: options.reuseMs })
     if (options.database !== false && kernel.hasPlugin('database'))
       registry.register(databaseCheck(kernel))

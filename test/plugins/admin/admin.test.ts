@@ -9,7 +9,14 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { createKernel, silentLogger, view, type Kernel, type RequestContext } from 'fw'
+import {
+  createKernel,
+  definePlugin,
+  silentLogger,
+  view,
+  type Kernel,
+  type RequestContext,
+} from 'fw'
 import admin, { requireUsertype } from 'fw/plugins/admin'
 import health from 'fw/plugins/health'
 import views from 'fw/plugins/views'
@@ -257,6 +264,38 @@ test('never inside the area: health, .well-known, login, account, _fw, devpanel'
   ]) {
     const res = await get(kernel, url, 100, true)
     assert.is(res.status, 404, url)
+  }
+})
+
+test('a plugin keeps the paths it claims out of the area; unclaimed, the area takes them', async () => {
+  const status = (claim: boolean) =>
+    definePlugin({
+      name: 'status-page',
+      setup(kernel) {
+        if (claim) kernel.router.claim('status-page', '/status*')
+        kernel.router.get('status', () => ({ status: 'up' }))
+      },
+    })
+  for (const claim of [true, false]) {
+    const kernel = createKernel({
+      root,
+      logger: silentLogger,
+      config: { development: false, admin: { prefix: 'admin' } },
+    })
+    kernel.register(admin).register(status(claim))
+    await kernel.boot()
+    assert.is((await get(kernel, '/status', undefined, true)).status, 200)
+    for (const url of ['/admin/status', '/admin/status/x', '/admin//statuses'])
+      assert.is(
+        (await get(kernel, url, 100, true)).status,
+        claim ? 404 : url === '/admin/status' ? 200 : 404,
+        url,
+      )
+    if (claim)
+      assert.ok(
+        kernel.router.claims().some((c) => c.owner === 'status-page' && c.path === '/status*'),
+      )
+    await kernel.close()
   }
 })
 
