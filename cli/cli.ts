@@ -214,7 +214,8 @@ export async function runCli(
     })
     const taken = new Set<string>()
     for (const cls of [...BUILTIN_COMMANDS, Builtins.HelpCommand, Builtins.VersionCommand]) {
-      cli.register(cls)
+      // `fw serve` with the flags the app's plugins declared (`kernel.serveOptions`).
+      cli.register(cls === ServeCommand && !lists ? ServeCommand.withPluginOptions(kernel) : cls)
       for (const key of pathKeys(cls)) taken.add(key)
     }
     if (manifest !== undefined) {

@@ -54,6 +54,19 @@ function closest(asked: string, commands: readonly string[]): string | undefined
   return best?.command
 }
 
+/**
+ * A `--require-<plugin>` flag that no registered plugin declared: the flags are the plugins' own
+ * (docs/deploying.md "Start requirements"), so the plugin it names is missing.
+ */
+function undeclaredRequirement(candidates: readonly Candidate[]): string | undefined {
+  for (const { reason } of candidates) {
+    const name = /^Unsupported option name \("--require-([\w-]+)"\)/.exec(reason ?? '')?.[1]
+    if (name !== undefined)
+      return `--require-${name} needs the ${name} plugin, which this app does not register. Register it, or serve without the flag.`
+  }
+  return undefined
+}
+
 /** clipanion's "no command matches" error, rewritten as one line that says what to do. */
 function unknownSyntax(
   error: Error & { candidates?: readonly Candidate[] },
@@ -64,6 +77,8 @@ function unknownSyntax(
   const asked = argv[0] ?? ''
   const known = commands.includes(asked)
   const reasons = candidates.filter((c) => c.reason !== null)
+  const requirement = known ? undeclaredRequirement(reasons) : undefined
+  if (requirement !== undefined) return requirement
   if (known && reasons.length > 0 && reasons.length === candidates.length) {
     const first = reasons[0]!
     return `${first.reason!.replace(/\.$/, '')}. Usage: ${first.usage}. Run 'fw ${asked} --help' for details.`

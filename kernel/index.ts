@@ -3,6 +3,8 @@
 export { createKernel } from './create-kernel.js'
 export { Readiness } from './readiness.js'
 export type { ReadinessCheck, ReadinessReport } from './readiness.js'
+export { ServeOptions } from './serve-options.js'
+export type { StartRequirement } from './serve-options.js'
 export { Kernel } from './kernel.js'
 export { carryOver, startCarryOver } from './carry-over.js'
 export type { CarryOver } from './carry-over.js'

@@ -13,11 +13,12 @@ import { Serving, type ListeningAddress } from './http/serving.js'
 import { createConsoleLogger, type Logger } from './logger.js'
 import { createMaintenanceProbe, type MaintenanceProbe } from './maintenance.js'
 import { PluginSet, type AnyPlugin, type Plugin, type PluginApis } from './plugin.js'
-import { Readiness } from './readiness.js'
 import type { PluginName } from './plugin.js'
+import { Readiness } from './readiness.js'
 import { createRedaction, type Redaction } from './redact.js'
 import type { Reply } from './reply.js'
 import { RequestCycle } from './request-cycle.js'
+import { ServeOptions } from './serve-options.js'
 import { Router } from './router/router.js'
 import type {
   BindingLoader,
@@ -49,6 +50,8 @@ export class Kernel {
   readonly readiness = new Readiness()
   /** The maintenance probe: retry-after seconds while `var/MAINTENANCE` exists, else undefined. */
   readonly maintenance: MaintenanceProbe
+  /** What plugins add to `fw serve`: `--require-<name>` flags, a one-process limit. */
+  readonly serveOptions = new ServeOptions()
 
   readonly #development: boolean
   readonly #plugins: PluginSet
@@ -131,7 +134,6 @@ export class Kernel {
   hasPlugin(name: PluginName): boolean {
     return this.#plugins.has(name)
   }
-
   /** The API a plugin's `setup` returned (in `setup`, only of one it declares it uses). */
   plugin<N extends PluginName>(name: N): PluginApis[N] {
     return this.#plugins.api(name) as PluginApis[N]
@@ -142,7 +144,6 @@ export class Kernel {
     this.#routes.addMiddleware(name, fn)
     return this
   }
-
   /** Registers a controller class under a name, for string handlers (`'Api.Products@index'`). */
   controller(name: string, cls: ControllerClass): this {
     this.#routes.addController(name, cls)

@@ -1,11 +1,9 @@
 import cluster from 'node:cluster'
 import { Command, Option, UsageError } from 'clipanion'
 import type { Kernel } from 'fw'
-import type {} from 'fw/plugins/database'
 import { serveClustered } from '../cluster.js'
 import type { FwContext } from '../context.js'
 import { parsePort, parseWholeNumber, parseWorkers } from '../options.js'
-import { messageOf } from '../../kernel/message-of.js'
 
 /**
  * Resolves with the first of SIGTERM or SIGINT; a second one while draining forces exit 1. A
@@ -39,7 +37,7 @@ export class ServeCommand extends Command<FwContext> {
     details: `
       Listens on the configured host and port (\`PORT\`, \`HOST\`, or the app's \`http\` config; \`--port\` and \`--host\` override them) and prints the URL.
 
-      When the database cannot be reached, the app serves anyway (routes that need it answer 503, its health check says why) and connects, migrates and seeds when it comes back; \`--require-database\` exits 1 instead.
+      Plugins add flags of their own (\`kernel.serveOptions\`): \`--require-<plugin>\` exits 1 when what that plugin needs cannot be had at start, instead of serving without it; they are listed below when the app registers them.
 
       On SIGTERM or SIGINT readiness fails at once (\`GET /health/ready\` answers 503); for \`--shutdown-delay\` seconds (the app's \`http.shutdown_delay\`, default 0) it keeps accepting and answering, each answer with \`Connection: close\`, so that a load balancer stops sending first. Then it stops accepting connections and drains: every request already read is answered, with \`Connection: close\`, as is one that arrives on an open keep-alive connection meanwhile; idle connections are closed after a 1 s grace. Then it closes the app's resources (the database last) and exits 0. After \`--drain-timeout\` seconds (the app's \`http.drain_timeout\`, default 30) it closes the connections still open. A second signal while draining exits 1 at once.
 
@@ -69,10 +67,27 @@ export class ServeCommand extends Command<FwContext> {
     description:
       'Seconds to keep answering after readiness fails on SIGTERM (default: http.shutdown_delay, 0)',
   })
-  requireDatabase = Option.Boolean('--require-database', false, {
-    description:
-      'Exit 1 when the database cannot be migrated and seeded, instead of serving without it',
-  })
+
+  /**
+   * This command with a `--require-<name>` flag for each start requirement the app's plugins
+   * declared (`kernel.serveOptions.require()`): what the CLI registers once the app is loaded.
+   */
+  static withPluginOptions(kernel: Kernel): typeof ServeCommand {
+    const requirements = [...kernel.serveOptions.requirements()]
+    if (requirements.length === 0) return ServeCommand
+    return class extends ServeCommand {
+      constructor() {
+        super()
+        for (const [name, { description }] of requirements)
+          this.#flags()[flagKey(name)] = Option.Boolean(`--require-${name}`, false, { description })
+      }
+    }
+  }
+
+  /** The option fields by key (clipanion reads and fills each own field that holds an option). */
+  #flags(): Record<string, unknown> {
+    return this as unknown as Record<string, unknown>
+  }
 
   override async execute(): Promise<number> {
     const { kernel, stdout } = this.context
@@ -89,11 +104,8 @@ export class ServeCommand extends Command<FwContext> {
       this.shutdownDelay === undefined
         ? kernel.config.http.shutdown_delay
         : parseWholeNumber('--shutdown-delay', this.shutdownDelay, 0, 3_600, '5')
-    if (workers > 1 && usesEmbeddedDatabase(kernel)) {
-      throw new UsageError(
-        '--workers needs a PostgreSQL database: an embedded pglite:// database belongs to one process. Set DATABASE_URL=postgresql://… or serve one process.',
-      )
-    }
+    const oneProcess = kernel.serveOptions.oneProcessReason
+    if (workers > 1 && oneProcess !== undefined) throw new UsageError(oneProcess)
     if (workers > 1 && cluster.isPrimary) {
       return serveClustered({
         workers,
@@ -102,7 +114,7 @@ export class ServeCommand extends Command<FwContext> {
         stderr: this.context.stderr,
       })
     }
-    if (this.requireDatabase && !(await prepareDatabase(kernel, this.context.stderr))) return 1
+    if (!(await this.#requirementsHold(kernel))) return 1
     const { url } = await listen(kernel, port, host)
     if (cluster.isPrimary) stdout.write(`fw: ${kernel.config.app.name} listening on ${url}\n`)
     const signal = await nextSignal()
@@ -116,36 +128,26 @@ export class ServeCommand extends Command<FwContext> {
     if (cluster.isPrimary) stdout.write('fw: stopped.\n')
     return 0
   }
-}
 
-/**
- * `--require-database`: migrates and seeds before listening, as the database plugin would at
- * listen, but a failure ends the start (exit 1 with one line) instead of a background retry.
- */
-async function prepareDatabase(kernel: Kernel, stderr: NodeJS.WritableStream): Promise<boolean> {
-  await kernel.boot()
-  if (!kernel.hasPlugin('database')) {
-    throw new UsageError(
-      '--require-database needs the database plugin, which this app does not register.',
-    )
-  }
-  try {
-    await kernel.plugin('database').prepare()
+  /**
+   * The `--require-<name>` flags given: each requirement's check runs after boot, before
+   * listening; the first that fails ends the start (exit 1 with its answer on one line).
+   */
+  async #requirementsHold(kernel: Kernel): Promise<boolean> {
+    for (const [name, requirement] of kernel.serveOptions.requirements()) {
+      if (this.#flags()[flagKey(name)] !== true) continue
+      await kernel.boot()
+      const why = await requirement.check()
+      if (why === undefined) continue
+      this.context.stderr.write(`fw: ${why}; not serving (--require-${name}).\n`)
+      return false
+    }
     return true
-  } catch (error) {
-    const message = messageOf(error)
-    stderr.write(
-      `fw: the database is not available (${message}); not serving (--require-database).\n`,
-    )
-    return false
   }
 }
 
-/** True when the app's database plugin runs on embedded PGlite, which one process owns. */
-function usesEmbeddedDatabase(kernel: Kernel): boolean {
-  if (!kernel.hasPlugin('database')) return false
-  return kernel.plugin('database').target.kind === 'pglite'
-}
+/** The field of `--require-<name>` on a {@link ServeCommand}. */
+const flagKey = (name: string): string => `require:${name}`
 
 async function listen(kernel: Kernel, port: number, host: string): Promise<{ url: string }> {
   try {

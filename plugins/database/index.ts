@@ -4,6 +4,7 @@ import {
   definePlugin,
   httpErrorReply,
   maskErrorMessage,
+  messageOf,
   type Kernel,
   type RequestContext,
 } from 'fw'
@@ -142,6 +143,21 @@ export default definePlugin<DatabaseOptions, DatabaseApi>({
     // migrate and seed when it comes back (DatabaseLifecycle.prepareOrWait).
     if (options.prepareOnListen !== false)
       kernel.hooks.listen.tapPromise('database', () => life.prepareOrWait())
+    // `fw serve --require-database` keeps the fail-fast start (README.md "When the database is
+    // away"); `--workers N` needs a server that several processes share.
+    kernel.serveOptions.require('database', {
+      description:
+        'Exit 1 when the database cannot be migrated and seeded, instead of serving without it',
+      check: () =>
+        life.prepare().then(
+          () => undefined,
+          (error: unknown) => `the database is not available (${messageOf(error)})`,
+        ),
+    })
+    if (target.kind === 'pglite')
+      kernel.serveOptions.oneProcess(
+        '--workers needs a PostgreSQL database: an embedded pglite:// database belongs to one process. Set DATABASE_URL=postgresql://… or serve one process.',
+      )
     if (target.kind === 'postgresql') shareMaintenance(kernel, api)
     // Readiness: no traffic while the database cannot be reached (`GET /health/ready`).
     kernel.readiness.add(

@@ -161,6 +161,48 @@ test('exits 1 on --require-database for an app without the database plugin', asy
   }
 })
 
+test('a plugin declares its own --require-<name> flag: listed in help, checked before listening', async () => {
+  const app = createTempApp({
+    setup: `  kernel.serveOptions.require('queue', {
+    description: 'Exit 1 when the queue cannot be reached',
+    check: async () => 'the queue is not reachable (ECONNREFUSED)',
+  })`,
+  })
+  try {
+    const help = await runCli(['serve', '--help'], { env: app.env })
+    assert.is(help.code, 0)
+    assert.match(help.stdout, '--require-queue')
+    assert.match(help.stdout, 'Exit 1 when the queue cannot be reached')
+    assert.not.match(help.stdout, '--require-database')
+    const { code, stdout, stderr } = await runCli(['serve', '--port', '0', '--require-queue'], {
+      env: app.env,
+    })
+    assert.is(code, 1)
+    assert.not.match(stdout, 'listening on')
+    assert.is(
+      stderr,
+      'fw: the queue is not reachable (ECONNREFUSED); not serving (--require-queue).\n',
+    )
+  } finally {
+    app.remove()
+  }
+})
+
+test("--require-database is the database plugin's: declared by it, listed in help with it", async () => {
+  const app = createTempApp({
+    preamble: `import database from ${JSON.stringify(import.meta.resolve('fw/plugins/database'))}`,
+    setup: `  kernel.register(database, { url: 'pglite://memory', entities: [] })`,
+  })
+  try {
+    const help = await runCli(['serve', '--help'], { env: app.env })
+    assert.is(help.code, 0)
+    assert.match(help.stdout, '--require-database')
+    assert.match(help.stdout, 'cannot be migrated and seeded')
+  } finally {
+    app.remove()
+  }
+})
+
 test('refuses --workers on an embedded PGlite database, naming DATABASE_URL', async () => {
   const app = createTempApp({
     preamble: `import database from ${JSON.stringify(import.meta.resolve('fw/plugins/database'))}`,
