@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Command, Option } from 'clipanion'
-import type { FwContext } from '../context.js'
+import { builtinCommand } from '../builtin-command.js'
 
 /** fw's package root, from src (`cli/commands`) and from dist (`dist/cli/commands`) alike. */
 function fwRoot(): string {
@@ -118,11 +118,7 @@ kernel.register(${n.camel})
 }
 
 /** `fw create:plugin <name>`: scaffolds a plugin package (plugin, command, health check, tests). */
-export class CreatePluginCommand extends Command<FwContext> {
-  static override paths = [['create:plugin']]
-  /** Runs anywhere: needs no app. */
-  static readonly needsApp = false
-
+export class CreatePluginCommand extends builtinCommand('create:plugin', { needsApp: false }) {
   static override usage = Command.Usage({
     category: 'Plugins',
     description: 'Scaffold a plugin package',

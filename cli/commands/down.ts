@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs'
 import { Command, Option } from 'clipanion'
-import type { FwContext } from '../context.js'
+import { builtinCommand } from '../builtin-command.js'
 import { briefly, maintenanceStore } from './maintenance-store.js'
 import { parseWholeNumber } from '../options.js'
 
@@ -10,11 +10,7 @@ const DEFAULT_RETRY = 300
 const MAX_RETRY = 9_999_999
 
 /** `fw down`: puts the app in maintenance mode (every request answers 503 until `fw up`). */
-export class DownCommand extends Command<FwContext> {
-  static override paths = [['down']]
-  /** Works even when the app cannot boot (a broken database is a reason to go down). */
-  static readonly bootsApp = false
-
+export class DownCommand extends builtinCommand('down', { bootsApp: false }) {
   static override usage = Command.Usage({
     category: 'Maintenance',
     description: 'Put the app in maintenance mode',

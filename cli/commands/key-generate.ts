@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { join } from 'node:path'
 import { Command, Option } from 'clipanion'
 import { setEnvLine } from '../env-file.js'
-import type { FwContext } from '../context.js'
+import { builtinCommand } from '../builtin-command.js'
 
 /** A fresh application key: 32 random bytes, base64url, prefixed `base64:`. */
 export function generateAppKey(): string {
@@ -10,11 +10,7 @@ export function generateAppKey(): string {
 }
 
 /** `fw key:generate`: writes a new `FW_APP_KEY` into the app's `.env`, or prints one with `--show`. */
-export class KeyGenerateCommand extends Command<FwContext> {
-  static override paths = [['key:generate']]
-  /** Needs the app's root only, not a booted app. */
-  static readonly bootsApp = false
-
+export class KeyGenerateCommand extends builtinCommand('key:generate', { bootsApp: false }) {
   static override usage = Command.Usage({
     category: 'Security',
     description: 'Generate the application key',

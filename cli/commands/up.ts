@@ -1,13 +1,9 @@
 import { Command } from 'clipanion'
-import type { FwContext } from '../context.js'
+import { builtinCommand } from '../builtin-command.js'
 import { briefly, maintenanceStore } from './maintenance-store.js'
 
 /** `fw up`: ends maintenance mode by removing the flag file `fw down` wrote. */
-export class UpCommand extends Command<FwContext> {
-  static override paths = [['up']]
-  /** Works even when the app cannot boot. */
-  static readonly bootsApp = false
-
+export class UpCommand extends builtinCommand('up', { bootsApp: false }) {
   static override usage = Command.Usage({
     category: 'Maintenance',
     description: 'Bring the app out of maintenance mode',
