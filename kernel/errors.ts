@@ -192,6 +192,28 @@ export function defineErrors<
   return registry
 }
 
+/**
+ * A plugin's error codes: {@link defineErrors} with the plugin's name as the owner and
+ * `<name> plugin` as the title of its section in docs/errors.md (`intro`, if given, under it).
+ *
+ * @example
+ * export const greeterErrors = definePluginErrors('greeter', {
+ *   FW_ERR_GREETER_NO_NAME: {
+ *     when: 'The greeting has an empty name.',
+ *     fix: 'Pass a non-empty `greeting` option.',
+ *     message: 'The greeting needs a name.',
+ *   },
+ * })
+ */
+export function definePluginErrors<const Owner extends string, const Defs extends ErrorDefinitions>(
+  plugin: Owner,
+  definitions: Defs,
+  intro?: string,
+): ErrorRegistry<Owner, Defs, FwError> {
+  const info = { owner: plugin, title: `${plugin} plugin` }
+  return defineErrors(intro === undefined ? info : { ...info, intro }, definitions)
+}
+
 /** Every registry defined so far in this process, in definition order (docs/errors.md's order). */
 export function errorRegistries(): readonly ErrorRegistry[] {
   return registries

@@ -27,7 +27,14 @@ export { EventLog } from './events.js'
 export type { EventMap, EventType, FwEvent, AnyEvent, PhaseName, PhaseNames } from './events.js'
 export { Reply, json, html, text, empty, redirect, send, view, toReply } from './reply.js'
 export type { ReplyBody, HeaderValue } from './reply.js'
-export { FwError, HttpError, isHttpError, defineErrors, errorRegistries } from './errors.js'
+export {
+  FwError,
+  HttpError,
+  isHttpError,
+  defineErrors,
+  definePluginErrors,
+  errorRegistries,
+} from './errors.js'
 export { messageOf } from './message-of.js'
 export { hasRParam } from './builtin-routing.js'
 export type {

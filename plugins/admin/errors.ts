@@ -1,12 +1,8 @@
-import { defineErrors, type CodesOf } from 'fw'
+import { definePluginErrors, type CodesOf } from 'fw'
 
 /** The admin plugin's error codes. */
-export const adminErrors = defineErrors(
-  {
-    owner: 'admin',
-    title: 'admin plugin',
-    intro: 'Raised when the plugin is set up (at boot).',
-  },
+export const adminErrors = definePluginErrors(
+  'admin',
   {
     FW_ERR_ADMIN_PREFIX_INVALID: {
       when: '`admin.prefix` is not one path segment (it holds a `/`, `?`, `#`, a space, or is `.`/`..`).',
@@ -27,6 +23,7 @@ export const adminErrors = defineErrors(
         `The area controller ${file} ${reason}. Export the controller class as the default export.`,
     },
   },
+  'Raised when the plugin is set up (at boot).',
 )
 
 declare module 'fw' {

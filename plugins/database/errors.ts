@@ -1,51 +1,48 @@
-import { defineErrors, type CodesOf } from 'fw'
+import { definePluginErrors, type CodesOf } from 'fw'
 
 /** The database plugin's error codes. */
-export const databaseErrors = defineErrors(
-  { owner: 'database', title: 'database plugin' },
-  {
-    FW_ERR_DATABASE_URL: {
-      when: '`DATABASE_URL` (or the `url` option) is not `postgresql://…`, `pglite://memory` or `pglite://<dir>`, or names no database.',
-      fix: 'Fix the URL; the message shows it with any password masked.',
-      message: (a: { url: string } | { noDatabase: true }) =>
-        'url' in a
-          ? `DATABASE_URL ${JSON.stringify(a.url.replace(/\/\/([^:/@]+):[^@/]*@/, '//$1:***@'))} is not a database URL. Use postgresql://user@host:5432/db, pglite://memory or pglite://<dir>.`
-          : 'DATABASE_URL names no database: add one after the host, e.g. postgresql://user@127.0.0.1:5432/app.',
-    },
-    FW_ERR_DATABASE_UNAVAILABLE: {
-      when: 'A request reached for the database while it could not be reached (the app started without it, or a statement was refused, lost or timed out). Answered 503 `{"error":"unavailable"}` with `Retry-After`.',
-      fix: 'Nothing in the app: the database plugin retries; see its README, "When the database is away".',
-      status: 503,
-      error: 'unavailable',
-      message: 'The database could not be reached; it is being retried.',
-    },
-    FW_ERR_DATABASE_INVALID_INPUT: {
-      when: 'A value bound to an SQL statement (a string, or a string inside an array or object) holds a NUL character (U+0000), which no PostgreSQL text can hold; found before the statement is sent, on PostgreSQL and PGlite alike. Also a statement the database refused for a value\'s characters (SQLSTATE 22021, 22P05). Answered 400 `{"error":"invalid_input"}`; not an outage: no 503, no retry.',
-      fix: 'Nothing on the server: the client sent text that cannot be stored. Validate the field first for an answer of your own.',
-      status: 400,
-      error: 'invalid_input',
-      message: 'The request holds a character the database cannot store (NUL, U+0000).',
-    },
-    FW_ERR_DATABASE_NOT_READY: {
-      when: 'The database was used outside a request (a boot tap, a script, a command) before `ready()` resolved: it opens on first need.',
-      fix: "`await kernel.plugin('database').ready()` first.",
-      message:
-        "The database opens on first need: await kernel.plugin('database').ready() before using it outside a request (in a boot tap, a script, a command).",
-    },
-    FW_ERR_DATABASE_MIGRATION_INVALID: {
-      when: '`defineMigration()` got a name that is not letters, digits, `_`, `.` or `-`, or `up`/`down` that is neither a list of SQL statements nor a function.',
-      fix: "Name it with a timestamp first (`20260101000000_create_visits`); give `up: ['create table …']` or `up: (sql) => { sql('…') }`.",
-      message: ({ name, problem }: { name: string; problem: string }) =>
-        `Migration ${name} cannot be defined: ${problem}.`,
-    },
-    FW_ERR_DATABASE_SETUP_CLOSED: {
-      when: '`addEntities()`, `addMigrations()` or `addSeed()` was called after the database started opening.',
-      fix: "Call it in your plugin's `setup()`, and list `'database'` in its `dependsOn`.",
-      message: ({ method }: { method: string }) =>
-        `database.${method}() was called after the database started opening. Call it in your plugin's setup(), and list 'database' in its dependsOn.`,
-    },
+export const databaseErrors = definePluginErrors('database', {
+  FW_ERR_DATABASE_URL: {
+    when: '`DATABASE_URL` (or the `url` option) is not `postgresql://…`, `pglite://memory` or `pglite://<dir>`, or names no database.',
+    fix: 'Fix the URL; the message shows it with any password masked.',
+    message: (a: { url: string } | { noDatabase: true }) =>
+      'url' in a
+        ? `DATABASE_URL ${JSON.stringify(a.url.replace(/\/\/([^:/@]+):[^@/]*@/, '//$1:***@'))} is not a database URL. Use postgresql://user@host:5432/db, pglite://memory or pglite://<dir>.`
+        : 'DATABASE_URL names no database: add one after the host, e.g. postgresql://user@127.0.0.1:5432/app.',
   },
-)
+  FW_ERR_DATABASE_UNAVAILABLE: {
+    when: 'A request reached for the database while it could not be reached (the app started without it, or a statement was refused, lost or timed out). Answered 503 `{"error":"unavailable"}` with `Retry-After`.',
+    fix: 'Nothing in the app: the database plugin retries; see its README, "When the database is away".',
+    status: 503,
+    error: 'unavailable',
+    message: 'The database could not be reached; it is being retried.',
+  },
+  FW_ERR_DATABASE_INVALID_INPUT: {
+    when: 'A value bound to an SQL statement (a string, or a string inside an array or object) holds a NUL character (U+0000), which no PostgreSQL text can hold; found before the statement is sent, on PostgreSQL and PGlite alike. Also a statement the database refused for a value\'s characters (SQLSTATE 22021, 22P05). Answered 400 `{"error":"invalid_input"}`; not an outage: no 503, no retry.',
+    fix: 'Nothing on the server: the client sent text that cannot be stored. Validate the field first for an answer of your own.',
+    status: 400,
+    error: 'invalid_input',
+    message: 'The request holds a character the database cannot store (NUL, U+0000).',
+  },
+  FW_ERR_DATABASE_NOT_READY: {
+    when: 'The database was used outside a request (a boot tap, a script, a command) before `ready()` resolved: it opens on first need.',
+    fix: "`await kernel.plugin('database').ready()` first.",
+    message:
+      "The database opens on first need: await kernel.plugin('database').ready() before using it outside a request (in a boot tap, a script, a command).",
+  },
+  FW_ERR_DATABASE_MIGRATION_INVALID: {
+    when: '`defineMigration()` got a name that is not letters, digits, `_`, `.` or `-`, or `up`/`down` that is neither a list of SQL statements nor a function.',
+    fix: "Name it with a timestamp first (`20260101000000_create_visits`); give `up: ['create table …']` or `up: (sql) => { sql('…') }`.",
+    message: ({ name, problem }: { name: string; problem: string }) =>
+      `Migration ${name} cannot be defined: ${problem}.`,
+  },
+  FW_ERR_DATABASE_SETUP_CLOSED: {
+    when: '`addEntities()`, `addMigrations()` or `addSeed()` was called after the database started opening.',
+    fix: "Call it in your plugin's `setup()`, and list `'database'` in its `dependsOn`.",
+    message: ({ method }: { method: string }) =>
+      `database.${method}() was called after the database started opening. Call it in your plugin's setup(), and list 'database' in its dependsOn.`,
+  },
+})
 
 declare module 'fw' {
   interface ErrorCodes extends CodesOf<typeof databaseErrors> {}

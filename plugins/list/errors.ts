@@ -1,26 +1,23 @@
-import { defineErrors, type CodesOf, type ErrorCode } from 'fw'
+import { definePluginErrors, type CodesOf, type ErrorCode } from 'fw'
 import type { ListDebug } from './compile.js'
 
 /** The `error` of a failed list in production: the database's own text only in development. */
 export const QUERY_FAILED = 'Database query failed'
 
 /** The list engine's error codes. */
-export const listErrors = defineErrors(
-  { owner: 'list', title: 'list plugin' },
-  {
-    FW_ERR_LIST_SOURCE_INVALID: {
-      when: 'A list source declaration is wrong: a field, join, table or entity (checked where it is declared, and against the ORM metadata on first use).',
-      fix: 'The message names the source and the mistake; fix the declaration.',
-      message: ({ source, problem }: { source: string; problem: string }) =>
-        `List source '${source}': ${problem}`,
-    },
-    FW_ERR_LIST_QUERY_FAILED: {
-      when: "The database refused or failed a list statement. Carried by `ListQueryError`: status 400 when the database rejected a value the caller sent (SQLSTATE class 22), else 500; the database's text only in development.",
-      fix: "A 400 is the caller's; a 500 is logged with the statement fragments (never values).",
-      message: ({ detail }: { detail: string }) => `${QUERY_FAILED}: ${detail}`,
-    },
+export const listErrors = definePluginErrors('list', {
+  FW_ERR_LIST_SOURCE_INVALID: {
+    when: 'A list source declaration is wrong: a field, join, table or entity (checked where it is declared, and against the ORM metadata on first use).',
+    fix: 'The message names the source and the mistake; fix the declaration.',
+    message: ({ source, problem }: { source: string; problem: string }) =>
+      `List source '${source}': ${problem}`,
   },
-)
+  FW_ERR_LIST_QUERY_FAILED: {
+    when: "The database refused or failed a list statement. Carried by `ListQueryError`: status 400 when the database rejected a value the caller sent (SQLSTATE class 22), else 500; the database's text only in development.",
+    fix: "A 400 is the caller's; a 500 is logged with the statement fragments (never values).",
+    message: ({ detail }: { detail: string }) => `${QUERY_FAILED}: ${detail}`,
+  },
+})
 
 declare module 'fw' {
   interface ErrorCodes extends CodesOf<typeof listErrors> {}
