@@ -129,7 +129,6 @@ export class Kernel {
     this.#plugins.add(plugin as AnyPlugin, options[0])
     return this
   }
-
   /** True when a plugin of that name is registered (in `setup`, only one it declares it uses). */
   hasPlugin(name: PluginName): boolean {
     return this.#plugins.has(name)

@@ -33,6 +33,12 @@ function patternsOf(scheme: string): SchemePatterns {
   return found
 }
 
+/** The headers that carry a bare token, in the order asked, with what each is reported as. */
+const TOKEN_HEADERS = [
+  ['accesstoken', 'accessToken'],
+  ['userauth', 'userAuth'],
+] as const
+
 /**
  * The access token of a request: `Authorization: <scheme> …` (config `auth.token_scheme`,
  * `Bearer` by default or without the auth plugin; the scheme case-insensitive), else the
@@ -47,19 +53,9 @@ export function presentedToken(ctx: RequestContext): PresentedToken | undefined 
     const m = header.exec(authorization)
     if (m) return { token: m[1]!, credential: 'accessToken', source: 'Authorization' }
   }
-  const access = ctx.header('accesstoken')?.trim()
-  if (access)
-    return {
-      token: access.replace(prefix, ''),
-      credential: 'accessToken',
-      source: 'accessToken',
-    }
-  const legacy = ctx.header('userauth')?.trim()
-  if (legacy)
-    return {
-      token: legacy.replace(prefix, ''),
-      credential: 'userAuth',
-      source: 'userAuth',
-    }
+  for (const [name, kind] of TOKEN_HEADERS) {
+    const value = ctx.header(name)?.trim()
+    if (value) return { token: value.replace(prefix, ''), credential: kind, source: kind }
+  }
   return undefined
 }

@@ -54,30 +54,34 @@ function toAuthUser(row: Row): AuthUser {
 }
 
 /** The user of a username, case-insensitively (through the `lower(username)` unique index). */
-export async function findUserByUsername(
+export function findUserByUsername(
   rt: AuthRuntime,
   username: string,
   em?: EntityManager,
 ): Promise<AuthUser | undefined> {
-  const rows = await query(
-    rt,
-    'select "id", "username", "email", "usertype", "password_hash", "totp_secret" from "users" where lower("username") = lower(?)',
-    [username],
-    em,
-  )
-  return rows[0] === undefined ? undefined : toAuthUser(rows[0])
+  return findUserWhere(rt, 'lower("username") = lower(?)', username, em)
 }
 
 /** The user of an id. */
-export async function findUserById(
+export function findUserById(
   rt: AuthRuntime,
   id: number,
   em?: EntityManager,
 ): Promise<AuthUser | undefined> {
+  return findUserWhere(rt, '"id" = ?', id, em)
+}
+
+/** The one user `condition` (one `?`, bound to `value`) selects, if any. */
+async function findUserWhere(
+  rt: AuthRuntime,
+  condition: string,
+  value: string | number,
+  em: EntityManager | undefined,
+): Promise<AuthUser | undefined> {
   const rows = await query(
     rt,
-    'select "id", "username", "email", "usertype", "password_hash", "totp_secret" from "users" where "id" = ?',
-    [id],
+    `select "id", "username", "email", "usertype", "password_hash", "totp_secret" from "users" where ${condition}`,
+    [value],
     em,
   )
   return rows[0] === undefined ? undefined : toAuthUser(rows[0])

@@ -2,11 +2,10 @@
 // `search[value]`, `order[i][column]`, `order[i][dir]`, `columns[i][data]` in;
 // `{draw, recordsTotal, recordsFiltered, data}` out.
 import type { SqlEntityManager } from '@mikro-orm/knex'
-import { json, type Reply, type RequestContext } from 'fw'
+import type { Reply, RequestContext } from 'fw'
 import { countStatement, dataStatement } from './compile.js'
 import { compiledFor, countOf, planList, present, run, type ListRow } from './engine.js'
-import { emOf, errorEnvelope, failureReply, showsListDetails } from './envelope.js'
-import { ListQueryError } from './errors.js'
+import { answerList, errorEnvelope, showsListDetails } from './envelope.js'
 import { readWindow } from './read-params.js'
 import type { ListSource } from './source.js'
 
@@ -108,15 +107,14 @@ export async function datatableReply(
   source: ListSource,
   query: Query = ctx.query,
 ): Promise<Reply> {
-  try {
-    return json(await fetchDatatable(emOf(ctx), source, query))
-  } catch (error) {
-    if (!(error instanceof ListQueryError)) throw error
-    return failureReply(ctx, error, {
+  return answerList(
+    ctx,
+    (em) => fetchDatatable(em, source, query),
+    (error) => ({
       draw: draw(query.draw),
       recordsTotal: 0,
       recordsFiltered: 0,
       ...errorEnvelope(error, showsListDetails(ctx)),
-    })
-  }
+    }),
+  )
 }

@@ -109,11 +109,25 @@ export async function listReply(
   source: ListSource,
   params: ListParams = ctx.query,
 ): Promise<Reply> {
+  return answerList(ctx, async (em) => {
+    const { data, pagination, fields } = await fetchList(em, source, params)
+    return { data, pagination, fields }
+  })
+}
+
+/**
+ * Answers with what `fetch` reads as JSON, or a failed list query as {@link failureReply} does
+ * (with the JSON body `envelope` builds, when given); any other error goes on to the kernel.
+ */
+export async function answerList(
+  ctx: RequestContext,
+  fetch: (em: SqlEntityManager) => Promise<unknown>,
+  envelope?: (error: ListQueryError) => Record<string, unknown>,
+): Promise<Reply> {
   try {
-    const { data, pagination, fields } = await fetchList(emOf(ctx), source, params)
-    return json({ data, pagination, fields })
+    return json(await fetch(emOf(ctx)))
   } catch (error) {
-    if (error instanceof ListQueryError) return failureReply(ctx, error)
-    throw error
+    if (!(error instanceof ListQueryError)) throw error
+    return failureReply(ctx, error, envelope?.(error))
   }
 }
