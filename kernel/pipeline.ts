@@ -8,12 +8,13 @@ import type { Route } from './router/route.js'
 import type { BindingLoader, ControllerClass, Handler, Middleware } from './types.js'
 import { compileBodyCheck, type BodyCheck } from './validation.js'
 
-/** A route's compiled chain: middleware around the handler, built once per route. */
-export type Pipeline = (ctx: RequestContext) => MaybePromise<Reply>
-
-/** A compiled route: its pipeline, and whether it can wait by construction. */
+/**
+ * A route compiled: what the request cycle runs for it (`run(ctx)`), and what is known of it before
+ * a request.
+ */
 export interface CompiledRoute {
-  readonly pipeline: Pipeline
+  /** The route's pipeline: its middleware around its bindings, body check and handler. */
+  run(ctx: RequestContext): MaybePromise<Reply>
   /** The handler as `route.matched` and `fw route:list` show it. */
   readonly name: string
   /**
@@ -26,7 +27,7 @@ export interface CompiledRoute {
    * every route before it listens, so a served route never compiles on a request and a broken
    * schema fails the start.
    */
-  readonly prepare: () => void
+  prepare(): void
 }
 
 const isAsyncFunction = (fn: unknown): boolean =>
@@ -97,140 +98,87 @@ function resolveHandler(
   return [cls, method]
 }
 
-/** What `next()` gives middleware: always a promise, also of a synchronous handler's reply. */
-function settled(fn: () => MaybePromise<Reply>): Promise<Reply> {
-  try {
-    return Promise.resolve(fn())
-  } catch (error) {
-    return Promise.reject(error as Error)
-  }
+/**
+ * Compiles a route: its named middleware and bindings resolved once (an unknown name fails here, at
+ * boot), its handler resolved to a function or a controller's method.
+ */
+export function compileRoute(route: Route, deps: PipelineDeps): CompiledRoute {
+  return new RoutePipeline(route, deps)
+}
+
+/** One middleware of a route: its function, and the check of what it answered. */
+interface Layer {
+  readonly fn: Middleware
+  readonly checked: (reply: Reply) => Reply
 }
 
 /**
- * Compiles a route into its pipeline: the named middleware resolved once (an unknown name fails
- * here, at boot), composed onion-style around the handler. Records the `middleware`, `controller`
- * and `action` phases.
+ * A route's pipeline, in the order a request goes through it: `run` → the middleware, onion-style
+ * (`#throughMiddleware`, `#layer`) → `#action`: the bound models loaded (`#bindThenAct`), the body
+ * checked (`#checkThenCall`), the handler called (`#call`) and its result made a reply. Records the
+ * `middleware`, `controller` and `action` phases. Synchronous while the handler is, for a route
+ * with no middleware, bindings or body schema.
  */
-export function compileRoute(route: Route, deps: PipelineDeps): CompiledRoute {
-  const target = resolveHandler(route, deps)
+class RoutePipeline implements CompiledRoute {
+  readonly name: string
+  readonly mayWait: boolean
+  readonly #route: Route
+  /** A plain function handler, or undefined for a controller's method. */
+  readonly #handler: Handler | undefined
+  readonly #controller: ControllerClass | undefined
+  readonly #method: string
+  readonly #layers: readonly Layer[]
+  readonly #bindings: readonly (readonly [string, BindingLoader])[]
+  readonly #schema: NonNullable<Route['schema']>['body']
   // The body schema compiles on first need (ajv and its code generation cost a command that only
   // lists routes ~0.2 s): before the kernel listens, or on the first request when it does not.
-  const schema = route.schema?.body
-  let bodyCheck: BodyCheck | undefined
-  const check =
-    schema === undefined
-      ? undefined
-      : (): BodyCheck => (bodyCheck ??= compileBodyCheck(route, schema))
-  const pipeline = compilePipeline(route, deps, target, check)
-  const mayWait =
-    route.middleware.length > 0 ||
-    Object.keys(route.bindings).length > 0 ||
-    route.schema?.body !== undefined ||
-    isAsyncFunction(typeof target === 'function' ? target : target[0].prototype[target[1]])
-  return { pipeline, name: handlerName(route), mayWait, prepare: () => void check?.() }
-}
+  #bodyCheck: BodyCheck | undefined = undefined
 
-function compilePipeline(
-  route: Route,
-  deps: PipelineDeps,
-  target: Handler | readonly [ControllerClass, string],
-  check: (() => BodyCheck) | undefined,
-): Pipeline {
-  const chain = route.middleware.map((name) => {
-    const fn = deps.middleware(name)
-    if (!fn) {
-      throw compileErrors.error('FW_ERR_MIDDLEWARE_UNKNOWN', { route: route.path, name })
-    }
-    return { name, fn }
-  })
-  const bindings = Object.entries(route.bindings).map(([param, model]) => {
-    const loader = deps.binding(model)
-    if (loader === undefined) {
-      throw compileErrors.error('FW_ERR_BINDING_UNKNOWN', { route: route.path, param, model })
-    }
-    return [param, loader] as const
-  })
-  /** Records the `action` phase, also when the handler throws or rejects. */
-  const actionDone = (log: EventLog, start: number): void => {
-    const end = log.now()
-    log.record('phase.completed', { name: 'action', start, duration: end - start }, end)
-  }
-  /** The handler's result as a reply: synchronous while the handler is. */
-  const finish = (log: EventLog, start: number, result: unknown): MaybePromise<Reply> => {
-    if (!isThenable(result)) {
-      actionDone(log, start)
-      return toReply(result)
-    }
-    return result.then(
-      (value) => {
-        actionDone(log, start)
-        return toReply(value)
-      },
-      (error: unknown) => {
-        actionDone(log, start)
-        throw error
-      },
-    )
-  }
-  const call = (ctx: RequestContext): MaybePromise<Reply> => {
-    const log = ctx.log
-    if (typeof target === 'function') {
-      const start = log.now()
-      let result: unknown
-      try {
-        result = target(ctx)
-      } catch (error) {
-        actionDone(log, start)
-        throw error
+  constructor(route: Route, deps: PipelineDeps) {
+    const target = resolveHandler(route, deps)
+    this.#route = route
+    this.#handler = typeof target === 'function' ? target : undefined
+    this.#controller = typeof target === 'function' ? undefined : target[0]
+    this.#method = typeof target === 'function' ? '' : target[1]
+    this.#layers = route.middleware.map((name) => {
+      const fn = deps.middleware(name)
+      if (!fn) {
+        throw compileErrors.error('FW_ERR_MIDDLEWARE_UNKNOWN', { route: route.path, name })
       }
-      return finish(log, start, result)
-    }
-    const [Cls, method] = target
-    const built = log.now()
-    const instance = new Cls() as Record<string, (...args: unknown[]) => unknown>
-    const start = log.now()
-    log.record(
-      'phase.completed',
-      { name: 'controller', start: built, duration: start - built },
-      start,
-    )
-    let result: unknown
-    try {
-      result = route.classic
-        ? instance[method]!(ctx.match?.legacy?.args ?? [], ctx)
-        : instance[method]!(ctx)
-    } catch (error) {
-      actionDone(log, start)
-      throw error
-    }
-    return finish(log, start, result)
+      return { fn, checked: checkedReply(name) }
+    })
+    this.#bindings = Object.entries(route.bindings).map(([param, model]) => {
+      const loader = deps.binding(model)
+      if (loader === undefined) {
+        throw compileErrors.error('FW_ERR_BINDING_UNKNOWN', { route: route.path, param, model })
+      }
+      return [param, loader] as const
+    })
+    this.#schema = route.schema?.body
+    this.name = handlerName(route)
+    this.mayWait =
+      this.#layers.length > 0 ||
+      this.#bindings.length > 0 ||
+      this.#schema !== undefined ||
+      isAsyncFunction(typeof target === 'function' ? target : target[0].prototype[target[1]])
   }
-  // Bindings first (a missing record is a 404 whatever the body), then the body, then the handler.
-  const validated: Pipeline =
-    check === undefined ? call : async (ctx) => (await check()(ctx), call(ctx))
-  const action: Pipeline =
-    bindings.length === 0
-      ? validated
-      : async (ctx) => (await bindModels(ctx, bindings)) ?? validated(ctx)
-  if (chain.length === 0) return action
-  let composed: Pipeline = action
-  for (let i = chain.length - 1; i >= 0; i--) {
-    const { name, fn } = chain[i]!
-    const next = composed
-    const checked = (reply: Reply): Reply => {
-      if (reply instanceof Reply) return reply
-      throw compileErrors.error('FW_ERR_MIDDLEWARE_NO_REPLY', { name })
-    }
-    composed = (ctx) => fn(ctx, () => settled(() => next(ctx))).then(checked)
+
+  prepare(): void {
+    if (this.#schema !== undefined) this.#checkBody()
   }
-  return async (ctx) => {
+
+  run(ctx: RequestContext): MaybePromise<Reply> {
+    return this.#layers.length === 0 ? this.#action(ctx) : this.#throughMiddleware(ctx)
+  }
+
+  /** The middleware chain, timed: its time less what the controller and the action took. */
+  async #throughMiddleware(ctx: RequestContext): Promise<Reply> {
     const log = ctx.log
     const start = log.now()
     const before = log.size
     try {
-      return await composed(ctx)
+      return await this.#layer(ctx, 0)
     } finally {
-      // Middleware time is the chain's time less what the controller and the action took.
       let inner = 0
       const events = log.all()
       for (let i = before; i < events.length; i++) {
@@ -248,5 +196,112 @@ function compilePipeline(
         end,
       )
     }
+  }
+
+  /** Middleware `i`, given as `next()` the rest of the chain (then the action). */
+  #layer(ctx: RequestContext, i: number): Promise<Reply> {
+    const layer = this.#layers[i]!
+    return layer.fn(ctx, () => this.#next(ctx, i + 1)).then(layer.checked)
+  }
+
+  /** What `next()` gives middleware: always a promise, also of a synchronous handler's reply. */
+  #next(ctx: RequestContext, i: number): Promise<Reply> {
+    try {
+      return Promise.resolve(i < this.#layers.length ? this.#layer(ctx, i) : this.#action(ctx))
+    } catch (error) {
+      return Promise.reject(error as Error)
+    }
+  }
+
+  /** Bindings first (a missing record is a 404 whatever the body), then the body, the handler. */
+  #action(ctx: RequestContext): MaybePromise<Reply> {
+    return this.#bindings.length === 0 ? this.#validated(ctx) : this.#bindThenAct(ctx)
+  }
+
+  async #bindThenAct(ctx: RequestContext): Promise<Reply> {
+    return (await bindModels(ctx, this.#bindings)) ?? this.#validated(ctx)
+  }
+
+  #validated(ctx: RequestContext): MaybePromise<Reply> {
+    return this.#schema === undefined ? this.#call(ctx) : this.#checkThenCall(ctx)
+  }
+
+  async #checkThenCall(ctx: RequestContext): Promise<Reply> {
+    await this.#checkBody()(ctx)
+    return this.#call(ctx)
+  }
+
+  #checkBody(): BodyCheck {
+    return (this.#bodyCheck ??= compileBodyCheck(this.#route, this.#schema!))
+  }
+
+  /** The handler (a controller's method on a new instance), its result as a reply. */
+  #call(ctx: RequestContext): MaybePromise<Reply> {
+    const log = ctx.log
+    const handler = this.#handler
+    if (handler !== undefined) {
+      const start = log.now()
+      let result: unknown
+      try {
+        result = handler(ctx)
+      } catch (error) {
+        actionDone(log, start)
+        throw error
+      }
+      return actionResult(log, start, result)
+    }
+    const Cls = this.#controller!
+    const built = log.now()
+    const instance = new Cls() as Record<string, (...args: unknown[]) => unknown>
+    const start = log.now()
+    log.record(
+      'phase.completed',
+      { name: 'controller', start: built, duration: start - built },
+      start,
+    )
+    let result: unknown
+    try {
+      result = this.#route.classic
+        ? instance[this.#method]!(ctx.match?.legacy?.args ?? [], ctx)
+        : instance[this.#method]!(ctx)
+    } catch (error) {
+      actionDone(log, start)
+      throw error
+    }
+    return actionResult(log, start, result)
+  }
+}
+
+/** Records the `action` phase, also when the handler throws or rejects. */
+function actionDone(log: EventLog, start: number): void {
+  const end = log.now()
+  log.record('phase.completed', { name: 'action', start, duration: end - start }, end)
+}
+
+/** The handler's result as a reply: synchronous while the handler is. */
+function actionResult(log: EventLog, start: number, result: unknown): MaybePromise<Reply> {
+  if (isThenable(result)) return actionSettled(log, start, result)
+  actionDone(log, start)
+  return toReply(result)
+}
+
+function actionSettled(log: EventLog, start: number, result: Promise<unknown>): Promise<Reply> {
+  return result.then(
+    (value) => {
+      actionDone(log, start)
+      return toReply(value)
+    },
+    (error: unknown) => {
+      actionDone(log, start)
+      throw error
+    },
+  )
+}
+
+/** Checks that middleware `name` answered a `Reply`. */
+function checkedReply(name: string): (reply: Reply) => Reply {
+  return (reply) => {
+    if (reply instanceof Reply) return reply
+    throw compileErrors.error('FW_ERR_MIDDLEWARE_NO_REPLY', { name })
   }
 }

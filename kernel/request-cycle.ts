@@ -24,7 +24,7 @@ import {
   type SecurityHeadersConfig,
 } from './http/security-headers.js'
 import type { MaintenanceProbe } from './maintenance.js'
-import type { Pipeline } from './pipeline.js'
+import type { CompiledRoute } from './pipeline.js'
 import type { Reply } from './reply.js'
 import type { Route, RouteMatch } from './router/route.js'
 import type { Router } from './router/router.js'
@@ -47,54 +47,29 @@ export interface RequestCycleDeps extends ErrorReplyDeps {
 }
 
 /**
- * One request through the pipeline: maintenance → `request` → `route` → bindings → middleware and
- * handler → `render` → `annotate`. Every failure becomes a reply: `handle` never throws or rejects.
+ * One request through the kernel. Each phase is a method taking the request's `ctx`; read them
+ * top to bottom:
  *
- * Synchronous for as long as every step is (see `kernel/hook-runner.ts`): a route whose handler
- * and taps answer synchronously creates no promise. A step that returns a promise makes the rest
- * of its request asynchronous, and `handle` then returns a promise.
+ * 1. `respond`: the context and its event log made; `currentContext()` finds it from here on.
+ * 2. `handle`: `request.received`; whatever fails until a reply exists becomes an error reply.
+ * 3. `#admit`: maintenance (503), then the `request` hook, whose taps may answer (CORS
+ *    preflight) or route the request themselves (the admin area sets `ctx.match`).
+ * 4. `#route`: the `route` hook, or the router directly while only the kernel taps it.
+ * 5. `#dispatch`: the `routing` phase and `route.matched`; a miss answers 405, the fallback
+ *    route or 404; a match runs its route, in the request scope when it needs one.
+ * 6. `#runRoute`: the route's compiled pipeline (middleware, bindings, body check, handler; see
+ *    `kernel/pipeline.ts`); what it throws or rejects with becomes an error reply.
+ * 7. `#finish`, for every reply whoever made it: `#render` (the `render` hook), then `#annotate`
+ *    (`response.prepared` and the `annotate` hook, each tap isolated). Then back to the caller.
+ *
+ * Synchronous for as long as every phase is (see `kernel/hook-runner.ts`): a route whose handler
+ * and taps answer synchronously creates no promise. A phase that returns a promise makes the rest
+ * of its request asynchronous: the next phase then runs through {@link then} or {@link recover},
+ * and `handle` returns a promise. `handle` never throws or rejects.
  */
 export class RequestCycle {
   readonly #deps: RequestCycleDeps
   readonly #scopes = new RouteScopes<Route>()
-
-  // The steps, bound once: a step takes the request and what the previous step produced, so the
-  // synchronous path allocates no closure per request (see `next`).
-  readonly #fail = (error: unknown, ctx: RequestContext): MaybePromise<Reply> =>
-    errorReply(this.#deps, ctx, error)
-  readonly #afterRequestHook = (early: Reply | undefined, ctx: RequestContext) =>
-    early === undefined ? this.#route(ctx) : this.#finish(ctx, early)
-  readonly #handle = (ctx: RequestContext): MaybePromise<Reply> => this.handle(ctx)
-  readonly #failBeforeRoute = (error: unknown, ctx: RequestContext): MaybePromise<Reply> =>
-    this.#finish(ctx, this.#fail(error, ctx))
-  readonly #respond = (ctx: RequestContext, pipeline: Pipeline): MaybePromise<Reply> =>
-    this.#finish(ctx, guarded(pipeline, ctx, this.#fail))
-  readonly #rendered = (reply: Reply, ctx: RequestContext): MaybePromise<Reply> =>
-    reply.body.kind === 'view'
-      ? next(this.#fail(noViewEngine(reply.body.template), ctx), ctx, this.#annotate)
-      : this.#annotate(reply, ctx)
-  readonly #render = (reply: Reply, ctx: RequestContext): MaybePromise<Reply> => {
-    const render = this.#deps.hooks.render
-    if (!render.isUsed()) return this.#rendered(reply, ctx)
-    let rendered: MaybePromise<Reply>
-    try {
-      rendered = runWaterfall(render, reply, ctx)
-    } catch (error) {
-      rendered = this.#fail(error, ctx)
-    }
-    if (isThenable(rendered)) rendered = rendered.then(undefined, (e) => this.#fail(e, ctx))
-    return next(rendered, ctx, this.#rendered)
-  }
-  readonly #annotateFailed = (tap: string, error: unknown, [, ctx]: [Reply, RequestContext]) =>
-    this.#deps.logger().error(`annotate tap '${tap}' failed`, { error, path: ctx.path })
-  readonly #annotate = (reply: Reply, ctx: RequestContext): MaybePromise<Reply> => {
-    ctx.log.record('response.prepared', { status: reply.status })
-    const annotate = this.#deps.hooks.annotate
-    if (!annotate.isUsed()) return reply
-    // Each annotate tap is isolated: one that throws is reported and the others still run.
-    const done = runIsolated(annotate, this.#annotateFailed, reply, ctx)
-    return isThenable(done) ? done.then(() => reply) : reply
-  }
 
   /** The security headers, resolved once; the server adds them to what it writes itself too. */
   readonly securityHeaders: SecurityHeaders
@@ -108,7 +83,7 @@ export class RequestCycle {
   respond(init: RequestInit, log = new EventLog()): MaybePromise<Reply> {
     const ctx = this.#deps.context(init, log)
     // `currentContext()` finds the request in everything that runs synchronously from here.
-    return runSynchronously(ctx, this.#handle)
+    return runSynchronously(ctx, this, this.handle)
   }
 
   /** A request answered in-process, as a client would see it (`kernel.inject`). */
@@ -123,14 +98,20 @@ export class RequestCycle {
     )
   }
 
-  /** Every way through ends in {@link #finish}; what fails before the route answers, too. */
+  /** A request from its context to its reply; every way through ends in {@link #finish}. */
   handle(ctx: RequestContext): MaybePromise<Reply> {
     ctx.log.record('request.received', { method: ctx.method, path: ctx.path }, 0)
-    return guarded(this.#answer, ctx, this.#failBeforeRoute)
+    let answered: MaybePromise<Reply>
+    try {
+      answered = this.#admit(ctx)
+    } catch (error) {
+      return this.#failBeforeRoute(ctx, error)
+    }
+    return isThenable(answered) ? recover(answered, this, this.#failBeforeRoute, ctx) : answered
   }
 
-  /** Maintenance, the `request` hook, routing; each way out ends in {@link #finish}. */
-  readonly #answer = (ctx: RequestContext): MaybePromise<Reply> => {
+  /** Maintenance, then the `request` hook; a request neither answers goes on to routing. */
+  #admit(ctx: RequestContext): MaybePromise<Reply> {
     const retryAfter = this.#deps.maintenance(ctx.log.origin)
     if (retryAfter !== undefined && !this.#deps.maintenance.exempts(ctx.routingPath)) {
       if (this.#deps.router.answersJson(ctx.routingPath, [ctx.method], ctx.querystring))
@@ -139,21 +120,39 @@ export class RequestCycle {
     }
     const request = this.#deps.hooks.request
     if (!request.isUsed()) return this.#route(ctx)
-    return next(runBail(request, ctx), ctx, this.#afterRequestHook)
+    const early = runBail(request, ctx)
+    return isThenable(early)
+      ? then(early, this, this.#afterRequestHook, ctx)
+      : this.#afterRequestHook(ctx, early)
   }
 
+  /** A `request` tap's reply answers at once (still rendered and annotated); none, routing. */
+  #afterRequestHook(ctx: RequestContext, early: Reply | undefined): MaybePromise<Reply> {
+    return early === undefined ? this.#route(ctx) : this.#finish(ctx, early)
+  }
+
+  /** What answers the request: a match a `request` tap set, or the `route` hook's. */
   #route(ctx: RequestContext): MaybePromise<Reply> {
     const start = ctx.log.now()
-    // Routed already by a `request` tap.
     if (ctx.match !== undefined) return this.#dispatch(ctx, ctx.match, start)
     // With only the kernel's own route taps, ask the router directly: same answer, no loop.
     const { routing, hooks } = this.#deps
     const match = routing.only() ? routing.direct(ctx) : runBail(hooks.route, ctx)
     return isThenable(match)
-      ? match.then((m) => this.#dispatch(ctx, m, start))
+      ? this.#dispatchWhenRouted(ctx, match, start)
       : this.#dispatch(ctx, match, start)
   }
 
+  /** A `route` tap that waited: dispatch once it has answered. */
+  #dispatchWhenRouted(
+    ctx: RequestContext,
+    match: Promise<RouteMatch | undefined>,
+    routingStart: number,
+  ): Promise<Reply> {
+    return match.then((found) => this.#dispatch(ctx, found, routingStart))
+  }
+
+  /** Records routing; answers a miss (405, fallback, 404), runs a match's route. */
   #dispatch(
     ctx: RequestContext,
     found: RouteMatch | undefined,
@@ -194,38 +193,107 @@ export class RequestCycle {
     )
     // The route's pipeline, its error reply and the response's taps: in the request scope when
     // a plugin asked for it and the route may wait (see RouteScopes).
-    if (!this.#deps.scoped()) return this.#respond(ctx, compiled.pipeline)
-    return this.#scopes.run(route, compiled.mayWait, ctx, this.#respond, compiled.pipeline)
+    if (!this.#deps.scoped()) return this.#runRoute(ctx, compiled)
+    return this.#scopes.run(route, compiled.mayWait, ctx, this, this.#runRoute, compiled)
+  }
+
+  /** The route's pipeline; what it throws or rejects with becomes the error reply. */
+  #runRoute(ctx: RequestContext, compiled: CompiledRoute): MaybePromise<Reply> {
+    let answered: MaybePromise<Reply>
+    try {
+      answered = compiled.run(ctx)
+    } catch (error) {
+      return this.#finish(ctx, this.#fail(ctx, error))
+    }
+    if (isThenable(answered)) answered = recover(answered, this, this.#fail, ctx)
+    return this.#finish(ctx, answered)
   }
 
   /** `render`, then `annotate`, on whatever answered. Never throws. */
   #finish(ctx: RequestContext, answered: MaybePromise<Reply>): MaybePromise<Reply> {
-    return next(answered, ctx, this.#render)
+    return isThenable(answered)
+      ? then(answered, this, this.#render, ctx)
+      : this.#render(ctx, answered)
+  }
+
+  /** The `render` hook (content negotiation, views, the toolbar); a failing tap, an error reply. */
+  #render(ctx: RequestContext, reply: Reply): MaybePromise<Reply> {
+    const render = this.#deps.hooks.render
+    if (!render.isUsed()) return this.#afterRender(ctx, reply)
+    let rendered: MaybePromise<Reply>
+    try {
+      rendered = runWaterfall(render, reply, ctx)
+    } catch (error) {
+      rendered = this.#fail(ctx, error)
+    }
+    return isThenable(rendered)
+      ? then(recover(rendered, this, this.#fail, ctx), this, this.#afterRender, ctx)
+      : this.#afterRender(ctx, rendered)
+  }
+
+  /** A view no `render` tap turned into a body is an error (no view engine). */
+  #afterRender(ctx: RequestContext, reply: Reply): MaybePromise<Reply> {
+    if (reply.body.kind !== 'view') return this.#annotate(ctx, reply)
+    const failed = this.#fail(ctx, noViewEngine(reply.body.template))
+    return isThenable(failed)
+      ? then(failed, this, this.#annotate, ctx)
+      : this.#annotate(ctx, failed)
+  }
+
+  /** `response.prepared`, then the `annotate` hook (headers), each tap isolated; the reply. */
+  #annotate(ctx: RequestContext, reply: Reply): MaybePromise<Reply> {
+    ctx.log.record('response.prepared', { status: reply.status })
+    const annotate = this.#deps.hooks.annotate
+    if (!annotate.isUsed()) return reply
+    // One tap that throws is reported and the others still run.
+    const done = runIsolated(annotate, this.#annotateFailed, reply, ctx)
+    return isThenable(done) ? resolvesTo(done, reply) : reply
+  }
+
+  // A callback the hook runner calls without `this`, so bound once.
+  readonly #annotateFailed = (tap: string, error: unknown, [, ctx]: [Reply, RequestContext]) =>
+    this.#deps.logger().error(`annotate tap '${tap}' failed`, { error, path: ctx.path })
+
+  /** The error reply for what was thrown (the `error` hook, then the kernel's 500). */
+  #fail(ctx: RequestContext, error: unknown): MaybePromise<Reply> {
+    return errorReply(this.#deps, ctx, error)
+  }
+
+  /** A failure before the route ran: its error reply, rendered and annotated. */
+  #failBeforeRoute(ctx: RequestContext, error: unknown): MaybePromise<Reply> {
+    return this.#finish(ctx, this.#fail(ctx, error))
   }
 }
 
-/** Hands a value, now or once settled, to the next step with the request. */
-function next<T, R>(
-  value: MaybePromise<T>,
+/** A phase: a method of the cycle taking the request and what the previous phase produced. */
+type Phase<T> = (this: RequestCycle, ctx: RequestContext, value: T) => MaybePromise<Reply>
+
+// The continuations live here, not in the phases: a method that creates a closure allocates its
+// scope on every call, also when it goes on synchronously and the closure is never made.
+
+/** Once `value` settles, the next phase with it. */
+function then<T>(
+  value: Promise<T>,
+  cycle: RequestCycle,
+  phase: Phase<T>,
   ctx: RequestContext,
-  step: (value: T, ctx: RequestContext) => MaybePromise<R>,
-): MaybePromise<R> {
-  return isThenable(value) ? value.then((v) => step(v, ctx)) : step(value, ctx)
+): Promise<Reply> {
+  return value.then((settled) => phase.call(cycle, ctx, settled))
 }
 
-/** Runs a step; what it throws or rejects with becomes `fail`'s reply. */
-function guarded(
-  step: (ctx: RequestContext) => MaybePromise<Reply>,
+/** What `value` rejects with, to `phase` (an error reply). */
+function recover(
+  value: Promise<Reply>,
+  cycle: RequestCycle,
+  phase: Phase<unknown>,
   ctx: RequestContext,
-  fail: (error: unknown, ctx: RequestContext) => MaybePromise<Reply>,
-): MaybePromise<Reply> {
-  let answered: MaybePromise<Reply>
-  try {
-    answered = step(ctx)
-  } catch (error) {
-    return fail(error, ctx)
-  }
-  return isThenable(answered) ? answered.then(undefined, (error) => fail(error, ctx)) : answered
+): Promise<Reply> {
+  return value.then(undefined, (error: unknown) => phase.call(cycle, ctx, error))
+}
+
+/** `value` once `done` settles. */
+function resolvesTo<T>(done: Promise<unknown>, value: T): Promise<T> {
+  return done.then(() => value)
 }
 
 function noViewEngine(template: string): FwError {

@@ -31,12 +31,19 @@ export function currentContext(): RequestContext | undefined {
   return running ?? storage.getStore()
 }
 
-/** Runs `fn(ctx)` synchronously with `ctx` as the current request (no async propagation). */
-export function runSynchronously<T>(ctx: RequestContext, fn: (ctx: RequestContext) => T): T {
+/**
+ * Calls `self.method(ctx)` synchronously with `ctx` as the current request (no async
+ * propagation): the request cycle's `handle`.
+ */
+export function runSynchronously<S, T>(
+  ctx: RequestContext,
+  self: S,
+  method: (this: S, ctx: RequestContext) => T,
+): T {
   const previous = running
   running = ctx
   try {
-    return fn(ctx)
+    return method.call(self, ctx)
   } finally {
     running = previous
   }
@@ -87,23 +94,35 @@ export class RouteScopes<R extends object> {
   readonly #synchronous = new WeakSet<R>()
   readonly #waited = new WeakSet<R>()
 
-  run<A, T>(
+  /** Calls `self.method(ctx, arg)` for `route`, in the request scope or not (see above). */
+  run<S, A, T>(
     route: R,
     mayWait: boolean,
     ctx: RequestContext,
-    fn: (ctx: RequestContext, arg: A) => MaybePromise<T>,
+    self: S,
+    method: (this: S, ctx: RequestContext, arg: A) => MaybePromise<T>,
     arg: A,
   ): MaybePromise<T> {
     if (!mayWait && this.#synchronous.has(route)) {
-      const result = fn(ctx, arg)
+      const result = method.call(self, ctx, arg)
       if (isThenable(result)) {
         this.#synchronous.delete(route)
         this.#waited.add(route)
       }
       return result
     }
-    const result = runInContext(ctx, () => fn(ctx, arg))
+    const result = runScoped(ctx, self, method, arg)
     if (!mayWait && !isThenable(result) && !this.#waited.has(route)) this.#synchronous.add(route)
     return result
   }
+}
+
+// Apart from `run`: its closure would cost `run` a scope allocation on every call.
+function runScoped<S, A, T>(
+  ctx: RequestContext,
+  self: S,
+  method: (this: S, ctx: RequestContext, arg: A) => T,
+  arg: A,
+): T {
+  return runInContext(ctx, () => method.call(self, ctx, arg))
 }
