@@ -1,5 +1,5 @@
 // TechEmpower's six test types (json, plaintext, db, queries=20, fortunes, updates=20) on fw
-// (bench/techempower/app.mjs: a kernel, the database plugin's runStatement, a view) against
+// (bench/techempower/app.mjs: a kernel, the database plugin's `sql` template, a view) against
 // Fastify 5 + pg and polka 1.0.0-next.28 + pg (bench/techempower/fastify.mjs, polka.mjs), on one
 // PostgreSQL database of the benchmark's own holding the TechEmpower schema and data (made here,
 // dropped at the end). Each server runs in its own process (`node <file>` with `PORT` and

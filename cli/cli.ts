@@ -7,7 +7,7 @@ import { DevCommand } from './commands/dev.js'
 import { DownCommand } from './commands/down.js'
 import { KeyGenerateCommand } from './commands/key-generate.js'
 import { RouteListCommand } from './commands/route-list.js'
-import { ServeCommand } from './commands/serve.js'
+import { ServeCommand, serveFlagsOf } from './commands/serve.js'
 import { UpCommand } from './commands/up.js'
 import {
   describeCommands,
@@ -213,9 +213,11 @@ export async function runCli(
       enableColors: colors(stdout, env),
     })
     const taken = new Set<string>()
+    const serveFlags = manifest?.serveFlags ?? (lists ? [] : serveFlagsOf(kernel))
     for (const cls of [...BUILTIN_COMMANDS, Builtins.HelpCommand, Builtins.VersionCommand]) {
-      // `fw serve` with the flags the app's plugins declared (`kernel.serveOptions`).
-      cli.register(cls === ServeCommand && !lists ? ServeCommand.withPluginOptions(kernel) : cls)
+      // `fw serve` with the flags the app's plugins declared (`kernel.serveOptions`), from the
+      // manifest when listing from it: `--help` reads the same either way.
+      cli.register(cls === ServeCommand ? ServeCommand.withRequirements(serveFlags) : cls)
       for (const key of pathKeys(cls)) taken.add(key)
     }
     if (manifest !== undefined) {
@@ -228,7 +230,7 @@ export async function runCli(
       // Rewritten on every boot rather than checked first: checking walks the app's sources
       // (~20 ms for fw's own repository), writing a small file costs ~1 ms.
       if (needs.app && needs.boot && place !== undefined) {
-        writeManifest(place, stamp, describeCommands(cli, contributed))
+        writeManifest(place, stamp, describeCommands(cli, contributed), serveFlags)
       }
     }
     commands.push(...taken)

@@ -2,6 +2,7 @@ import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'no
 import { dirname, join } from 'node:path'
 import { Cli, Command, type CommandClass, type Usage } from 'clipanion'
 import type { FwContext } from './context.js'
+import type { ServeFlag } from './commands/serve.js'
 import { findApp, type AppLocation } from './load-app.js'
 import { newerSourceExists, packageRoot } from './prefer-compiled.js'
 
@@ -21,7 +22,7 @@ export interface ManifestCommand {
 }
 
 /** The manifest's layout: a manifest of another is not read (the next boot rewrites it). */
-const FORMAT = 2
+const FORMAT = 3
 
 /** The commands the app's plugins contributed when it last booted for a command, and for what. */
 export interface CommandManifest {
@@ -31,6 +32,8 @@ export interface CommandManifest {
   /** When the app that contributed them started loading (ms): a file changed later voids them. */
   readonly stamp: number
   readonly commands: ManifestCommand[]
+  /** The `fw serve --require-<name>` flags the app's plugins declared (`kernel.serveOptions`). */
+  readonly serveFlags: ServeFlag[]
 }
 
 /** Where the manifest of an app lives, and what to compare with it. */
@@ -93,6 +96,7 @@ export function readManifest(place: ManifestPlace): CommandManifest | undefined 
     const manifest = JSON.parse(readFileSync(place.file, 'utf8')) as CommandManifest
     if (manifest.format !== FORMAT || manifest.key !== place.key) return undefined
     if (typeof manifest.stamp !== 'number' || !Array.isArray(manifest.commands)) return undefined
+    if (!Array.isArray(manifest.serveFlags)) return undefined
     return changedSince(place, manifest.stamp) ? undefined : manifest
   } catch {
     return undefined
@@ -126,8 +130,9 @@ export function writeManifest(
   place: ManifestPlace,
   stamp: number,
   commands: ManifestCommand[],
+  serveFlags: ServeFlag[],
 ): void {
-  const manifest: CommandManifest = { format: FORMAT, key: place.key, stamp, commands }
+  const manifest: CommandManifest = { format: FORMAT, key: place.key, stamp, commands, serveFlags }
   try {
     mkdirSync(dirname(place.file), { recursive: true })
     const temp = `${place.file}.${process.pid}.tmp`

@@ -27,6 +27,20 @@ function nextSignal(): Promise<NodeJS.Signals> {
   })
 }
 
+/** A `--require-<name>` flag of `fw serve`, as a plugin declared it. */
+export interface ServeFlag {
+  readonly name: string
+  readonly description: string
+}
+
+/** The flags the booted app's plugins declared, in declaration order. */
+export function serveFlagsOf(kernel: Kernel): ServeFlag[] {
+  return [...kernel.serveOptions.requirements()].map(([name, { description }]) => ({
+    name,
+    description,
+  }))
+}
+
 /** `fw serve`: listens until SIGTERM or SIGINT, then drains in-flight requests and exits 0. */
 export class ServeCommand extends Command<FwContext> {
   static override paths = [['serve']]
@@ -72,13 +86,17 @@ export class ServeCommand extends Command<FwContext> {
    * This command with a `--require-<name>` flag for each start requirement the app's plugins
    * declared (`kernel.serveOptions.require()`): what the CLI registers once the app is loaded.
    */
-  static withPluginOptions(kernel: Kernel): typeof ServeCommand {
-    const requirements = [...kernel.serveOptions.requirements()]
+  /**
+   * `fw serve` with a `--require-<name>` flag per requirement a plugin declared
+   * (`kernel.serveOptions`), from the booted app or, for `--help` without booting, from the
+   * command manifest the last boot wrote.
+   */
+  static withRequirements(requirements: readonly ServeFlag[]): typeof ServeCommand {
     if (requirements.length === 0) return ServeCommand
     return class extends ServeCommand {
       constructor() {
         super()
-        for (const [name, { description }] of requirements)
+        for (const { name, description } of requirements)
           this.#flags()[flagKey(name)] = Option.Boolean(`--require-${name}`, false, { description })
       }
     }

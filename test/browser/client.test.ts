@@ -769,7 +769,7 @@ test('deliveries: window.__fwDebugBar is the only global the toolbar adds', asyn
     assert.equal(shape, {
       enumerable: false,
       writable: false,
-      keys: ['delivery', 'hidden', 'record', 'reportError'],
+      keys: ['delivery', 'dev', 'hidden', 'record', 'reportError'],
       frozen: true,
       inKeys: false,
     })
