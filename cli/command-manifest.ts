@@ -1,6 +1,8 @@
-import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs'
+import { readFileSync, statSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { Cli, Command, type CommandClass, type Usage } from 'clipanion'
+// The kernel's small file helper, not `fw`: importing `fw` would load the kernel on `fw --help`.
+import { writeFileAtomic } from '../kernel/files.js'
 import type { FwContext } from './context.js'
 import type { ServeFlag } from './commands/serve.js'
 import { findApp, type AppLocation } from './load-app.js'
@@ -134,10 +136,7 @@ export function writeManifest(
 ): void {
   const manifest: CommandManifest = { format: FORMAT, key: place.key, stamp, commands, serveFlags }
   try {
-    mkdirSync(dirname(place.file), { recursive: true })
-    const temp = `${place.file}.${process.pid}.tmp`
-    writeFileSync(temp, `${JSON.stringify(manifest, null, 2)}\n`)
-    renameSync(temp, place.file)
+    writeFileAtomic(place.file, `${JSON.stringify(manifest, null, 2)}\n`)
   } catch {
     // Read-only app folder: the manifest is a cache.
   }

@@ -113,6 +113,7 @@ export {
 export type { Redaction, RedactOptions } from './redact.js'
 export { enterMaintenance, leaveMaintenance, maintenanceFile } from './maintenance.js'
 export type { MaintenanceProbe, MaintenanceStore } from './maintenance.js'
+export { writeFileAtomic } from './files.js'
 export { escapeHtml } from './http/error-page.js'
 export { handlerName } from './pipeline.js'
 export { httpErrorReply } from './error-replies.js'

@@ -8,9 +8,9 @@ import {
   renameSync,
   rmdirSync,
   rmSync,
-  writeFileSync,
 } from 'node:fs'
 import { dirname, join } from 'node:path'
+import { writeFileAtomic } from 'fw'
 
 /** PGlite's version: a template is only valid for the build that made it. */
 const PGLITE_VERSION = '0.3.16'
@@ -78,13 +78,8 @@ function memoryImage(): Promise<Blob | undefined> {
       const blank = await PGlite.create()
       const dumped = await blank.dumpDataDir('none')
       await blank.close()
-      if (file !== undefined) {
-        // Atomic: a concurrent reader sees the whole file or none.
-        const partial = `${file}.${process.pid}.tmp`
-        mkdirSync(dirname(file), { recursive: true })
-        writeFileSync(partial, Buffer.from(await dumped.arrayBuffer()))
-        renameSync(partial, file)
-      }
+      // Atomic: a concurrent reader sees the whole file or none.
+      if (file !== undefined) writeFileAtomic(file, Buffer.from(await dumped.arrayBuffer()))
       return dumped
     } catch {
       return undefined

@@ -10,7 +10,6 @@ import {
   mkdirSync,
   readdirSync,
   readFileSync,
-  renameSync,
   rmSync,
   statSync,
   writeFileSync,
@@ -18,6 +17,7 @@ import {
 import { createRequire } from 'node:module'
 import { dirname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { writeFileAtomic } from 'fw'
 import { debugErrors } from './errors.js'
 
 /** The built toolbar. */
@@ -125,9 +125,7 @@ export function buildToolbar(root = packageRoot()): Manifest {
   // rename, and only builds older than ten minutes pruned, so no reader ever sees half a build.
   writeFileSync(join(out, manifest.script), script)
   writeFileSync(join(out, manifest.module), esm)
-  const tmp = join(out, `${MANIFEST}.${process.pid}`)
-  writeFileSync(tmp, JSON.stringify(manifest, null, 2))
-  renameSync(tmp, join(out, MANIFEST))
+  writeFileAtomic(join(out, MANIFEST), JSON.stringify(manifest, null, 2))
   const old = Date.now() - 10 * 60_000
   for (const f of readdirSync(out))
     if (/^debugbar\./.test(f) && f !== manifest.script && f !== manifest.module)

@@ -1,16 +1,8 @@
 // `fw api:docs`'s work, shared with the plugin's start-up regeneration: find the directory, scan
 // it, build the document, merge the overrides, write it.
-import {
-  existsSync,
-  mkdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs'
+import { existsSync, readFileSync, statSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
-import type { Kernel, Middleware } from 'fw'
+import { writeFileAtomic, type Kernel, type Middleware } from 'fw'
 import type {} from 'fw/plugins/auth'
 import type { OpenAPIObject } from 'openapi3-ts/oas30'
 import {
@@ -212,13 +204,9 @@ export async function generateDocument(
  * never half of one.
  */
 export function writeDocument(generated: Generated): void {
-  const partial = `${generated.output}.${process.pid}.tmp`
   try {
-    mkdirSync(dirname(generated.output), { recursive: true })
-    writeFileSync(partial, `${JSON.stringify(generated.document, null, 2)}\n`)
-    renameSync(partial, generated.output)
+    writeFileAtomic(generated.output, `${JSON.stringify(generated.document, null, 2)}\n`)
   } catch (error) {
-    rmSync(partial, { force: true })
     throw openapiErrors.error('FW_ERR_OPENAPI_OUTPUT', {
       file: generated.output,
       reason: (error as Error).message,
