@@ -48,7 +48,8 @@ export type {
   ErrorRegistry,
   ErrorRegistryInfo,
 } from './errors.js'
-export { defineConfig, resolveConfig, deepMerge, hasFeature, isDevelopment } from './config.js'
+export { defineConfig, resolveConfig, hasFeature, isDevelopment } from './config.js'
+export { deepMerge } from './config-sources.js'
 export type {
   FwConfig,
   UserConfig,

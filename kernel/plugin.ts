@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks'
-import { sliceProblem, type ConfigResolver, type ConfigSlice } from './config.js'
+import type { ConfigResolver, ConfigSlice } from './config.js'
+import { sliceProblem } from './config-rules.js'
 import { kernelErrors } from './error-codes.js'
 import type { FwError } from './errors.js'
 import type { Kernel } from './kernel.js'
