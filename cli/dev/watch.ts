@@ -42,19 +42,26 @@ function stamp(path: string): string {
   }
 }
 
-function scan(dir: string, root: string, stamps: Map<string, string>): void {
-  let entries
+/** A folder's files and the subfolders the watcher looks into (none when it cannot be read). */
+function listing(dir: string): { files: string[]; folders: string[] } {
+  const files: string[] = []
+  const folders: string[] = []
   try {
-    entries = readdirSync(dir, { withFileTypes: true })
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name)
+      if (!entry.isDirectory()) files.push(path)
+      else if (!SKIPPED.has(entry.name) && !entry.name.startsWith('.')) folders.push(path)
+    }
   } catch {
-    return
+    // Gone or unreadable: nothing to watch in it.
   }
-  for (const entry of entries) {
-    const path = join(dir, entry.name)
-    if (entry.isDirectory()) {
-      if (!SKIPPED.has(entry.name) && !entry.name.startsWith('.')) scan(path, root, stamps)
-    } else if (kindOf(path, root) !== undefined) stamps.set(path, stamp(path))
-  }
+  return { files, folders }
+}
+
+function scan(dir: string, root: string, stamps: Map<string, string>): void {
+  const { files, folders } = listing(dir)
+  for (const path of files) if (kindOf(path, root) !== undefined) stamps.set(path, stamp(path))
+  for (const path of folders) scan(path, root, stamps)
 }
 
 /** How long a burst of events (an editor's save, a `git checkout`) is waited out, in ms. */
@@ -119,16 +126,7 @@ export function watchApp(
   }
   const walk = (dir: string): void => {
     follow(dir)
-    let entries
-    try {
-      entries = readdirSync(dir, { withFileTypes: true })
-    } catch {
-      return
-    }
-    for (const entry of entries) {
-      if (entry.isDirectory() && !SKIPPED.has(entry.name) && !entry.name.startsWith('.'))
-        walk(join(dir, entry.name))
-    }
+    for (const folder of listing(dir).folders) walk(folder)
   }
   walk(root)
   if (manifest !== undefined) {

@@ -1,12 +1,4 @@
-import { createRequire } from 'node:module'
-import type * as MikroCore from '@mikro-orm/core'
 import { deferEntity } from 'fw/plugins/database'
-
-// Required, not imported (importing the CommonJS package makes Node lex its ~130 files for named
-// exports), and only when the database opens: `deferEntity` builds the schema then, so commands
-// that never open the database (`fw route:list`) do not load MikroORM at all.
-const mikroCore = (): typeof MikroCore =>
-  createRequire(import.meta.url)('@mikro-orm/core') as typeof MikroCore
 
 /**
  * A client application of the API (`applications`): its key and secret stored hashed, a status,
@@ -27,8 +19,7 @@ export class Application {
   allowed_headers: string | null = null
 }
 
-export const ApplicationSchema = deferEntity(Application, () => {
-  const { EntitySchema } = mikroCore()
+export const ApplicationSchema = deferEntity(Application, ({ EntitySchema }) => {
   return new EntitySchema<Application>({
     class: Application,
     tableName: 'applications',

@@ -1,12 +1,4 @@
-import { createRequire } from 'node:module'
-import type * as MikroCore from '@mikro-orm/core'
 import { deferEntity } from 'fw/plugins/database'
-
-// Required, not imported (importing the CommonJS package makes Node lex its ~130 files for named
-// exports), and only when the database opens: `deferEntity` builds the schema then, so commands
-// that never open the database (`fw route:list`) do not load MikroORM at all.
-const mikroCore = (): typeof MikroCore =>
-  createRequire(import.meta.url)('@mikro-orm/core') as typeof MikroCore
 
 /**
  * A product (`products`). Property names are the column names, so `toData()` answers exactly the
@@ -27,8 +19,7 @@ export class Product {
   created_at: Date = new Date()
 }
 
-export const ProductSchema = deferEntity(Product, () => {
-  const { DecimalType, EntitySchema } = mikroCore()
+export const ProductSchema = deferEntity(Product, ({ DecimalType, EntitySchema }) => {
   return new EntitySchema<Product>({
     class: Product,
     tableName: 'products',

@@ -1,12 +1,4 @@
-import { createRequire } from 'node:module'
-import type * as MikroCore from '@mikro-orm/core'
 import { deferEntity } from 'fw/plugins/database'
-
-// Required, not imported (importing the CommonJS package makes Node lex its ~130 files for named
-// exports), and only when the database opens: `deferEntity` builds the schema then, so commands
-// that never open the database (`fw route:list`) do not load MikroORM at all.
-const mikroCore = (): typeof MikroCore =>
-  createRequire(import.meta.url)('@mikro-orm/core') as typeof MikroCore
 
 /** A person who signs in (`users`). Property names are the column names. */
 export class User {
@@ -28,8 +20,7 @@ export class User {
   created_at: Date = new Date()
 }
 
-export const UserSchema = deferEntity(User, () => {
-  const { BigIntType, EntitySchema } = mikroCore()
+export const UserSchema = deferEntity(User, ({ BigIntType, EntitySchema }) => {
   return new EntitySchema<User>({
     class: User,
     tableName: 'users',
@@ -67,8 +58,7 @@ export class AuthToken {
   created_at: Date = new Date()
 }
 
-export const AuthTokenSchema = deferEntity(AuthToken, () => {
-  const { BigIntType, EntitySchema } = mikroCore()
+export const AuthTokenSchema = deferEntity(AuthToken, ({ BigIntType, EntitySchema }) => {
   return new EntitySchema<AuthToken>({
     class: AuthToken,
     tableName: 'auth_tokens',
@@ -93,8 +83,7 @@ export class PendingLogin {
   expires_at!: number
 }
 
-export const PendingLoginSchema = deferEntity(PendingLogin, () => {
-  const { BigIntType, EntitySchema } = mikroCore()
+export const PendingLoginSchema = deferEntity(PendingLogin, ({ BigIntType, EntitySchema }) => {
   return new EntitySchema<PendingLogin>({
     class: PendingLogin,
     tableName: 'auth_pending_logins',
@@ -116,8 +105,7 @@ export class Lockout {
   locked_until!: number
 }
 
-export const LockoutSchema = deferEntity(Lockout, () => {
-  const { BigIntType, EntitySchema } = mikroCore()
+export const LockoutSchema = deferEntity(Lockout, ({ BigIntType, EntitySchema }) => {
   return new EntitySchema<Lockout>({
     class: Lockout,
     tableName: 'auth_lockouts',
@@ -138,8 +126,7 @@ export class BackupCode {
   used_at: Date | null = null
 }
 
-export const BackupCodeSchema = deferEntity(BackupCode, () => {
-  const { EntitySchema } = mikroCore()
+export const BackupCodeSchema = deferEntity(BackupCode, ({ EntitySchema }) => {
   return new EntitySchema<BackupCode>({
     class: BackupCode,
     tableName: 'auth_backup_codes',

@@ -54,22 +54,12 @@ function toAuthUser(row: Row): AuthUser {
 }
 
 /** The user of a username, case-insensitively (through the `lower(username)` unique index). */
-export function findUserByUsername(
-  rt: AuthRuntime,
-  username: string,
-  em?: EntityManager,
-): Promise<AuthUser | undefined> {
-  return findUserWhere(rt, 'lower("username") = lower(?)', username, em)
-}
+export const findUserByUsername = (rt: AuthRuntime, username: string, em?: EntityManager) =>
+  findUserWhere(rt, 'lower("username") = lower(?)', username, em)
 
 /** The user of an id. */
-export function findUserById(
-  rt: AuthRuntime,
-  id: number,
-  em?: EntityManager,
-): Promise<AuthUser | undefined> {
-  return findUserWhere(rt, '"id" = ?', id, em)
-}
+export const findUserById = (rt: AuthRuntime, id: number, em?: EntityManager) =>
+  findUserWhere(rt, '"id" = ?', id, em)
 
 /** The one user `condition` (one `?`, bound to `value`) selects, if any. */
 async function findUserWhere(

@@ -1,4 +1,10 @@
+import { createRequire } from 'node:module'
+import type * as MikroCore from '@mikro-orm/core'
 import type { AnyEntitySchema } from './orm.js'
+
+/** MikroORM's core module, required (not imported: Node would lex its ~130 files for named exports) when a schema is first built. */
+const mikroCore = (): typeof MikroCore =>
+  createRequire(import.meta.url)('@mikro-orm/core') as typeof MikroCore
 
 /**
  * An entity whose MikroORM `EntitySchema` is built when the database opens, not when the app
@@ -18,19 +24,19 @@ export interface DeferredEntity {
 export type EntityDeclaration = AnyEntitySchema | DeferredEntity
 
 /**
- * Declares an entity whose schema `build` makes on first need (the database opening). `build`
- * loads MikroORM itself, so the module declaring the entity does not.
+ * Declares an entity whose schema `build` makes on first need (the database opening), from
+ * MikroORM's core module, which it is handed: the module declaring the entity imports MikroORM's
+ * types only, so loading it loads no MikroORM.
  *
  * @example
  * export class Product { id!: number; name!: string }
- * export const ProductEntity = deferEntity(Product, () => {
- *   const { EntitySchema } = createRequire(import.meta.url)('@mikro-orm/core') as typeof MikroCore
- *   return new EntitySchema<Product>({ class: Product, properties: { ... } })
- * })
+ * export const ProductEntity = deferEntity(Product, ({ EntitySchema }) =>
+ *   new EntitySchema<Product>({ class: Product, properties: { ... } }),
+ * )
  */
 export function deferEntity(
   entity: abstract new (...args: never[]) => object,
-  build: () => AnyEntitySchema,
+  build: (core: typeof MikroCore) => AnyEntitySchema,
 ): DeferredEntity {
   let built: AnyEntitySchema | undefined
   const className = entity.name
@@ -39,7 +45,7 @@ export function deferEntity(
     className,
     schema() {
       if (built !== undefined) return built
-      const schema = build()
+      const schema = build(mikroCore())
       if (schema.meta.className !== className) {
         throw new Error(
           `deferEntity(${className}) built the schema of '${schema.meta.className}': build the schema of the class it declares.`,

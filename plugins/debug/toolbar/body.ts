@@ -107,12 +107,17 @@ function asSentForm(text: string, size: number): BodyView {
   const masked = maskPairs(text, (name) =>
     name.split(/[[\]]+/).some((k) => k !== '' && isSecretKey(k)),
   )
+  return asIs(masked, size, 'form')
+}
+
+/** A masked body shown as it came (not pretty-printed), cut at KEEP_LIMIT. */
+function asIs(masked: string, size: number, kind: 'form' | 'text'): BodyView {
   return {
     text: masked.slice(0, KEEP_LIMIT),
     size,
     cut: masked.length > KEEP_LIMIT,
     pretty: false,
-    kind: 'form',
+    kind,
   }
 }
 
@@ -131,14 +136,7 @@ function fromText(text: string, type: string): BodyView {
     (!/\s/.test(t) && /^[^=&]+=[^&]*(&[^=&]+=[^&]*)*$/.test(t))
   )
     return size <= PRETTY_LIMIT ? view(decodeForm(text), size, 'form') : asSentForm(text, size)
-  const masked = maskText(text)
-  return {
-    text: masked.slice(0, KEEP_LIMIT),
-    size,
-    cut: masked.length > KEEP_LIMIT,
-    pretty: false,
-    kind: 'text',
-  }
+  return asIs(maskText(text), size, 'text')
 }
 
 /**
