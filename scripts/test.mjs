@@ -63,6 +63,8 @@ function runFiles(files) {
         'node_modules/uvu/bin.js',
         dir,
         `^(${names.join('|')})$`,
+        // uvu sets FORCE_COLOR unless told not to, and Node then warns that NO_COLOR is ignored.
+        '--no-color',
       ],
       {
         cwd: root,

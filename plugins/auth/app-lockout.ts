@@ -52,15 +52,22 @@ export function appLockout(rt: AuthRuntime, options: LockoutOptions): Middleware
         },
         { headers: { 'retry-after': String(slot.retryAfter) } },
       )
+    // Settling the slot never replaces the handler's answer: when the database refuses the clear
+    // or the release, the attempt stays counted (towards a lock, never towards an extra guess).
+    const settle = (work: Promise<void>) =>
+      work.catch((error: unknown) =>
+        rt.kernel.logger.error('auth: the lockout count could not be settled', { error }),
+      )
     let reply: Reply
     try {
       reply = await next()
     } catch (error) {
-      if (!(isHttpError(error) && refusedCredential(error.status))) await releaseAttempt(rt, slot)
+      if (!(isHttpError(error) && refusedCredential(error.status)))
+        await settle(releaseAttempt(rt, slot))
       throw error
     }
-    if (reply.status < 400) await clearFailures(rt, key)
-    else if (!refusedCredential(reply.status)) await releaseAttempt(rt, slot)
+    if (reply.status < 400) await settle(clearFailures(rt, key))
+    else if (!refusedCredential(reply.status)) await settle(releaseAttempt(rt, slot))
     return reply
   }
   made.add(middleware)

@@ -4,7 +4,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { HttpError, json, type RequestContext } from 'fw'
-import { createAuthApp, login, type AuthApp } from './fixtures.js'
+import { createAuthApp, lockoutRow, login, type AuthApp } from './fixtures.js'
 
 const test = suite<{ app: AuthApp }>('auth lockout on an app route', {} as { app: AuthApp })
 
@@ -35,6 +35,18 @@ test.before(async (context) => {
         }),
       )
       kernel.router.post('probe/signin', signIn).middleware('probe.lockout')
+      // Signs in, after moving the lockout table away: settling the attempt then fails.
+      kernel.router
+        .post('probe/signin-table-away', async (ctx) => {
+          await ctx.kernel
+            .plugin('database')
+            .runStatement({
+              sql: 'alter table "auth_lockouts" rename to "lockouts_away"',
+              bindings: [],
+            })
+          return { signed: true }
+        })
+        .middleware('probe.lockout')
     },
   })
 })
@@ -45,15 +57,7 @@ function attempt(app: AuthApp, email: unknown, password: string) {
 }
 
 async function failures(app: AuthApp, key: string): Promise<number | undefined> {
-  const rows = await app.kernel
-    .plugin('database')
-    .em()
-    .execute<Record<string, unknown>[]>(
-      'select "failures" from "auth_lockouts" where "username" = ?',
-      [key],
-      'all',
-    )
-  return rows[0] === undefined ? undefined : Number(rows[0].failures)
+  return (await lockoutRow(app, key))?.failures
 }
 
 test('the third failure locks the key: 429 with Retry-After, the handler not run', async ({
@@ -116,6 +120,21 @@ test("the count is /account/login's: failures on the app route lock the account'
   assert.is(account.status, 429)
   app.clock.t += 61_000
   assert.is((await login(app.kernel, 'user', 'user-pass')).status, 200)
+})
+
+test('a count that cannot be settled keeps the handler’s answer and is logged', async ({ app }) => {
+  const res = await app.kernel.inject({
+    method: 'POST',
+    url: '/probe/signin-table-away',
+    body: { email: 'eve@x.test', password: 'right' },
+  })
+  await app.kernel
+    .plugin('database')
+    .runStatement({ sql: 'alter table "lockouts_away" rename to "auth_lockouts"', bindings: [] })
+  assert.is(res.status, 200)
+  const logged = app.kernel.logger.entries.filter((e) => e.level === 'error')
+  assert.match(logged.at(-1)!.message, 'the lockout count could not be settled')
+  assert.is((await lockoutRow(app, 'eve@x.test'))?.failures, 1, 'the attempt stays counted')
 })
 
 test.run()

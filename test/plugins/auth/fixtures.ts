@@ -128,3 +128,30 @@ export function payloadOf(token: string): Record<string, unknown> {
 }
 
 export const templatesDir = join(playgroundRoot, 'views')
+
+/** A username's row of `auth_lockouts`, as numbers. */
+export interface LockoutRow {
+  failures: number
+  last_failure_at: number
+  locked_until: number
+}
+
+/** The lockout row of a key (a username, an email), or undefined when it has none. */
+export async function lockoutRow(app: AuthApp, username: string): Promise<LockoutRow | undefined> {
+  const rows = await app.kernel
+    .plugin('database')
+    .em()
+    .execute<Record<string, unknown>[]>(
+      'select "failures", "last_failure_at", "locked_until" from "auth_lockouts" where "username" = ?',
+      [username],
+      'all',
+    )
+  const row = rows[0]
+  return row === undefined
+    ? undefined
+    : {
+        failures: Number(row.failures),
+        last_failure_at: Number(row.last_failure_at),
+        locked_until: Number(row.locked_until),
+      }
+}

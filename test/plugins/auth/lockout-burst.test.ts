@@ -3,7 +3,15 @@
 // allows (3), whatever the concurrency. The two-process version is test/e2e/lockout-burst.test.ts.
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { ALICE_SECRET, cookieFrom, createAuthApp, login, totpAt, type AuthApp } from './fixtures.js'
+import {
+  ALICE_SECRET,
+  cookieFrom,
+  createAuthApp,
+  lockoutRow,
+  login,
+  totpAt,
+  type AuthApp,
+} from './fixtures.js'
 
 const test = suite<{ app: AuthApp }>('auth lockout burst', {} as { app: AuthApp })
 
@@ -11,31 +19,6 @@ test.before(async (context) => {
   context.app = await createAuthApp()
 })
 test.after(async ({ app }) => app.close())
-
-interface LockoutRow {
-  failures: number
-  last_failure_at: number
-  locked_until: number
-}
-
-async function lockoutRow(app: AuthApp, username: string): Promise<LockoutRow | undefined> {
-  const rows = await app.kernel
-    .plugin('database')
-    .em()
-    .execute<Record<string, unknown>[]>(
-      'select "failures", "last_failure_at", "locked_until" from "auth_lockouts" where "username" = ?',
-      [username],
-      'all',
-    )
-  const row = rows[0]
-  return row === undefined
-    ? undefined
-    : {
-        failures: Number(row.failures),
-        last_failure_at: Number(row.last_failure_at),
-        locked_until: Number(row.locked_until),
-      }
-}
 
 /** `n` wrong passwords at once; answers how many got each status. */
 async function burst(app: AuthApp, username: string, n: number): Promise<Record<number, number>> {
