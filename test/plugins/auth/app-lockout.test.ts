@@ -38,12 +38,10 @@ test.before(async (context) => {
       // Signs in, after moving the lockout table away: settling the attempt then fails.
       kernel.router
         .post('probe/signin-table-away', async (ctx) => {
-          await ctx.kernel
-            .plugin('database')
-            .runStatement({
-              sql: 'alter table "auth_lockouts" rename to "lockouts_away"',
-              bindings: [],
-            })
+          await ctx.kernel.plugin('database').runStatement({
+            sql: 'alter table "auth_lockouts" rename to "lockouts_away"',
+            bindings: [],
+          })
           return { signed: true }
         })
         .middleware('probe.lockout')
