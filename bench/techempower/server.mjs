@@ -8,7 +8,6 @@ const kernel = createTechEmpowerApp({ migrate: process.env.TECHEMPOWER_MIGRATE =
 const port = Number(process.env.PORT ?? 8080)
 // Opened before listening: the plugin's maintenance check reads the database at `listen`.
 await kernel.boot()
-await kernel.plugin('database').ready()
 const address = await kernel.listen(port, process.env.HOST ?? '127.0.0.1')
 console.log(`fw techempower listening on http://127.0.0.1:${address.port}`)
 const stop = () => {

@@ -30,6 +30,8 @@ export function shareMaintenance(kernel: Kernel, api: DatabaseApi): void {
   const read = async (): Promise<number | undefined> => {
     let rows: Record<string, unknown>[]
     try {
+      // Listening may come before anything opened the database (`prepareOnListen: false`).
+      await api.ready()
       rows = await api.runStatement({
         sql: 'select "retry_after" from "fw_maintenance" where "id" = 1',
         bindings: [],
