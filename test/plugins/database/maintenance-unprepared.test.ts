@@ -18,7 +18,10 @@ test('listening reads the shared state without a warning', async () => {
     // The read runs in the background once listening.
     await new Promise((resolve) => setTimeout(resolve, 200))
     const warnings = kernel.logger.entries.filter((e) => e.level === 'warn')
-    assert.equal(warnings.map((e) => e.message), [])
+    assert.equal(
+      warnings.map((e) => e.message),
+      [],
+    )
   } finally {
     await kernel.close()
     await db.drop()
