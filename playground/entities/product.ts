@@ -19,6 +19,18 @@ export class Product {
   created_at: Date = new Date()
 }
 
+/** The columns a client may write (the products API's bodies); `id` and `created_at` are the database's. */
+export const PRODUCT_WRITABLE = [
+  'name',
+  'sku',
+  'price',
+  'stock',
+  'active',
+  'tags',
+  'notes',
+  'category_id',
+] as const satisfies ReadonlyArray<keyof Product>
+
 export const ProductSchema = deferEntity(Product, ({ DecimalType, EntitySchema }) => {
   return new EntitySchema<Product>({
     class: Product,

@@ -1,5 +1,5 @@
 import { defineListSource } from 'fw/plugins/list'
-import { Product } from '../entities/product.js'
+import { Product, PRODUCT_WRITABLE } from '../entities/product.js'
 
 /**
  * The products list (playground/README.md "The products API"): every products column but none
@@ -8,19 +8,7 @@ import { Product } from '../entities/product.js'
  */
 export const productList = defineListSource({
   entity: Product,
-  fields: [
-    'id',
-    'name',
-    'sku',
-    'price',
-    'stock',
-    'active',
-    'tags',
-    'notes',
-    'created_at',
-    'category_id',
-    'categories.title',
-  ],
+  fields: ['id', ...PRODUCT_WRITABLE, 'created_at', 'categories.title'],
   defaultFields: ['id', 'name', 'sku', 'price'],
   searchable: ['name', 'sku'],
   joins: [{ table: 'categories', on: ['categories.id', 'products.category_id'] }],

@@ -7,26 +7,15 @@ import type { SqlEntityManager as EntityManager } from '@mikro-orm/knex'
 import { empty, HttpError, json, type Reply, type RequestContext } from 'fw'
 import { datatableReply, listReply, pageCount, readPaging } from 'fw/plugins/list'
 import { Category } from '../../entities/category.js'
-import { Product } from '../../entities/product.js'
+import { Product, PRODUCT_WRITABLE } from '../../entities/product.js'
 import { productList } from '../../list/products-source.js'
 
 // Required, not imported, and only when a flush fails: see ../../entities/product.ts.
 const mikroCore = (): typeof MikroCore =>
   createRequire(import.meta.url)('@mikro-orm/core') as typeof MikroCore
 
-/** The fields a client may write. */
-const WRITABLE = [
-  'name',
-  'sku',
-  'price',
-  'stock',
-  'active',
-  'tags',
-  'notes',
-  'category_id',
-] as const satisfies ReadonlyArray<keyof Product>
 /** A client's body once the schema has checked its fields' types and ranges. */
-type ProductInput = Partial<Pick<Product, (typeof WRITABLE)[number]>>
+type ProductInput = Partial<Pick<Product, (typeof PRODUCT_WRITABLE)[number]>>
 
 /** The list's default field set (playground/README.md "The products API"). */
 const LIST_FIELDS = ['id', 'name', 'sku', 'price'] as const
@@ -51,7 +40,7 @@ async function validInput(
 ): Promise<ProductInput> {
   const body = await ctx.body<Record<string, unknown>>()
   const values: Record<string, unknown> = {}
-  for (const field of WRITABLE) if (body[field] !== undefined) values[field] = body[field]
+  for (const field of PRODUCT_WRITABLE) if (body[field] !== undefined) values[field] = body[field]
   const input = values as ProductInput
   const errors: Record<string, string[]> = {}
   if (input.sku !== undefined && input.sku !== current?.sku) {
