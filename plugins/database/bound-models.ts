@@ -64,6 +64,52 @@ export function boundModel(
   return ctx.state.boundModels?.get(keyOf(className, key))?.entity
 }
 
+/** The request each detached model waits for, until its EntityManager adopts the model. */
+const waiting = new WeakMap<object, RequestContext>()
+
+/** What a detached model needs from the plugin: how its request's EntityManager adopts it. */
+type Adopt = (ctx: RequestContext) => void
+
+/**
+ * The prototype detached models of an entity class are made from, one per class: the class's
+ * prototype, under a layer that (1) shadows each property's change-tracking setter (MikroORM puts
+ * one on the class's prototype; it needs the entity's ORM state) with a writable data property, so
+ * that a model's values are plain assignments, own data properties in one hidden class, and (2)
+ * answers `__helper` (how MikroORM reaches an entity's state: `wrap()`, `toJSON`, `em.assign`) by
+ * having the request's EntityManager adopt the model first, then handing over to the class's own.
+ */
+function detachedPrototype(meta: EntityMetadata, adopt: Adopt): object {
+  const classProto = meta.prototype as object
+  const helper = findGetter(classProto, '__helper')
+  const layer: PropertyDescriptorMap = {
+    __helper: {
+      get(this: { __helper: unknown }) {
+        const ctx = waiting.get(this)
+        if (ctx === undefined) return helper.call(this)
+        // Adopting registers the model, which defines its own `__helper`: that one is the answer.
+        adopt(ctx)
+        return this.__helper
+      },
+      configurable: true,
+    },
+  }
+  for (const prop of meta.props)
+    layer[prop.name] = { value: undefined, writable: true, enumerable: false, configurable: true }
+  return Object.create(classProto, layer) as object
+}
+
+/** The getter `name` resolves to on `proto`'s chain (MikroORM's `__helper`). */
+function findGetter(proto: object, name: string): () => unknown {
+  for (let p: object | null = proto; p !== null; p = Object.getPrototypeOf(p) as object | null) {
+    const get = Object.getOwnPropertyDescriptor(p, name)?.get
+    if (get !== undefined) return get
+  }
+  throw new Error(`no ${name} getter on the entity's prototype chain`)
+}
+
+/** The detached prototypes, by ORM (its `adopt`) and entity. */
+const prototypes = new WeakMap<Adopt, Map<EntityMetadata, object>>()
+
 /**
  * An instance of the entity's class holding the row's values, converted as the ORM converts them
  * (its generated hydrator), as plain own properties: no EntityManager, no identity map. Kept in
@@ -75,33 +121,18 @@ export function bindDetached(
   meta: EntityMetadata,
   key: unknown,
   data: EntityData<object>,
-  adopt: (ctx: RequestContext) => void,
+  adopt: Adopt,
 ): object {
-  const values: Record<string, unknown> = {}
+  let ofOrm = prototypes.get(adopt)
+  if (ofOrm === undefined) prototypes.set(adopt, (ofOrm = new Map()))
+  let proto = ofOrm.get(meta)
+  if (proto === undefined) ofOrm.set(meta, (proto = detachedPrototype(meta, adopt)))
+  const entity = Object.create(proto) as object
   // Scalars only (see isDetachable): the hydrator assigns converted values and normalises `data`
   // into the snapshot the unit of work compares against; the factory is never reached.
   const factory = (meta.prototype as { __factory: EntityFactory }).__factory
-  hydrator.hydrate(values, meta, data, factory, 'full', false, true)
-  const entity = Object.create(meta.prototype as object) as Record<string, unknown>
-  // Own data properties: assigning would run the class's tracking setters (the ORM's
-  // `ensurePropagation`), which are the registration's work.
-  for (const name of Object.keys(values))
-    Object.defineProperty(entity, name, {
-      value: values[name],
-      writable: true,
-      enumerable: true,
-      configurable: true,
-    })
-  // MikroORM reaches an entity's state through `__helper` (a getter on the prototype): before it
-  // does, the request's EntityManager adopts the model.
-  Object.defineProperty(entity, '__helper', {
-    get(this: Record<string, unknown>) {
-      adopt(ctx)
-      return this.__helper
-    },
-    enumerable: false,
-    configurable: true,
-  })
+  hydrator.hydrate(entity, meta, data, factory, 'full', false, true)
+  waiting.set(entity, ctx)
   const models = (ctx.state.boundModels ??= new Map())
   models.set(keyOf(meta.className, key), { entity, data })
   return entity
@@ -113,7 +144,7 @@ export function adoptBoundModels(ctx: RequestContext, em: EntityManager): void {
   if (models === undefined) return
   ctx.state.boundModels = undefined
   const uow = em.getUnitOfWork(false)
-  for (const { entity } of models.values()) delete (entity as { __helper?: unknown }).__helper
+  for (const { entity } of models.values()) waiting.delete(entity)
   for (const { entity, data } of models.values())
     uow.register(entity, data, { refresh: true, loaded: true })
 }
