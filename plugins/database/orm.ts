@@ -16,6 +16,7 @@ import { PGliteDriver } from 'mikro-orm-pglite'
 import type { DatabaseTarget } from './connection-url.js'
 import { isSqlMigration, type MigrationSteps, type SqlMigration } from './define-migration.js'
 import { registerConnections, type Connections } from './bound-query.js'
+import { quoteArrayElements } from './array-literal.js'
 import { adoptBoundModels, bindDetached, boundModel, isDetachable } from './bound-models.js'
 import { createPglite } from './pglite-template.js'
 import { createReadPool, type ReadPool } from './read-pool.js'
@@ -208,6 +209,7 @@ export async function openDatabase(
     refuseUnstorableValue(value)
     return jsonToDatabase(value, context)
   }
+  quoteArrayElements(platform)
   let reads: ReadPool | null | undefined
   let connections: Connections | undefined
   const connectionsOf = (): Connections => {
