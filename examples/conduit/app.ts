@@ -5,6 +5,7 @@ import auth from 'fw/plugins/auth'
 import database from 'fw/plugins/database'
 import logging from 'fw/plugins/logging'
 import openapi from 'fw/plugins/openapi'
+import { entities } from './entities.js'
 import { migrations } from './migrations.js'
 import conduit from './plugin.js'
 
@@ -46,7 +47,7 @@ export default function createApp({
   if (logger === undefined) kernel.register(logging)
   return (
     kernel
-      .register(database, { entities: [], migrations })
+      .register(database, { entities, migrations })
       .register(auth, { webLogin: false })
       // `fw api:docs`: the routes of `controllers/`, a signed-in route behind the token.
       .register(openapi, {

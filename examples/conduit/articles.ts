@@ -3,7 +3,7 @@ import { isoDate, query, queryOne, type Profile, type Row } from './data.js'
 import { failure } from './errors.js'
 
 /** An article as RealWorld shows it; the lists leave out `body`. */
-export interface Article {
+export interface ArticleView {
   slug: string
   title: string
   description: string
@@ -37,7 +37,7 @@ function selectArticles(withBody: boolean): string {
 const LIST_SQL = selectArticles(false)
 const ONE_SQL = `${selectArticles(true)} where a.slug = ?`
 
-export function articleOf(row: Row): Article {
+export function articleOf(row: Row): ArticleView {
   return {
     slug: row.slug as string,
     title: row.title as string,
@@ -62,7 +62,7 @@ export async function findArticle(
   ctx: RequestContext,
   slug: string,
   viewer: number,
-): Promise<Article | undefined> {
+): Promise<ArticleView | undefined> {
   const row = await queryOne(ctx, ONE_SQL, [viewer, viewer, slug])
   return row === undefined ? undefined : articleOf(row)
 }
@@ -72,7 +72,7 @@ export async function articleOr404(
   ctx: RequestContext,
   slug: string,
   viewer: number,
-): Promise<Article> {
+): Promise<ArticleView> {
   const article = await findArticle(ctx, slug, viewer)
   if (article === undefined) throw failure(404, 'article not found')
   return article
@@ -115,7 +115,7 @@ export async function listArticles(
   filter: ArticleFilter,
   page: Page,
   viewer: number,
-): Promise<{ articles: Article[]; articlesCount: number }> {
+): Promise<{ articles: ArticleView[]; articlesCount: number }> {
   const where: string[] = []
   const bindings: unknown[] = []
   if (filter.tag !== undefined) {

@@ -1,10 +1,15 @@
 import type { RequestContext } from 'fw'
 import type {} from 'fw/plugins/database'
+import { Article } from './entities.js'
+import { failure } from './errors.js'
 
 /** A row as the database answers it. */
 export type Row = Record<string, unknown>
 
-/** Runs one statement with bound parameters on the request's connection (a `query.executed` event). */
+/**
+ * Runs one statement with bound parameters (a `query.executed` event). The reads are such
+ * statements: each shows what a response needs in one round trip, joins and counts included.
+ */
 export function query(ctx: RequestContext, sql: string, bindings: unknown[] = []): Promise<Row[]> {
   return ctx.kernel.plugin('database').runStatement({ sql, bindings })
 }
@@ -16,6 +21,21 @@ export async function queryOne(
   bindings: unknown[] = [],
 ): Promise<Row | undefined> {
   return (await query(ctx, sql, bindings))[0]
+}
+
+/**
+ * The request's EntityManager (forked on its first use in the request): the writes go through it,
+ * each `flush()` one transaction. Its statements are `query.executed` events too.
+ */
+export function entityManager(ctx: RequestContext) {
+  return ctx.kernel.plugin('database').em()
+}
+
+/** The article of the route's `{slug}` as an entity of the request's EntityManager, or a 404. */
+export async function storedArticle(ctx: RequestContext): Promise<Article> {
+  const article = await entityManager(ctx).findOne(Article, { slug: ctx.params.slug! })
+  if (article === null) throw failure(404, 'article not found')
+  return article
 }
 
 /** The signed-in user's id, or 0 (no user has it) for a guest: the viewer of `following`/`favorited`. */

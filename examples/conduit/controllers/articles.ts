@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto'
 import { empty, json, type RequestContext } from 'fw'
 import { articleOr404, listArticles, pageOf, type ArticleFilter } from '../articles.js'
-import { query, queryOne, viewerId } from '../data.js'
+import { entityManager, query, storedArticle, viewerId } from '../data.js'
+import { Article, Favorite } from '../entities.js'
 import { failure } from '../errors.js'
 
 /** A query parameter given once as a string, else undefined. */
@@ -52,79 +53,77 @@ export async function create(ctx: RequestContext) {
   const tags = [
     ...new Set((article.tagList ?? []).map((t) => t.trim()).filter((t) => t !== '')),
   ].sort()
-  const slug = slugOf(article.title)
-  await query(
-    ctx,
-    `insert into articles (slug, title, description, body, tag_list, author_id)
-      values (?, ?, ?, ?, array(select jsonb_array_elements_text(?::jsonb)), ?)`,
-    // The tags as one JSON text: a bound array would be spread into a list of parameters.
-    [slug, article.title, article.description, article.body, JSON.stringify(tags), viewer],
-  )
-  return json({ article: await articleOr404(ctx, slug, viewer) }, 201)
+  const em = entityManager(ctx)
+  const now = new Date()
+  const created = em.create(Article, {
+    slug: slugOf(article.title),
+    title: article.title,
+    description: article.description,
+    body: article.body,
+    tag_list: tags,
+    author: viewer,
+    created_at: now,
+    updated_at: now,
+  })
+  await em.flush()
+  return json({ article: await articleOr404(ctx, created.slug, viewer) }, 201)
 }
 
-/** The id of the article of `slug`, when the signed-in user wrote it: else 404 or 403. */
-async function ownArticle(ctx: RequestContext, viewer: number): Promise<number> {
-  const row = await queryOne(ctx, 'select id, author_id from articles where slug = ?', [
-    ctx.params.slug,
-  ])
-  if (row === undefined) throw failure(404, 'article not found')
-  if (row.author_id !== viewer) throw failure(403, 'only its author may change this article')
-  return row.id as number
+/** The article of `{slug}`, when the signed-in user wrote it: else 404 or 403. */
+async function ownArticle(ctx: RequestContext, viewer: number): Promise<Article> {
+  const article = await storedArticle(ctx)
+  // `author` is a reference: its id is known without loading the user.
+  if (article.author.id !== viewer) throw failure(403, 'only its author may change this article')
+  return article
 }
 
-/** Changes an article's title, description or body (`PUT /api/articles/{slug}`); its author only. */
+/**
+ * Changes an article's title, description or body (`PUT /api/articles/{slug}`); its author only.
+ * A new title makes a new slug. The flush writes only the columns that changed (and `updated_at`
+ * with them); a body that changes nothing writes nothing.
+ */
 export async function update(ctx: RequestContext) {
   const viewer = await viewerId(ctx)
-  const id = await ownArticle(ctx, viewer)
-  const { article } = await ctx.body<{
+  const article = await ownArticle(ctx, viewer)
+  const { article: changes } = await ctx.body<{
     article: { title?: string; description?: string; body?: string }
   }>()
-  const sets = ['updated_at = now()']
-  const bindings: unknown[] = []
-  for (const column of ['title', 'description', 'body'] as const) {
-    if (article[column] === undefined) continue
-    sets.push(`${column} = ?`)
-    bindings.push(article[column])
-  }
-  let slug = ctx.params.slug!
-  if (article.title !== undefined) {
-    slug = slugOf(article.title)
-    sets.push('slug = ?')
-    bindings.push(slug)
-  }
-  await query(ctx, `update articles set ${sets.join(', ')} where id = ?`, [...bindings, id])
-  return { article: await articleOr404(ctx, slug, viewer) }
+  if (changes.title !== undefined && changes.title !== article.title)
+    article.slug = slugOf(changes.title)
+  for (const field of ['title', 'description', 'body'] as const)
+    if (changes[field] !== undefined) article[field] = changes[field]
+  await entityManager(ctx).flush()
+  return { article: await articleOr404(ctx, article.slug, viewer) }
 }
 
-/** Deletes an article and its comments and favorites (`DELETE /api/articles/{slug}`); its author only. */
+/**
+ * Deletes an article (`DELETE /api/articles/{slug}`); its author only. Its comments and favorites
+ * go with it (`on delete cascade`).
+ */
 export async function destroy(ctx: RequestContext) {
-  const id = await ownArticle(ctx, await viewerId(ctx))
-  await query(ctx, 'delete from articles where id = ?', [id])
+  const em = entityManager(ctx)
+  em.remove(await ownArticle(ctx, await viewerId(ctx)))
+  await em.flush()
   return empty()
 }
 
-/** Favorites an article (`POST /api/articles/{slug}/favorite`); twice is once. */
+/**
+ * Favorites an article (`POST /api/articles/{slug}/favorite`); twice is once: `upsert` of the
+ * (user, article) pair is one `insert … on conflict do nothing`.
+ */
 export async function favorite(ctx: RequestContext) {
   const viewer = await viewerId(ctx)
-  await query(
-    ctx,
-    `insert into favorites (user_id, article_id) select ?, id from articles where slug = ?
-      on conflict do nothing`,
-    [viewer, ctx.params.slug],
-  )
-  return { article: await articleOr404(ctx, ctx.params.slug!, viewer) }
+  const article = await storedArticle(ctx)
+  await entityManager(ctx).upsert(Favorite, { user: viewer, article })
+  return { article: await articleOr404(ctx, article.slug, viewer) }
 }
 
-/** Unfavorites an article (`DELETE /api/articles/{slug}/favorite`). */
+/** Unfavorites an article (`DELETE /api/articles/{slug}/favorite`): one `delete`, none to undo is fine. */
 export async function unfavorite(ctx: RequestContext) {
   const viewer = await viewerId(ctx)
-  await query(
-    ctx,
-    'delete from favorites where user_id = ? and article_id in (select id from articles where slug = ?)',
-    [viewer, ctx.params.slug],
-  )
-  return { article: await articleOr404(ctx, ctx.params.slug!, viewer) }
+  const article = await storedArticle(ctx)
+  await entityManager(ctx).nativeDelete(Favorite, { user: viewer, article })
+  return { article: await articleOr404(ctx, article.slug, viewer) }
 }
 
 /** Every tag in use (`GET /api/tags`), the most used first. */

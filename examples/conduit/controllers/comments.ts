@@ -1,13 +1,16 @@
 import { empty, type RequestContext } from 'fw'
 import {
+  entityManager,
   isoDate,
   PROFILE_COLUMNS,
   profileOf,
   query,
   queryOne,
+  storedArticle,
   viewerId,
   type Row,
 } from '../data.js'
+import { Comment } from '../entities.js'
 import { failure } from '../errors.js'
 
 const SELECT_COMMENTS = `select c.id, c.body, c.created_at, c.updated_at, ${PROFILE_COLUMNS}
@@ -40,34 +43,40 @@ export async function index(ctx: RequestContext) {
   return { comments: rows.map(commentOf) }
 }
 
-/** Comments on an article (`POST /api/articles/{slug}/comments`). */
+/**
+ * Comments on an article (`POST /api/articles/{slug}/comments`): the comment through the
+ * EntityManager, then read back with its author's profile as the list shows it.
+ */
 export async function create(ctx: RequestContext) {
   const viewer = await viewerId(ctx)
-  const id = await articleId(ctx)
+  const article = await storedArticle(ctx)
   const { comment } = await ctx.body<{ comment: { body: string } }>()
-  const [inserted] = await query(
-    ctx,
-    'insert into comments (article_id, author_id, body) values (?, ?, ?) returning id',
-    [id, viewer, comment.body],
-  )
-  const row = await queryOne(ctx, `${SELECT_COMMENTS} where c.id = ?`, [viewer, inserted!.id])
+  const em = entityManager(ctx)
+  const now = new Date()
+  const created = em.create(Comment, {
+    article,
+    author: viewer,
+    body: comment.body,
+    created_at: now,
+    updated_at: now,
+  })
+  await em.flush()
+  const row = await queryOne(ctx, `${SELECT_COMMENTS} where c.id = ?`, [viewer, created.id])
   return { comment: commentOf(row!) }
 }
 
 /** Deletes a comment (`DELETE /api/articles/{slug}/comments/{id}`): its author only, else 403. */
 export async function destroy(ctx: RequestContext) {
   const viewer = await viewerId(ctx)
-  const id = await articleId(ctx)
   // The route admits digits only; beyond a PostgreSQL integer no comment has that id.
-  const commentId = Number(ctx.params.id)
-  if (commentId > 2 ** 31 - 1) throw failure(404, 'comment not found')
-  const row = await queryOne(
-    ctx,
-    'select author_id from comments where id = ? and article_id = ?',
-    [commentId, id],
-  )
-  if (row === undefined) throw failure(404, 'comment not found')
-  if (row.author_id !== viewer) throw failure(403, 'only its author may delete this comment')
-  await query(ctx, 'delete from comments where id = ?', [commentId])
+  const id = Number(ctx.params.id)
+  if (id > 2 ** 31 - 1) throw failure(404, 'comment not found')
+  const em = entityManager(ctx)
+  // One statement: the comment of that id on the article of that slug.
+  const comment = await em.findOne(Comment, { id, article: { slug: ctx.params.slug! } })
+  if (comment === null) throw failure(404, 'comment not found')
+  if (comment.author.id !== viewer) throw failure(403, 'only its author may delete this comment')
+  em.remove(comment)
+  await em.flush()
   return empty()
 }

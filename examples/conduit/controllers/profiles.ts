@@ -1,5 +1,6 @@
 import type { RequestContext } from 'fw'
-import { PROFILE_COLUMNS, profileOf, query, queryOne, viewerId } from '../data.js'
+import { entityManager, PROFILE_COLUMNS, profileOf, queryOne, viewerId } from '../data.js'
+import { Follow } from '../entities.js'
 import { failure } from '../errors.js'
 
 /** The profile of `username` as the viewer sees it, or a 404. */
@@ -19,26 +20,22 @@ export async function show(ctx: RequestContext) {
   return { profile: (await profile(ctx, await viewerId(ctx))).profile }
 }
 
-/** Follows a user (`POST /api/profiles/{username}/follow`); following twice is following. */
+/**
+ * Follows a user (`POST /api/profiles/{username}/follow`); following twice is following: `upsert`
+ * of the (follower, followed) pair is one `insert … on conflict do nothing`.
+ */
 export async function follow(ctx: RequestContext) {
   const viewer = await viewerId(ctx)
   const found = await profile(ctx, viewer)
   if (found.id === viewer) throw failure(422, 'you cannot follow yourself')
-  await query(
-    ctx,
-    'insert into follows (follower_id, followed_id) values (?, ?) on conflict do nothing',
-    [viewer, found.id],
-  )
+  await entityManager(ctx).upsert(Follow, { follower: viewer, followed: found.id })
   return { profile: { ...found.profile, following: true } }
 }
 
-/** Unfollows a user (`DELETE /api/profiles/{username}/follow`). */
+/** Unfollows a user (`DELETE /api/profiles/{username}/follow`): one `delete`. */
 export async function unfollow(ctx: RequestContext) {
   const viewer = await viewerId(ctx)
   const found = await profile(ctx, viewer)
-  await query(ctx, 'delete from follows where follower_id = ? and followed_id = ?', [
-    viewer,
-    found.id,
-  ])
+  await entityManager(ctx).nativeDelete(Follow, { follower: viewer, followed: found.id })
   return { profile: { ...found.profile, following: false } }
 }

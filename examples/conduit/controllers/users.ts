@@ -1,6 +1,7 @@
 import { json, type RequestContext } from 'fw'
-import { hashPassword, presentedToken, verifyPassword } from 'fw/plugins/auth'
-import { query, queryOne, type Row } from '../data.js'
+import { hashPassword, presentedToken, User, verifyPassword } from 'fw/plugins/auth'
+import { entityManager, query, queryOne, type Row } from '../data.js'
+import { UserProfile } from '../entities.js'
 import { failure } from '../errors.js'
 
 /** The signed-in user as RealWorld shows it: the account, its profile and a token. */
@@ -84,7 +85,11 @@ export async function current(ctx: RequestContext) {
   return userBody(row, presentedToken(ctx)!.token)
 }
 
-/** Updates the signed-in user (`PUT /api/user`): any of email, username, password, bio, image. */
+/**
+ * Updates the signed-in user (`PUT /api/user`): any of email, username, password (the auth
+ * plugin's `User` entity), bio, image (the app's `UserProfile`, created on the first). One flush
+ * writes the columns that changed, in one transaction; the answer is built from the entities.
+ */
 export async function update(ctx: RequestContext) {
   const id = await signedIn(ctx)
   const { user } = await ctx.body<{
@@ -97,29 +102,24 @@ export async function update(ctx: RequestContext) {
     }
   }>()
   await refuseTaken(ctx, user, id)
-  const sets: string[] = []
-  const bindings: unknown[] = []
-  for (const column of ['email', 'username'] as const) {
-    if (user[column] === undefined) continue
-    sets.push(`${column} = ?`)
-    bindings.push(user[column])
-  }
-  if (user.password !== undefined) {
-    sets.push('password_hash = ?')
-    bindings.push(await hashPassword(user.password))
-  }
-  if (sets.length > 0)
-    await query(ctx, `update users set ${sets.join(', ')} where id = ?`, [...bindings, id])
+  const em = entityManager(ctx)
+  const account = await em.findOne(User, id)
+  if (account === null) throw failure(401, 'unauthorized')
+  let profile = await em.findOne(UserProfile, { user: id })
+  if (user.email !== undefined) account.email = user.email
+  if (user.username !== undefined) account.username = user.username
+  if (user.password !== undefined) account.password_hash = await hashPassword(user.password)
   if (user.bio !== undefined || user.image !== undefined) {
-    // One statement creates the profile or changes only the fields given.
-    await query(
-      ctx,
-      `insert into user_profiles (user_id, bio, image) values (?, ?, ?)
-        on conflict (user_id) do update set
-          bio = case when ? then excluded.bio else user_profiles.bio end,
-          image = case when ? then excluded.image else user_profiles.image end`,
-      [id, user.bio ?? null, user.image ?? null, user.bio !== undefined, user.image !== undefined],
-    )
+    profile ??= em.create(UserProfile, { user: account })
+    if (user.bio !== undefined) profile.bio = user.bio
+    if (user.image !== undefined) profile.image = user.image
   }
-  return current(ctx)
+  await em.flush()
+  const shown = {
+    email: account.email,
+    username: account.username,
+    bio: profile?.bio ?? null,
+    image: profile?.image ?? null,
+  }
+  return userBody(shown, presentedToken(ctx)!.token)
 }
