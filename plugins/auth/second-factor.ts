@@ -1,6 +1,16 @@
 import { createHash, randomBytes } from 'node:crypto'
-import { Secret, TOTP } from 'otpauth'
+import { createRequire } from 'node:module'
+import type * as OtpAuth from 'otpauth'
 import { query, type AuthRuntime } from './runtime.js'
+
+let loaded: typeof OtpAuth | undefined
+/**
+ * otpauth, loaded on the first secret made or code checked: a command that boots the app (`fw
+ * route:list`) never needs it.
+ */
+function otpauth(): typeof OtpAuth {
+  return (loaded ??= createRequire(import.meta.url)('otpauth') as typeof OtpAuth)
+}
 
 /** TOTP (README.md "Flows"): RFC 6238, SHA-1, 6 digits, 30 s steps, ±1 step accepted. */
 const PERIOD = 30
@@ -18,7 +28,7 @@ export const TOTP_SECRET_BITS = 160
  * an authenticator app takes it.
  */
 export function generateTotpSecret(): string {
-  return new Secret({ size: TOTP_SECRET_BITS / 8 }).base32
+  return new (otpauth().Secret)({ size: TOTP_SECRET_BITS / 8 }).base32
 }
 
 /** The bits of a base32 secret (spaces ignored), or undefined when it is not base32. */
@@ -34,7 +44,8 @@ export function totpSecretBits(secretBase32: string): number | undefined {
  */
 export function matchTotp(secretBase32: string, code: string, nowMs: number): number | undefined {
   if (!/^\d{6}$/.test(code)) return undefined
-  let totp: TOTP
+  const { Secret, TOTP } = otpauth()
+  let totp: OtpAuth.TOTP
   try {
     totp = new TOTP({
       secret: Secret.fromBase32(secretBase32),
