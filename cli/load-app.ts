@@ -99,6 +99,19 @@ export async function registerTypeScript(file: string): Promise<void> {
   }
 }
 
+/**
+ * A dynamic import's namespace as tsx gives it to the code it compiles: for a CommonJS module
+ * compiled from ESM (a `.ts` app outside a `"type": "module"` package, run by tsx as CommonJS), its
+ * exports object, whose `default` is the app factory. Done here, not left to tsx, so that the CLI
+ * reads an app alike however its own modules were compiled: by tsx, by tsc or bundled.
+ */
+function esModuleInterop<T extends object>(namespace: T): T {
+  const value = (namespace as { default?: unknown }).default
+  return value !== null && typeof value === 'object' && '__esModule' in value
+    ? (value as T)
+    : namespace
+}
+
 async function importFactory(file: string, from: string): Promise<AppFactory> {
   if (!existsSync(file)) {
     const fix =
@@ -110,7 +123,7 @@ async function importFactory(file: string, from: string): Promise<AppFactory> {
   await registerTypeScript(file)
   let mod: { default?: unknown }
   try {
-    mod = (await import(pathToFileURL(file).href)) as { default?: unknown }
+    mod = esModuleInterop((await import(pathToFileURL(file).href)) as { default?: unknown })
   } catch (cause) {
     throw new AppLoadError(
       `Could not load the app module ${file}: ${(cause as Error)?.message ?? String(cause)}`,

@@ -145,6 +145,18 @@ async function refusalBelow(
   return new HttpError(302, {}, { headers: { location: '/' } })
 }
 
+/**
+ * A module's namespace as tsx gives it to the code it compiles: for a CommonJS module compiled from
+ * ESM (a `.ts` file outside a `"type": "module"` package), its exports object. Done here so that
+ * the module reads alike whether fw runs from its sources, compiled or built.
+ */
+function esModuleInterop(namespace: Record<string, unknown>): Record<string, unknown> {
+  const value = namespace.default
+  return value !== null && typeof value === 'object' && '__esModule' in value
+    ? (value as Record<string, unknown>)
+    : namespace
+}
+
 /** The area's classic controllers: one module per file, the class its default export. */
 async function loadControllers(dir: string, into: ClassicSet): Promise<void> {
   if (!existsSync(dir)) return
@@ -160,7 +172,7 @@ async function loadControllers(dir: string, into: ClassicSet): Promise<void> {
   for (const [name, file] of byName) {
     let module: Record<string, unknown>
     try {
-      module = (await import(pathToFileURL(file).href)) as Record<string, unknown>
+      module = esModuleInterop((await import(pathToFileURL(file).href)) as Record<string, unknown>)
     } catch (cause) {
       const reason = `could not be imported (${messageOf(cause)})`
       throw adminErrors.error('FW_ERR_ADMIN_CONTROLLER_INVALID', { file, reason }, { cause })

@@ -60,6 +60,18 @@ function loadableAs(file: string): string[] {
 }
 
 /**
+ * A module's namespace as tsx gives it to the code it compiles: for a CommonJS module compiled from
+ * ESM (a `.ts` file outside a `"type": "module"` package), its exports object. Done here so that
+ * the module reads alike whether fw runs from its sources, compiled or built.
+ */
+function esModuleInterop(namespace: Record<string, unknown>): Record<string, unknown> {
+  const value = namespace.default
+  return value !== null && typeof value === 'object' && '__esModule' in value
+    ? (value as Record<string, unknown>)
+    : namespace
+}
+
+/**
  * Every function and class a directory's modules export, with the source file that defines it.
  * Each module is imported as the app may have loaded it (source, or compiled): the same URL gives
  * the same module instance, so the handlers the routes hold are found by identity.
@@ -72,7 +84,9 @@ async function exportsOf(dir: string): Promise<Map<unknown, Origin>> {
     for (const candidate of loadableAs(file)) {
       let mod: Record<string, unknown>
       try {
-        mod = (await import(pathToFileURL(candidate).href)) as Record<string, unknown>
+        mod = esModuleInterop(
+          (await import(pathToFileURL(candidate).href)) as Record<string, unknown>,
+        )
       } catch (error) {
         failure ??= error // TypeScript where it cannot run, say: the compiled twin may load
         continue
