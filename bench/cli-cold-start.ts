@@ -2,6 +2,8 @@
 // loaded) and `fw route:list` (the playground booted), built (`node dist/cli/bin.js`) and through
 // tsx (`node --import tsx -C fw-source cli/bin.ts`), median of 5 runs, against `node -e 0` and
 // `node --import tsx -e 0` measured in the same rounds: each round runs every case once, in turn.
+// The tsx paths run fw's compiled library (cli/compile/), and once more without it
+// (`FW_COMPILE_CACHE=0`, fw's modules one by one through tsx, as before it existed).
 // Builds first (`npm run build`); if the build fails, measures the sources through tsx only and
 // says so. Prints each figure against its target; exits 1 only when a command fails.
 //
@@ -102,11 +104,21 @@ const cases: Case[] = [
           argv: ['dist/cli/bin.js', 'route:list'],
           env: { FW_APP_COMPILED: '0' },
         },
+        {
+          label: 'route:list, built, app via tsx, no compiled library',
+          argv: ['dist/cli/bin.js', 'route:list'],
+          env: { FW_APP_COMPILED: '0', FW_COMPILE_CACHE: '0' },
+        },
       ]
     : []),
   { label: 'node --import tsx -e 0 (tsx baseline)', argv: ['--import', 'tsx', '-e', '0'] },
   { label: '--help, sources via tsx (manifest)', argv: [...tsx, '--help'], target: TARGETS.tsx },
   { label: 'route:list, sources via tsx', argv: [...tsx, 'route:list'], target: TARGETS.tsx },
+  {
+    label: 'route:list, sources via tsx, no compiled library',
+    argv: [...tsx, 'route:list'],
+    env: { FW_COMPILE_CACHE: '0' },
+  },
 ]
 
 console.log(

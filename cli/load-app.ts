@@ -83,9 +83,14 @@ let typeScript = false
 
 /**
  * Lets this process import the TypeScript app module `file` (tsx's loader hooks), once; nothing
- * when it is JavaScript or the CLI runs through tsx already.
+ * when it is JavaScript or the CLI runs through tsx already. From then on every module loaded
+ * costs a round trip to tsx: fw's own are loaded from its compiled library (compile/library.ts),
+ * a few chunks, unless `FW_COMPILE_CACHE=0`.
  */
-export async function registerTypeScript(file: string): Promise<void> {
+export async function registerTypeScript(
+  file: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<void> {
   if (typeScript || !/\.[cm]?tsx?$/.test(file) || runsTypeScript()) return
   try {
     const { register } = await import('tsx/esm/api')
@@ -97,6 +102,9 @@ export async function registerTypeScript(file: string): Promise<void> {
       { cause },
     )
   }
+  const { compiledLibrary, registerLibrary } = await import('./compile/library.js')
+  const library = await compiledLibrary('dist', env)
+  if (library !== undefined) registerLibrary(library)
 }
 
 /**
@@ -112,7 +120,11 @@ function esModuleInterop<T extends object>(namespace: T): T {
     : namespace
 }
 
-async function importFactory(file: string, from: string): Promise<AppFactory> {
+async function importFactory(
+  file: string,
+  from: string,
+  env: NodeJS.ProcessEnv,
+): Promise<AppFactory> {
   if (!existsSync(file)) {
     const fix =
       from === 'FW_APP' ? 'Fix FW_APP' : `Fix the "fw.app" field of ${from}, or set FW_APP`
@@ -120,7 +132,7 @@ async function importFactory(file: string, from: string): Promise<AppFactory> {
       `The app module ${file} (named by ${from}) does not exist. ${fix} to point at the module that default-exports the app factory.`,
     )
   }
-  await registerTypeScript(file)
+  await registerTypeScript(file, env)
   let mod: { default?: unknown }
   try {
     mod = esModuleInterop((await import(pathToFileURL(file).href)) as { default?: unknown })
@@ -173,7 +185,7 @@ export async function loadApp(options: LoadAppOptions = {}): Promise<Kernel> {
   const file = options.source ? location.file : preferCompiled(location.file, env, runsTypeScript())
   const moduleDir = dirname(location.file)
   loadEnvFile(join(moduleDir, '.env'), env)
-  const factory = await importFactory(file, location.from)
+  const factory = await importFactory(file, location.from, env)
   let kernel = await build(factory, file, env)
   // The app root is only known once the factory ran; when it is not the module's folder, its .env
   // is the one `fw key:generate` writes, so load it and build again (nothing is booted yet).

@@ -42,7 +42,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   const { stdout, stderr } = options
   const location = findApp(options.cwd, options.env)
   const moduleDir = dirname(location.file)
-  await registerTypeScript(location.file)
+  await registerTypeScript(location.file, options.env)
   const versions: ModuleVersions = versionModules(moduleDir)
   const releaseCarried = startCarryOver()
   const channel = new ReloadChannel()

@@ -1,0 +1,60 @@
+// Module loader hooks (registered with `module.register`, run on Node's hooks thread) that serve
+// fw's compiled library (library.ts) when the CLI runs from its TypeScript sources through tsx:
+// the compiled chunks are loaded as they are, without tsx's transform, and an import that resolves
+// to one of fw's package entries (`fw`, `fw/plugins/api`, … as the `fw-source` condition resolves
+// them: `kernel/index.ts`) is given the compiled entry instead, so the app and the CLI share one
+// copy of fw. Every other module (the app's) goes on to tsx as before.
+import { readFile } from 'node:fs/promises'
+
+/** What the CLI registers the hooks with. */
+export interface LibraryHooksData {
+  /** The compiled library's folder as a `file:` URL ending in `/`. */
+  readonly folder: string
+  /** Each package entry's source URL, and the URL of its compiled module. */
+  readonly entries: Readonly<Record<string, string>>
+}
+
+interface ResolveContext {
+  readonly parentURL?: string | undefined
+}
+interface Resolved {
+  readonly url: string
+  readonly format?: string | null | undefined
+  readonly shortCircuit?: boolean
+}
+interface Loaded {
+  readonly format?: string | null | undefined
+  readonly source?: string | ArrayBuffer | Uint8Array | null | undefined
+  readonly shortCircuit?: boolean
+}
+
+let folder = '\0'
+let entries = new Map<string, string>()
+
+export function initialize(data: LibraryHooksData): void {
+  folder = data.folder
+  entries = new Map(Object.entries(data.entries))
+}
+
+export async function resolve(
+  specifier: string,
+  context: ResolveContext,
+  nextResolve: (specifier: string, context: ResolveContext) => Promise<Resolved>,
+): Promise<Resolved> {
+  // A chunk importing another chunk: a plain relative URL, nothing to ask tsx.
+  if (context.parentURL?.startsWith(folder) && /^\.\.?\//.test(specifier)) {
+    return { url: new URL(specifier, context.parentURL).href, format: 'module', shortCircuit: true }
+  }
+  const found = await nextResolve(specifier, context)
+  const entry = entries.get(found.url)
+  return entry === undefined ? found : { url: entry, format: 'module', shortCircuit: true }
+}
+
+export async function load(
+  url: string,
+  context: unknown,
+  nextLoad: (url: string, context: unknown) => Promise<Loaded>,
+): Promise<Loaded> {
+  if (!url.startsWith(folder)) return nextLoad(url, context)
+  return { format: 'module', source: await readFile(new URL(url)), shortCircuit: true }
+}

@@ -1,0 +1,190 @@
+import { spawnSync } from 'node:child_process'
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+
+// fw's compiled library (cli/compile/): when tsx runs (the CLI from its sources, or the built CLI
+// loading a TypeScript app), fw's own modules are served from a few compiled chunks instead of one
+// by one through tsx. Run as a user runs the CLI, in a process of its own, with a probe that lists
+// the modules loaded one by one. Every command gives what it gives with the library off.
+const test = suite('compiled library')
+const repo = fileURLToPath(new URL('../..', import.meta.url))
+const probe = fileURLToPath(new URL('fixtures/report-modules.mjs', import.meta.url))
+const SOURCES = ['--import', 'tsx', '-C', 'fw-source', '--import', probe, 'cli/bin.ts']
+
+interface Run {
+  status: number | null
+  stdout: string
+  stderr: string
+  /** The reported modules loaded one by one (URLs ending as `FW_REPORT_MODULES` asks). */
+  modules: string[]
+}
+
+function run(cwd: string, argv: string[], env: NodeJS.ProcessEnv = {}): Run {
+  const result = spawnSync(process.execPath, argv, {
+    cwd,
+    encoding: 'utf8',
+    env: {
+      ...process.env,
+      FW_APP: undefined,
+      FW_COMPILE_CACHE: undefined,
+      FW_REPORT_MODULES: '/kernel/index.ts,/kernel/index.js,/app.ts',
+      ...env,
+    },
+  })
+  const lines = result.stderr.split('\n')
+  const report = lines.find((l) => l.startsWith('modules: '))
+  assert.ok(report, `no report from the probe: ${result.stderr}`)
+  return {
+    status: result.status,
+    stdout: result.stdout,
+    stderr: lines.filter((l) => !l.startsWith('modules: ')).join('\n'),
+    modules: JSON.parse(report.slice('modules: '.length)) as string[],
+  }
+}
+
+const OFF = { FW_COMPILE_CACHE: '0' }
+
+/** The routes' paths of `fw route:list --json`. */
+function paths(stdout: string): string[] {
+  return (JSON.parse(stdout) as { path: string }[]).map((r) => r.path)
+}
+
+/**
+ * A copy of fw's sources and the playground in a temp folder, whose `node_modules` links fw's
+ * dependencies: its compiled library is its own, and its sources may be edited.
+ */
+function copyFw(): { dir: string; edit(file: string, from: string, to: string): void } {
+  const dir = mkdtempSync(join(tmpdir(), 'fw-library-'))
+  for (const entry of ['kernel', 'plugins', 'cli', 'playground', 'package.json', 'tsconfig.json']) {
+    cpSync(join(repo, entry), join(dir, entry), {
+      recursive: true,
+      filter: (source) => !source.startsWith(join(repo, 'playground', 'var')),
+    })
+  }
+  mkdirSync(join(dir, 'node_modules'))
+  for (const entry of readdirSync(join(repo, 'node_modules'))) {
+    if (!entry.startsWith('.')) {
+      symlinkSync(join(repo, 'node_modules', entry), join(dir, 'node_modules', entry))
+    }
+  }
+  return {
+    dir,
+    edit(file, from, to) {
+      const text = readFileSync(join(dir, file), 'utf8')
+      assert.ok(text.includes(from), `${file} does not contain ${from}`)
+      writeFileSync(join(dir, file), text.replace(from, to))
+    },
+  }
+}
+
+test('from the sources: lists the same routes, fw loaded from the library, not one by one', () => {
+  const argv = [...SOURCES, 'route:list', '--json']
+  run(repo, argv) // compiles the library when a source changed since it was last compiled
+  const compiled = run(repo, argv)
+  const plain = run(repo, argv, OFF)
+  assert.is(compiled.status, 0, compiled.stderr)
+  assert.is(compiled.stdout, plain.stdout)
+  assert.is(compiled.stderr, plain.stderr)
+  // The playground is the app: it still runs through tsx, module by module.
+  assert.equal(compiled.modules, [`file://${repo}playground/app.ts`])
+  assert.equal(plain.modules, [`file://${repo}kernel/index.ts`, `file://${repo}playground/app.ts`])
+})
+
+test('from the sources: an edit to fw is compiled in, a broken file fails as without the library', () => {
+  const fw = copyFw()
+  try {
+    const argv = [...SOURCES, 'route:list', '--json']
+    const before = run(fw.dir, argv)
+    assert.is(before.status, 0, before.stderr)
+    assert.ok(paths(before.stdout).includes('account/login2fa'))
+    assert.equal(before.modules, [`file://${fw.dir}/playground/app.ts`])
+
+    fw.edit('plugins/auth/account-routes.ts', "r.post('login2fa'", "r.post('login-2fa'")
+    const edited = run(fw.dir, argv)
+    assert.is(edited.status, 0, edited.stderr)
+    assert.ok(paths(edited.stdout).includes('account/login-2fa'), edited.stdout)
+    assert.not.ok(paths(edited.stdout).includes('account/login2fa'))
+    assert.equal(edited.modules, [`file://${fw.dir}/playground/app.ts`])
+
+    const file = 'plugins/auth/account-routes.ts'
+    fw.edit(file, 'async function login2fa(', 'async function login2fa((')
+    const broken = run(fw.dir, argv)
+    const plain = run(fw.dir, argv, OFF)
+    assert.is(broken.status, 1)
+    assert.is(broken.stderr, plain.stderr)
+    assert.match(broken.stderr, `${fw.dir}/${file}:`)
+
+    fw.edit(file, 'async function login2fa((', 'async function login2fa(')
+    const fixed = run(fw.dir, argv)
+    assert.is(fixed.status, 0, fixed.stderr)
+    assert.is(fixed.stdout, edited.stdout)
+    assert.equal(fixed.modules, [`file://${fw.dir}/playground/app.ts`])
+  } finally {
+    rmSync(fw.dir, { recursive: true, force: true })
+  }
+})
+
+test('built CLI, TypeScript app: fw from the library, the app as edited, errors as without', () => {
+  const bin = join(repo, 'dist', 'cli', 'bin.js')
+  const dir = mkdtempSync(join(tmpdir(), 'fw-ts-app-'))
+  try {
+    mkdirSync(join(dir, 'node_modules'))
+    symlinkSync(repo, join(dir, 'node_modules', 'fw'))
+    const app = (routes: string): string => `import { createKernel } from 'fw'
+import { hello } from './hello.js'
+
+export default ({ env }: { env?: NodeJS.ProcessEnv } = {}) => {
+  const kernel = createKernel({ root: ${JSON.stringify(dir)}, env })
+${routes}
+  return kernel
+}
+`
+    writeFileSync(
+      join(dir, 'package.json'),
+      JSON.stringify({ name: 'ts-app', type: 'module', fw: { app: './app.ts' } }),
+    )
+    writeFileSync(join(dir, 'hello.ts'), 'export const hello = (): string => "hi"\n')
+    writeFileSync(join(dir, 'app.ts'), app("  kernel.router.get('hello', hello).name('hello')"))
+    const argv = ['--import', probe, bin, 'route:list', '--json']
+    const first = run(dir, argv)
+    assert.is(first.status, 0, first.stderr)
+    assert.equal(paths(first.stdout), ['hello'])
+    assert.equal(first.modules, [`file://${dir}/app.ts`])
+    const plain = run(dir, argv, OFF)
+    assert.is(first.stdout, plain.stdout)
+    assert.equal(plain.modules, [`file://${dir}/app.ts`, `file://${repo}dist/kernel/index.js`])
+
+    writeFileSync(
+      join(dir, 'app.ts'),
+      app(`  kernel.router.get('hello', hello).name('hello')
+  kernel.router.get('bye', function bye() { return 'bye' }).name('bye')`),
+    )
+    const edited = run(dir, argv)
+    assert.is(edited.status, 0, edited.stderr)
+    assert.equal(paths(edited.stdout), ['bye', 'hello'])
+    assert.is(edited.stdout, run(dir, argv, OFF).stdout)
+
+    writeFileSync(join(dir, 'hello.ts'), 'export const hello = (: string => "hi"\n')
+    const broken = run(dir, argv)
+    assert.is(broken.status, 1)
+    assert.match(broken.stderr, `${dir}/hello.ts:1:`)
+    assert.is(broken.stderr, run(dir, argv, OFF).stderr)
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+})
+
+test.run()
