@@ -1,5 +1,5 @@
-// A temporary copy of the playground, and `fw dev` (or `fw serve`) running on it as a real
-// process: for the suites that edit the app's files while it serves.
+// A temporary copy of the playground (or another app in a temp package), and `fw dev` (or `fw
+// serve`) running on it as a real process: for the suites that edit the app's files while it serves.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import {
   cpSync,
@@ -12,25 +12,36 @@ import {
   writeFileSync,
 } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const repo = fileURLToPath(new URL('../../', import.meta.url))
 const bin = join(repo, 'cli', 'bin.ts')
 
-/** A copy of `playground/` in a temp folder whose `node_modules` has fw and fw's dependencies. */
-export interface PlaygroundCopy {
+/** A package in a temp folder whose `node_modules` has fw and fw's dependencies: an app's home. */
+export interface TempPackage {
   readonly dir: string
-  /** The copy's `playground/` folder (the app's root). */
+  /** The app's root: the folder its files are read, written and replaced in. */
   readonly root: string
   read(file: string): string
   write(file: string, text: string): void
-  /** Replaces `from` by `to` in a file of the copy; fails when `from` is not in it. */
+  /** Replaces `from` by `to` in a file of the app; fails when `from` is not in it. */
   replace(file: string, from: string, to: string): void
   remove(): void
 }
 
-export function copyPlayground(): PlaygroundCopy {
+/** A copy of `playground/` in a temp package (`root` is the copy's `playground/` folder). */
+export type PlaygroundCopy = TempPackage
+
+/**
+ * A temp package whose `package.json` names `app` (relative to the package) as the fw app, with
+ * `files` (paths relative to `root`, itself `rootDir` under the package) written into it.
+ */
+export function createTempPackage(options: {
+  app: string
+  rootDir?: string
+  files?: Record<string, string>
+}): TempPackage {
   const dir = mkdtempSync(join(tmpdir(), 'fw-dev-'))
   const modules = join(dir, 'node_modules')
   mkdirSync(modules)
@@ -46,15 +57,15 @@ export function copyPlayground(): PlaygroundCopy {
       name: 'fw-dev-copy',
       private: true,
       type: 'module',
-      fw: { app: './playground/app.ts' },
+      fw: { app: options.app },
     }),
   )
-  const root = join(dir, 'playground')
-  cpSync(join(repo, 'playground'), root, {
-    recursive: true,
-    filter: (source) => !source.startsWith(join(repo, 'playground', 'var')),
-  })
+  const root = join(dir, options.rootDir ?? '.')
   const path = (file: string): string => join(root, file)
+  for (const [file, text] of Object.entries(options.files ?? {})) {
+    mkdirSync(dirname(path(file)), { recursive: true })
+    writeFileSync(path(file), text)
+  }
   return {
     dir,
     root,
@@ -69,6 +80,15 @@ export function copyPlayground(): PlaygroundCopy {
   }
 }
 
+export function copyPlayground(): PlaygroundCopy {
+  const copy = createTempPackage({ app: './playground/app.ts', rootDir: 'playground' })
+  cpSync(join(repo, 'playground'), copy.root, {
+    recursive: true,
+    filter: (source) => !source.startsWith(join(repo, 'playground', 'var')),
+  })
+  return copy
+}
+
 /** A running `fw dev` (or `fw serve`). */
 export interface RunningApp {
   readonly child: ChildProcessWithoutNullStreams
@@ -79,7 +99,7 @@ export interface RunningApp {
 
 /** Runs `fw <command> --port 0` in the copy, resolving once it prints where it listens. */
 export function runInCopy(
-  copy: PlaygroundCopy,
+  copy: Pick<TempPackage, 'dir'>,
   command: 'dev' | 'serve',
   env: NodeJS.ProcessEnv = {},
   timeoutMs = 120_000,
