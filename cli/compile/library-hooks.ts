@@ -41,7 +41,10 @@ export async function resolve(
   context: ResolveContext,
   nextResolve: (specifier: string, context: ResolveContext) => Promise<Resolved>,
 ): Promise<Resolved> {
-  // A chunk importing another chunk: a plain relative URL, nothing to ask tsx.
+  // The CLI's import of a compiled module, or a chunk importing another: nothing to ask tsx. The
+  // URL is kept as it is, not made real: `node_modules` may be a link (a git worktree's), and the
+  // packages the chunks import resolve from inside fw's folder only through it.
+  if (specifier.startsWith(folder)) return { url: specifier, format: 'module', shortCircuit: true }
   if (context.parentURL?.startsWith(folder) && /^\.\.?\//.test(specifier)) {
     return { url: new URL(specifier, context.parentURL).href, format: 'module', shortCircuit: true }
   }

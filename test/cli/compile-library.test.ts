@@ -40,7 +40,8 @@ function run(cwd: string, argv: string[], env: NodeJS.ProcessEnv = {}): Run {
       ...process.env,
       FW_APP: undefined,
       FW_COMPILE_CACHE: undefined,
-      FW_REPORT_MODULES: '/kernel/index.ts,/kernel/index.js,/app.ts',
+      // fw's entry modules, the app's, and a compiled chunk that went to tsx instead of fw's hook.
+      FW_REPORT_MODULES: '/kernel/index.ts,/kernel/index.js,/app.ts,/.cache/fw/',
       ...env,
     },
   })
@@ -63,24 +64,31 @@ function paths(stdout: string): string[] {
 }
 
 /**
- * A copy of fw's sources and the playground in a temp folder, whose `node_modules` links fw's
- * dependencies: its compiled library is its own, and its sources may be edited.
+ * A copy of fw's sources and the playground in a temp folder: its compiled library is its own, and
+ * its sources may be edited. Its `node_modules` is a link, as a git worktree's often is, to a folder
+ * beside it that links fw's dependencies (the library is compiled into that folder's `.cache/`).
  */
-function copyFw(): { dir: string; edit(file: string, from: string, to: string): void } {
-  const dir = mkdtempSync(join(tmpdir(), 'fw-library-'))
+function copyFw(): {
+  base: string
+  dir: string
+  edit(file: string, from: string, to: string): void
+} {
+  const base = mkdtempSync(join(tmpdir(), 'fw-library-'))
+  const dir = join(base, 'fw')
   for (const entry of ['kernel', 'plugins', 'cli', 'playground', 'package.json', 'tsconfig.json']) {
     cpSync(join(repo, entry), join(dir, entry), {
       recursive: true,
       filter: (source) => !source.startsWith(join(repo, 'playground', 'var')),
     })
   }
-  mkdirSync(join(dir, 'node_modules'))
+  const modules = join(base, 'modules')
+  mkdirSync(modules)
   for (const entry of readdirSync(join(repo, 'node_modules'))) {
-    if (!entry.startsWith('.')) {
-      symlinkSync(join(repo, 'node_modules', entry), join(dir, 'node_modules', entry))
-    }
+    if (!entry.startsWith('.')) symlinkSync(join(repo, 'node_modules', entry), join(modules, entry))
   }
+  symlinkSync(modules, join(dir, 'node_modules'))
   return {
+    base,
     dir,
     edit(file, from, to) {
       const text = readFileSync(join(dir, file), 'utf8')
@@ -133,7 +141,7 @@ test('from the sources: an edit to fw is compiled in, a broken file fails as wit
     assert.is(fixed.stdout, edited.stdout)
     assert.equal(fixed.modules, [`file://${fw.dir}/playground/app.ts`])
   } finally {
-    rmSync(fw.dir, { recursive: true, force: true })
+    rmSync(fw.base, { recursive: true, force: true })
   }
 })
 
