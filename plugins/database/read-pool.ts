@@ -16,9 +16,14 @@ export interface ReadPool {
   end(): Promise<void>
 }
 
+/** node-pg's `Query`: built from a text and its values, named afterwards (see `createReadPool`). */
+interface PgQuery {
+  name: string | undefined
+}
+
 interface PgPool {
   query(
-    query: { name?: string | undefined; text: string; values: readonly unknown[] },
+    query: PgQuery,
     callback: (error: Error | undefined, result: { rows: Record<string, unknown>[] }) => void,
   ): void
   on(event: 'error', listener: (error: Error) => void): void
@@ -27,6 +32,7 @@ interface PgPool {
 
 interface PgDriver {
   Pool: new (config: Record<string, unknown>) => PgPool
+  Query: new (text: string, values: readonly unknown[]) => PgQuery
 }
 
 /**
@@ -49,6 +55,7 @@ export function createReadPool(client: Knex.Client, max: number): ReadPool | und
   if (
     knexClient.dialect !== 'postgresql' ||
     typeof driver?.Pool !== 'function' ||
+    typeof driver.Query !== 'function' ||
     knexClient.connectionSettings === undefined ||
     knexClient.searchPath !== undefined
   )
@@ -57,12 +64,16 @@ export function createReadPool(client: Knex.Client, max: number): ReadPool | und
   // An idle connection that fails is dropped by the pool; without a listener, its error would end
   // the process.
   pool.on('error', () => undefined)
+  const { Query } = driver
   return {
     read: ({ name, text, values }) =>
       new Promise((resolve, reject) => {
-        pool.query({ name, text, values }, (error, result) =>
-          error ? reject(error) : resolve(result.rows),
-        )
+        // A query handed over as a config object is copied property by property through its
+        // descriptors (node-pg's cloneQueryConfig, ≈ 1.1 µs); one built from its text and values is
+        // not (≈ 0.05 µs), and its name is a plain field the driver reads when it sends it.
+        const query = new Query(text, values)
+        query.name = name
+        pool.query(query, (error, result) => (error ? reject(error) : resolve(result.rows)))
       }),
     end: () => pool.end(),
   }
