@@ -5,6 +5,7 @@
 // them: `kernel/index.ts`) is given the compiled entry instead, so the app and the CLI share one
 // copy of fw. Every other module (the app's) goes on to tsx as before.
 import { readFile } from 'node:fs/promises'
+import type { Loaded, NextResolve, ResolveContext, Resolved } from '../loader-hooks.js'
 
 /** What the CLI registers the hooks with. */
 export interface LibraryHooksData {
@@ -12,20 +13,6 @@ export interface LibraryHooksData {
   readonly folder: string
   /** Each package entry's source URL, and the URL of its compiled module. */
   readonly entries: Readonly<Record<string, string>>
-}
-
-interface ResolveContext {
-  readonly parentURL?: string | undefined
-}
-interface Resolved {
-  readonly url: string
-  readonly format?: string | null | undefined
-  readonly shortCircuit?: boolean
-}
-interface Loaded {
-  readonly format?: string | null | undefined
-  readonly source?: string | ArrayBuffer | Uint8Array | null | undefined
-  readonly shortCircuit?: boolean
 }
 
 let folder = '\0'
@@ -39,7 +26,7 @@ export function initialize(data: LibraryHooksData): void {
 export async function resolve(
   specifier: string,
   context: ResolveContext,
-  nextResolve: (specifier: string, context: ResolveContext) => Promise<Resolved>,
+  nextResolve: NextResolve,
 ): Promise<Resolved> {
   // The CLI's import of a compiled module, or a chunk importing another: nothing to ask tsx. The
   // URL is kept as it is, not made real: `node_modules` may be a link (a git worktree's), and the

@@ -4,6 +4,7 @@
 // app again then evaluates the changed modules anew and reuses every other one: the unchanged
 // modules' state (an entity declaration, a cache) stays, and only what changed costs memory.
 import type { MessagePort } from 'node:worker_threads'
+import type { NextResolve, ResolveContext, Resolved } from '../loader-hooks.js'
 
 /** What `fw dev` registers the hooks with. */
 export interface VersionHooksData {
@@ -12,16 +13,6 @@ export interface VersionHooksData {
   /** Receives `{ id, changed: fileUrls }`; each is answered `{ id, bumped: count }`. */
   readonly port: MessagePort
 }
-
-interface ResolveContext {
-  readonly parentURL?: string | undefined
-}
-interface Resolved {
-  readonly url: string
-  readonly format?: string | null | undefined
-  readonly shortCircuit?: boolean
-}
-type NextResolve = (specifier: string, context: ResolveContext) => Promise<Resolved>
 
 let root = ''
 /** Who imports each module (module → its importers), both without their version. */
