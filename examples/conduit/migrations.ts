@@ -1,5 +1,8 @@
 import { defineMigration } from 'fw/plugins/database'
 
+/** The unique index on `lower(email)`: its name tells which field a refused duplicate was. */
+export const EMAIL_UNIQUE = 'users_email_lower_unique'
+
 /**
  * Conduit's tables, beside the auth plugin's `users` (the account: username, email, password).
  * Named `Migration…` so they sort after auth's `Migration20261121130000_create_auth_tables`:
@@ -58,5 +61,13 @@ export const migrations = [
       'drop table follows',
       'drop table user_profiles',
     ],
+  }),
+  // RealWorld's emails are unique like its usernames. Checking before inserting answers the usual
+  // case with both messages; this index is what holds when two registrations race (see
+  // controllers/users.ts, `takenFailure`).
+  defineMigration({
+    name: 'Migration20261127120000_unique_emails',
+    up: [`create unique index ${EMAIL_UNIQUE} on users (lower(email))`],
+    down: [`drop index ${EMAIL_UNIQUE}`],
   }),
 ]

@@ -87,3 +87,42 @@ export function databaseErrorMessage(error: unknown): string | undefined {
   const where = [...named].map(([key, value]) => `${key} ${value}`).join(', ')
   return where === '' ? summaryOf(error) : `${summaryOf(error)} (${where})`
 }
+
+/** What {@link uniqueViolation} tells of a refused duplicate. */
+export interface UniqueViolation {
+  /** The unique constraint or index the database named (`users_username_lower_unique`), if any. */
+  readonly constraint: string | undefined
+}
+
+/**
+ * Whether `error` is the database refusing a duplicate of a unique key (SQLSTATE 23505), from any
+ * path that writes: a `StatementError` (`sql`, `query`, `runStatement`), a flush or
+ * `nativeInsert` of the ORM (MikroORM's `UniqueConstraintViolationException`), or the driver's
+ * own error, also as the `cause` of another. The answer names the constraint, so that a handler
+ * can tell which field was taken; undefined for any other error.
+ *
+ * @example
+ * try {
+ *   await em.flush()
+ * } catch (error) {
+ *   if (uniqueViolation(error)?.constraint === 'users_email_lower_unique')
+ *     throw new HttpError(422, 'email has already been taken')
+ *   throw error
+ * }
+ */
+export function uniqueViolation(error: unknown): UniqueViolation | undefined {
+  let unique = false
+  let constraint: string | undefined
+  const seen = new Set<unknown>()
+  for (let e = error; typeof e === 'object' && e !== null && !seen.has(e);) {
+    seen.add(e)
+    const link = e as Record<string, unknown>
+    const failure = link.failure as { sqlState?: unknown } | undefined
+    if (link.code === '23505' || link.sqlState === '23505' || failure?.sqlState === '23505')
+      unique = true
+    if (constraint === undefined && typeof link.constraint === 'string')
+      constraint = IDENTIFIER.test(link.constraint) ? link.constraint : undefined
+    e = link.cause
+  }
+  return unique ? { constraint } : undefined
+}

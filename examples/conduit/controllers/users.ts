@@ -1,8 +1,10 @@
 import { json, type RequestContext } from 'fw'
 import { hashPassword, presentedToken, User, verifyPassword } from 'fw/plugins/auth'
+import { uniqueViolation } from 'fw/plugins/database'
 import { entityManager, query, queryOne, type Row } from '../data.js'
 import { UserProfile } from '../entities.js'
 import { failure } from '../errors.js'
+import { EMAIL_UNIQUE } from '../migrations.js'
 
 /** The signed-in user as RealWorld shows it: the account, its profile and a token. */
 interface UserBody {
@@ -42,16 +44,29 @@ async function refuseTaken(
   if (messages.length > 0) throw failure(422, ...messages)
 }
 
+/**
+ * The 422 for a duplicate the database refused: another request took the username or email
+ * between {@link refuseTaken}'s check and this write. Any other error is rethrown.
+ */
+function takenFailure(error: unknown): never {
+  const violation = uniqueViolation(error)
+  if (violation === undefined) throw error
+  throw failure(
+    422,
+    violation.constraint === EMAIL_UNIQUE
+      ? 'email has already been taken'
+      : 'username has already been taken',
+  )
+}
+
 /** Registers a user (`POST /api/users`, 201): the account through the auth plugin, and a token. */
 export async function register(ctx: RequestContext) {
   const { user } = await ctx.body<{ user: { username: string; email: string; password: string } }>()
   await refuseTaken(ctx, user)
   const auth = ctx.kernel.plugin('auth')
-  const created = await auth.createUser({
-    username: user.username,
-    email: user.email,
-    password: user.password,
-  })
+  const created = await auth
+    .createUser({ username: user.username, email: user.email, password: user.password })
+    .catch(takenFailure)
   const { token } = await auth.issueToken(created.id)
   return json(userBody({ ...created, bio: null, image: null }, token), 201)
 }
@@ -114,7 +129,7 @@ export async function update(ctx: RequestContext) {
     if (user.bio !== undefined) profile.bio = user.bio
     if (user.image !== undefined) profile.image = user.image
   }
-  await em.flush()
+  await em.flush().catch(takenFailure)
   const shown = {
     email: account.email,
     username: account.username,

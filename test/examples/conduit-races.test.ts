@@ -1,0 +1,72 @@
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { call, errorsOf, register, startConduit, type Conduit } from './conduit-fixtures.js'
+
+// Registrations and profile changes that race for one username or email: the check before the
+// write answers the usual case, the database's unique indexes hold when requests arrive at once.
+// Exactly one wins; every other gets RealWorld's 422, never a 500 or a second account.
+
+const test = suite<{ app: Conduit }>('conduit example: races for a name', {} as { app: Conduit })
+
+test.before(async (context) => {
+  context.app = await startConduit()
+})
+test.after(async ({ app }) => app.close())
+
+const BURST = 8
+
+function statuses(responses: { status: number }[]): Record<number, number> {
+  const counts: Record<number, number> = {}
+  for (const r of responses) counts[r.status] = (counts[r.status] ?? 0) + 1
+  return counts
+}
+
+test('a burst of registrations for one username: one account', async ({ app }) => {
+  const responses = await Promise.all(
+    Array.from({ length: BURST }, (_, i) =>
+      call(app.kernel, 'POST', '/users', {
+        body: {
+          user: { username: 'Racer', email: `racer${i}@conduit.test`, password: 'pw-racer' },
+        },
+      }),
+    ),
+  )
+  assert.equal(statuses(responses), { 201: 1, 422: BURST - 1 })
+  for (const r of responses.filter((r) => r.status === 422))
+    assert.equal(errorsOf(r), ['username has already been taken'])
+  const [row] = await app.kernel.plugin('database').sql<{
+    n: number
+  }>`select count(*)::int as n from users where lower(username) = 'racer'`
+  assert.is(row!.n, 1)
+})
+
+test('a burst of registrations for one email: one account', async ({ app }) => {
+  const responses = await Promise.all(
+    Array.from({ length: BURST }, (_, i) =>
+      call(app.kernel, 'POST', '/users', {
+        body: { user: { username: `mailer${i}`, email: 'Same@conduit.test', password: 'pw-mail' } },
+      }),
+    ),
+  )
+  assert.equal(statuses(responses), { 201: 1, 422: BURST - 1 })
+  for (const r of responses.filter((r) => r.status === 422))
+    assert.equal(errorsOf(r), ['email has already been taken'])
+  const [row] = await app.kernel.plugin('database').sql<{
+    n: number
+  }>`select count(*)::int as n from users where lower(email) = 'same@conduit.test'`
+  assert.is(row!.n, 1)
+})
+
+test('two users renaming themselves to one name at once: one succeeds', async ({ app }) => {
+  const tokens = await Promise.all(['pat', 'sam', 'kim', 'lee'].map((n) => register(app.kernel, n)))
+  const responses = await Promise.all(
+    tokens.map((token) =>
+      call(app.kernel, 'PUT', '/user', { token, body: { user: { username: 'chosen' } } }),
+    ),
+  )
+  assert.equal(statuses(responses), { 200: 1, 422: tokens.length - 1 })
+  for (const r of responses.filter((r) => r.status === 422))
+    assert.equal(errorsOf(r), ['username has already been taken'])
+})
+
+test.run()

@@ -1,0 +1,94 @@
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { EntitySchema } from '@mikro-orm/core'
+import type { Kernel } from 'fw'
+import database, {
+  createTestDatabase,
+  defineMigration,
+  uniqueViolation,
+  type TestDatabase,
+} from 'fw/plugins/database'
+import { createTestKernel } from 'fw/testing'
+
+// `uniqueViolation(error)` tells a refused duplicate (SQLSTATE 23505) and names its constraint,
+// whichever path wrote: the fast path's StatementError, the ORM's flush, or a driver error as the
+// cause of another. Any other failure is not one.
+
+class Handle {
+  id!: number
+  name!: string
+}
+
+const HandleSchema = new EntitySchema<Handle>({
+  class: Handle,
+  tableName: 'handles',
+  properties: {
+    id: { type: 'integer', primary: true, autoincrement: true },
+    name: { type: 'string' },
+  },
+})
+
+const migrations = [
+  defineMigration({
+    name: 'Migration20260101000000_create_handles',
+    up: [
+      "create table handles (id serial primary key, name text not null check (name <> ''))",
+      'create unique index handles_name_lower_unique on handles (lower(name))',
+    ],
+  }),
+]
+
+const test = suite<{ db: TestDatabase; kernel: Kernel }>('database: unique violations')
+
+test.before(async (context) => {
+  context.db = await createTestDatabase()
+  context.kernel = createTestKernel({
+    plugins: [[database, { url: context.db.url, entities: [HandleSchema], migrations }]],
+  })
+  await context.kernel.boot()
+  await context.kernel.plugin('database').prepare()
+  await context.kernel.plugin('database').sql`insert into handles (name) values ('taken')`
+})
+test.after(async ({ db, kernel }) => {
+  await kernel.close()
+  await db.drop()
+})
+
+async function failureOf(write: () => Promise<unknown>): Promise<unknown> {
+  try {
+    await write()
+  } catch (error) {
+    return error
+  }
+  throw new Error('the write succeeded')
+}
+
+test('a duplicate through sql: the constraint named', async ({ kernel }) => {
+  const db = kernel.plugin('database')
+  const error = await failureOf(() => db.sql`insert into handles (name) values (${'TAKEN'})`)
+  assert.equal(uniqueViolation(error), { constraint: 'handles_name_lower_unique' })
+  assert.equal(uniqueViolation(new Error('wrapped', { cause: error })), {
+    constraint: 'handles_name_lower_unique',
+  })
+})
+
+test('a duplicate through the ORM flush', async ({ kernel }) => {
+  const em = kernel.plugin('database').em()
+  em.create(Handle, { name: 'Taken' })
+  const error = await failureOf(() => em.flush())
+  assert.equal(uniqueViolation(error), { constraint: 'handles_name_lower_unique' })
+})
+
+test('other failures are not one', async ({ kernel }) => {
+  const db = kernel.plugin('database')
+  const check = await failureOf(() => db.sql`insert into handles (name) values (${''})`)
+  assert.is(uniqueViolation(check), undefined)
+  assert.is(uniqueViolation(new Error('no')), undefined)
+  assert.is(uniqueViolation(undefined), undefined)
+  assert.is(uniqueViolation('23505'), undefined)
+  const loop: { code?: string; cause?: unknown } = { code: 'XX000' }
+  loop.cause = loop
+  assert.is(uniqueViolation(loop), undefined)
+})
+
+test.run()
