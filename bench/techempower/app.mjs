@@ -1,6 +1,7 @@
 // TechEmpower's six test types as a user of fw writes them: a kernel, routes, the database plugin
-// (its documented fast read path, the `sql` tagged template) and the views plugin for fortunes. Nothing here
-// goes around fw's request path. `server.mjs` starts it; `bench/techempower.ts` and
+// (its documented fast read path, the `sql` tagged template, reached through `forRequest(ctx)` so
+// that the request scope can stay off) and the views plugin for fortunes. Nothing here goes around
+// fw's request path. `server.mjs` starts it; `bench/techempower.ts` and
 // `test/e2e/techempower.test.ts` load it through `createTechEmpowerApp`.
 import { dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -43,34 +44,37 @@ export function createTechEmpowerApp({
       ? [defineMigration({ name: '20261126000000_techempower', up: SCHEMA_STATEMENTS })]
       : [],
     prepareOnListen: migrate,
+    // Every statement below is reached through `forRequest(ctx)`: no need for the request scope.
+    requestScope: false,
   })
   kernel.register(views)
   kernel.hooks.annotate.tap('server', (reply) => {
     reply.header('server', 'fw')
   })
   const db = kernel.plugin.bind(kernel, 'database')
-  const readWorld = async (id) => {
-    const [row] = await db()
+  /** @param {import('fw').RequestContext} ctx @param {number} id */
+  const readWorld = async (ctx, id) => {
+    const [row] = await db().forRequest(ctx)
       .sql`select id, randomnumber as "randomNumber" from world where id = ${id}`
     return row
   }
 
   kernel.router.get('json', () => ({ message: 'Hello, World!' }))
   kernel.router.get('plaintext', () => text('Hello, World!'))
-  kernel.router.get('db', async () => readWorld(randomId()))
+  kernel.router.get('db', async (ctx) => readWorld(ctx, randomId()))
   kernel.router.get('queries', async (ctx) => {
     const n = queryCount(ctx.query.queries)
-    return Promise.all(Array.from({ length: n }, () => readWorld(randomId())))
+    return Promise.all(Array.from({ length: n }, () => readWorld(ctx, randomId())))
   })
-  kernel.router.get('fortunes', async () => {
-    const fortunes = await db().sql`select id, message from fortune`
+  kernel.router.get('fortunes', async (ctx) => {
+    const fortunes = await db().forRequest(ctx).sql`select id, message from fortune`
     fortunes.push({ id: 0, message: ADDED_FORTUNE })
     fortunes.sort((a, b) => (a.message < b.message ? -1 : a.message > b.message ? 1 : 0))
     return view('fortunes', { fortunes })
   })
   kernel.router.get('updates', async (ctx) => {
     const n = queryCount(ctx.query.queries)
-    const worlds = await Promise.all(Array.from({ length: n }, () => readWorld(randomId())))
+    const worlds = await Promise.all(Array.from({ length: n }, () => readWorld(ctx, randomId())))
     for (const world of worlds) world.randomNumber = randomId()
     // One statement for the writes (allowed), ids in order so that concurrent updates lock alike.
     const sorted = [...worlds].sort((a, b) => a.id - b.id)
@@ -79,7 +83,9 @@ export function createTechEmpowerApp({
       ' ',
     )
     const ids = sql.join(sorted.map((w) => sql`${w.id}::integer`))
-    await db().query(sql`update world set randomnumber = case id ${cases} end where id in (${ids})`)
+    await db()
+      .forRequest(ctx)
+      .query(sql`update world set randomnumber = case id ${cases} end where id in (${ids})`)
     return worlds
   })
   return kernel

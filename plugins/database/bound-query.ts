@@ -203,3 +203,9 @@ export function runStatement(
   }
   return runRead(connections, em.getTransactionContext<Knex.Transaction>(), read, currentContext())
 }
+
+/** {@link positioned} for a database not necessarily open yet: resolved when the read runs. */
+export function positionedIn(statement: Statement) {
+  return (db: { connections(): Connections }): BoundRead =>
+    positioned(db.connections().client, statement)
+}

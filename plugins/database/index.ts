@@ -10,7 +10,7 @@ import {
 } from 'fw'
 import { isUnavailableError } from './availability.js'
 import { registerBindings } from './bindings.js'
-import { positioned, runRead, runStatement, type BoundRead } from './bound-query.js'
+import { positionedIn, runRead, runStatement, type BoundRead } from './bound-query.js'
 import { parseDatabaseUrl } from './connection-url.js'
 import { databaseErrorMessage, summaryOf } from './error-summary.js'
 import { databaseErrors } from './errors.js'
@@ -20,6 +20,7 @@ import { MigrateCommand } from './migrate-command.js'
 import { PgNotifications } from './notifications.js'
 import type { DatabaseTimeouts, OpenedDatabase } from './orm.js'
 import { databaseReadiness } from './readiness.js'
+import { RequestView } from './request-view.js'
 import { shareMaintenance } from './shared-maintenance.js'
 import { sql, type SqlStatement } from './sql.js'
 import type { DatabaseApi, DatabaseOptions } from './types.js'
@@ -43,7 +44,7 @@ export default definePlugin<DatabaseOptions, DatabaseApi>({
     env: { 'database.url': 'DATABASE_URL' },
   },
   setup(kernel, options) {
-    kernel.useRequestScope()
+    if (options.requestScope !== false) kernel.useRequestScope()
     // `pglite://<dir>` resolves against the app root, as every other path of the app does.
     const target = parseDatabaseUrl(
       options.url ?? kernel.config.database.url ?? 'pglite://memory',
@@ -68,10 +69,10 @@ export default definePlugin<DatabaseOptions, DatabaseApi>({
     const read = (
       statement: BoundRead | ((db: OpenedDatabase) => BoundRead),
       em: EntityManager | undefined,
+      ctx: RequestContext | undefined,
     ): Promise<Record<string, unknown>[]> => {
       try {
         const db = opened()
-        const ctx = currentContext()
         const trx =
           em !== undefined ? em.getTransactionContext<Knex.Transaction>() : db.transactionOf(ctx)
         const bound = typeof statement === 'function' ? statement(db) : statement
@@ -105,15 +106,16 @@ export default definePlugin<DatabaseOptions, DatabaseApi>({
           ctx === undefined ? database.orm.em.fork() : database.forRequest(ctx)
         ) as EntityManager
       },
+      forRequest: (ctx) => new RequestView(ctx, read, opened),
       toData: (entity) => life.toData(entity),
       runStatement: (statement, em) =>
         em !== undefined
           ? runStatement(em, statement)
-          : read((db) => positioned(db.connections().client, statement), undefined),
+          : read(positionedIn(statement), undefined, currentContext()),
       query: <Row extends object>(statement: SqlStatement<Row>, em?: EntityManager) =>
-        read(statement, em) as Promise<Row[]>,
+        read(statement, em, currentContext()) as Promise<Row[]>,
       sql: <Row extends object>(strings: TemplateStringsArray, ...values: unknown[]) =>
-        read(sql<Row>(strings, ...values), undefined) as Promise<Row[]>,
+        read(sql<Row>(strings, ...values), undefined, currentContext()) as Promise<Row[]>,
       prepare: () => life.prepare(),
       status: () => life.status(),
       migrations: () => life.migrations(),

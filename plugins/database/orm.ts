@@ -20,7 +20,7 @@ import { quoteArrayElements } from './array-literal.js'
 import { adoptBoundModels, bindDetached, boundModel, isDetachable } from './bound-models.js'
 import { createPglite } from './pglite-template.js'
 import { createReadPool, type ReadPool } from './read-pool.js'
-import { ModelRecorder, QueryRecorder } from './recorders.js'
+import { ModelRecorder, QueryRecorder, REQUEST_KEY } from './recorders.js'
 import { refuseUnstorable, refuseUnstorableValue } from './unstorable-input.js'
 
 declare module 'fw' {
@@ -278,7 +278,10 @@ export async function openDatabase(
 export function requestEm(orm: MikroORM, ctx: RequestContext): EntityManager {
   let em = ctx.state.em
   if (em === undefined) {
-    em = ctx.state.em = orm.em.fork({ disableContextResolution: true })
+    em = ctx.state.em = orm.em.fork({
+      disableContextResolution: true,
+      loggerContext: { [REQUEST_KEY]: ctx },
+    })
     adoptBoundModels(ctx, em)
   }
   return em

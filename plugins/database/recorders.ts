@@ -5,16 +5,28 @@ import {
   type EventSubscriber,
   type LogContext,
 } from '@mikro-orm/core'
-import { currentContext } from 'fw'
+import { currentContext, type RequestContext } from 'fw'
+
+/**
+ * The key of a request's EntityManager's logger context that holds the request (see `requestEm`):
+ * its statements and models are recorded in that request's log without asking the request scope,
+ * so they are recorded even when the scope is off (`requestScope: false`).
+ */
+export const REQUEST_KEY = 'fwRequest'
+
+/** The request a statement or model belongs to: its EntityManager's, else the current one. */
+function requestOf(loggerContext: Record<string, unknown> | undefined): RequestContext | undefined {
+  return (loggerContext?.[REQUEST_KEY] as RequestContext | undefined) ?? currentContext()
+}
 
 /**
  * MikroORM's logger, extended to record every statement as a `query.executed` event in the log of
- * the request that ran it (found through the kernel's request scope), and no other request's.
- * MikroORM's own debug output is unchanged.
+ * the request that ran it (its EntityManager's, else the one the kernel's request scope finds), and
+ * no other request's. MikroORM's own debug output is unchanged.
  */
 export class QueryRecorder extends DefaultLogger {
   override logQuery(context: LogContext): void {
-    const ctx = currentContext()
+    const ctx = requestOf(context)
     if (ctx !== undefined && context.query !== undefined) {
       ctx.log.record('query.executed', {
         sql: context.query,
@@ -40,7 +52,7 @@ function record(
   type: 'model.loaded' | 'model.created' | 'model.updated' | 'model.deleted',
   args: EventArgs<object>,
 ): void {
-  const ctx = currentContext()
+  const ctx = requestOf(args.em.getLoggerContext())
   if (ctx !== undefined) ctx.log.record(type, { entity: args.meta.className, id: idOf(args) })
 }
 
