@@ -131,42 +131,64 @@ export function registerConnections(config: object, connections: () => Connectio
  * pool. A value the database cannot hold is refused before anything is sent; a failure is a
  * {@link StatementError}; a `query.executed` event goes into `ctx`'s log either way.
  */
-export async function runRead(
+export function runRead(
   connections: Connections,
   trx: Knex.Transaction | undefined,
   read: BoundRead,
   ctx: RequestContext | undefined,
 ): Promise<Record<string, unknown>[]> {
-  // Before the try: a value the database cannot hold is the client's 400, not a StatementError.
-  refuseUnstorable(read.text, read.values)
-  const started = performance.now()
-  let rows: Record<string, unknown>[] | undefined
   try {
-    // The read pool follows knex's: once the ORM is closed (knex's pool gone), statements fail as
-    // the ORM's do.
-    rows =
-      trx === undefined &&
-      connections.readPool !== undefined &&
-      connections.client.pool !== undefined
-        ? await connections.readPool(read)
-        : await runOnConnection(
-            trx?.client ?? connections.client,
-            connections.pglite,
-            read.text,
-            read.values,
-          )
-    return rows
+    // Before anything is sent: a value the database cannot hold is the client's 400, not a
+    // StatementError.
+    refuseUnstorable(read.text, read.values)
   } catch (error) {
-    throw new StatementError(failureOf(error, read.text))
-  } finally {
-    ctx?.log.record('query.executed', {
-      sql: read.sql,
-      params: read.values,
-      duration: performance.now() - started,
-      rows: rows?.length,
-      failed: rows === undefined,
+    return Promise.reject(error as Error)
+  }
+  const started = performance.now()
+  const { readPool } = connections
+  // The read pool follows knex's: once the ORM is closed (knex's pool gone), statements fail as
+  // the ORM's do. On it, one promise per statement, settled from the driver's callback: no async
+  // frame or intermediate promise stays alive while the statement waits for a connection.
+  if (trx === undefined && readPool !== undefined && connections.client.pool !== undefined) {
+    return new Promise((resolve, reject) => {
+      readPool(read, (error, rows) => {
+        recordRead(ctx, read, started, rows)
+        if (rows !== undefined) resolve(rows)
+        else reject(new StatementError(failureOf(error, read.text)))
+      })
     })
   }
+  return runOnConnection(
+    trx?.client ?? connections.client,
+    connections.pglite,
+    read.text,
+    read.values,
+  ).then(
+    (rows) => {
+      recordRead(ctx, read, started, rows)
+      return rows
+    },
+    (error: unknown) => {
+      recordRead(ctx, read, started, undefined)
+      throw new StatementError(failureOf(error, read.text))
+    },
+  )
+}
+
+/** The `query.executed` event of a statement that ended (`rows` undefined: it failed). */
+function recordRead(
+  ctx: RequestContext | undefined,
+  read: BoundRead,
+  started: number,
+  rows: readonly unknown[] | undefined,
+): void {
+  ctx?.log.record('query.executed', {
+    sql: read.sql,
+    params: read.values,
+    duration: performance.now() - started,
+    rows: rows?.length,
+    failed: rows === undefined,
+  })
 }
 
 /** A `?` statement as {@link runRead} sends it: `$n` placeholders (knex's numbering, `\\?` kept). */

@@ -1,0 +1,84 @@
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import type { Kernel } from 'fw'
+import database, {
+  createTestDatabase,
+  isUnavailableError,
+  StatementError,
+  type TestDatabase,
+} from 'fw/plugins/database'
+import { createTestKernel } from 'fw/testing'
+
+// The read pool's own wait queue: statements beyond the pool's ten connections wait in order and
+// all run (on PGlite, which has no read pool, on its one connection); on PostgreSQL, one that waits
+// past `database.acquire_timeout` fails as an unavailable database (503 in a request) while the
+// others go on.
+
+const test = suite<{ db: TestDatabase; kernel: Kernel }>('database read pool')
+const onPostgres = /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '')
+
+test.before(async (context) => {
+  context.db = await createTestDatabase()
+  const kernel = createTestKernel({
+    config: { database: { acquire_timeout: 1, statement_timeout: 10 } },
+    plugins: [[database, { url: context.db.url, entities: [] }]],
+  })
+  const db = () => kernel.plugin('database')
+  kernel.router.get('one', async (ctx) => db().forRequest(ctx).sql`select 1 as one`)
+  await kernel.boot()
+  await db().ready()
+  context.kernel = kernel
+})
+
+test.after(async ({ kernel, db }) => {
+  await kernel.close()
+  await db.drop()
+})
+
+test('a burst of 300 statements on 10 connections: each answers its own value', async ({
+  kernel,
+}) => {
+  const db = kernel.plugin('database')
+  const answers = await Promise.all(
+    Array.from(
+      { length: 300 },
+      (_, i) => db.sql<{ n: number }>`select ${i}::int as n, pg_sleep(0.001)::text as slept`,
+    ),
+  )
+  answers.forEach((rows, i) => assert.equal(rows[0]?.n, i))
+})
+
+if (onPostgres) {
+  test('a statement waiting past the acquire timeout fails as unavailable; the rest go on', async ({
+    kernel,
+  }) => {
+    const db = kernel.plugin('database')
+    let slept = 0
+    const sleeps = Array.from({ length: 10 }, () =>
+      db.sql`select pg_sleep(2.5)::text as slept`.then(() => slept++),
+    )
+    const waiting = await Promise.allSettled([
+      db.sql`select 1 as late`,
+      db.sql`select 2 as late`,
+      kernel.inject('/one'),
+    ])
+    assert.is(slept, 0, 'the waits ended before any connection was free')
+    for (const outcome of waiting.slice(0, 2)) {
+      assert.is(outcome.status, 'rejected')
+      const reason = (outcome as PromiseRejectedResult).reason as unknown
+      assert.instance(reason, StatementError)
+      assert.ok(isUnavailableError(reason), String(reason))
+    }
+    const answer = (waiting[2] as PromiseFulfilledResult<Awaited<ReturnType<Kernel['inject']>>>)
+      .value
+    assert.is(answer.status, 503, answer.body)
+    assert.ok(answer.headers['retry-after'] !== undefined)
+    await Promise.all(sleeps)
+    assert.is(slept, 10)
+    // The pool is whole again: a statement runs at once.
+    assert.equal(await db.sql`select 3 as after`, [{ after: 3 }])
+    assert.is((await kernel.inject('/one')).status, 200)
+  })
+}
+
+test.run()
