@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks'
-import { Eta, type Options } from 'eta'
+import { Eta, EtaParseError, type Options } from 'eta'
 import { FwError } from 'fw'
 import { renderFailed, viewNotFound } from './errors.js'
 import type { LookupScope, TemplateLookup } from './lookup.js'
@@ -53,6 +53,8 @@ class LookupEta extends Eta {
 export class ViewRenderer {
   readonly #eta: LookupEta
   readonly #lookup: TemplateLookup
+  /** Pages found to need Eta's async mode (see `renderNow`). */
+  readonly #waiting = new Set<string>()
 
   constructor(lookup: TemplateLookup, options: { cache: boolean; debug: boolean }) {
     this.#lookup = lookup
@@ -80,20 +82,70 @@ export class ViewRenderer {
     data: Record<string, unknown>,
     scope: LookupScope | undefined,
   ): Promise<RenderResult> {
-    const file = this.#lookup.find(template, scope)
-    if (file === undefined) throw viewNotFound(template, this.#lookup.candidates(template, scope))
+    const now = this.renderNow(template, data, scope)
+    if (now !== undefined) return now
+    const file = this.#find(template, scope)
     const started = performance.now()
     let html: string
     try {
       html = await this.#eta.themed(scope).renderAsync(template, data)
     } catch (error) {
-      // A missing layout or partial is reported as itself, also when Eta's debug mode wrapped it.
-      const fwError = fwErrorIn(error)
-      if (fwError) throw fwError
-      throw renderFailed(template, file, error)
+      throw failure(error, template, file)
     }
     return { html, file, duration: performance.now() - started }
   }
+
+  /**
+   * Renders as {@link render} does, synchronously, throwing what it would reject with; undefined
+   * when the page needs Eta's async mode (it, its layout or a partial uses `await`: it does not
+   * compile without), which `render` then provides. A page is tried synchronously until it was found to wait, and from
+   * then on left to `render`: most pages wait for nothing, and answer without a promise.
+   */
+  renderNow(
+    template: string,
+    data: Record<string, unknown>,
+    scope: LookupScope | undefined,
+  ): RenderResult | undefined {
+    const file = this.#find(template, scope)
+    if (this.#waiting.has(file)) return undefined
+    const started = performance.now()
+    let html: string
+    try {
+      html = this.#eta.themed(scope).render(template, data)
+    } catch (error) {
+      if (notCompiledIn(error)) {
+        this.#waiting.add(file)
+        return undefined
+      }
+      throw failure(error, template, file)
+    }
+    return { html, file, duration: performance.now() - started }
+  }
+
+  #find(template: string, scope: LookupScope | undefined): string {
+    const file = this.#lookup.find(template, scope)
+    if (file === undefined) throw viewNotFound(template, this.#lookup.candidates(template, scope))
+    return file
+  }
+}
+
+/** What a failed render throws: a missing layout or partial as itself, else the render failure. */
+function failure(error: unknown, template: string, file: string): FwError {
+  // Also when Eta's debug mode wrapped it.
+  return fwErrorIn(error) ?? renderFailed(template, file, error)
+}
+
+/**
+ * True when `error` comes from a template that did not compile (Eta's parse error, also wrapped):
+ * outside Eta's async mode, that is what a template that `await`s does. Rendered in async mode, such
+ * a page either renders or fails with its real syntax error.
+ */
+function notCompiledIn(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; depth++) {
+    if (e instanceof EtaParseError) return true
+    e = e.cause
+  }
+  return false
 }
 
 /** The FwError `error` is, or wraps through its `cause` chain. */

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { definePlugin, type RequestContext } from 'fw'
 import type {} from 'fw/plugins/debug'
 import { viewsProjection } from './debug-projection.js'
-import { ViewRenderer } from './engine.js'
+import { ViewRenderer, type RenderResult } from './engine.js'
 import { TemplateLookup, type LookupScope } from './lookup.js'
 import './events.js'
 
@@ -101,14 +101,20 @@ const views = definePlugin({
       resolve: (template, ctx) => renderer.resolve(template, scopeOf(ctx)),
       share: (provide) => void shared.push(provide),
       async render(template, data = {}, ctx) {
-        const all =
-          shared.length === 0
-            ? data
-            : Object.assign({}, ...shared.map((provide) => provide(ctx)), data)
-        const { html, file, duration } = await renderer.render(template, all, scopeOf(ctx))
-        ctx?.log.record('view.rendered', { template, file, duration })
-        return html
+        const result = await renderer.render(template, withShared(data, ctx), scopeOf(ctx))
+        return rendered(template, result, ctx)
       },
+    }
+    const withShared = (data: Record<string, unknown>, ctx: RequestContext | undefined) =>
+      shared.length === 0
+        ? data
+        : (Object.assign({}, ...shared.map((provide) => provide(ctx)), data) as Record<
+            string,
+            unknown
+          >)
+    const rendered = (template: string, result: RenderResult, ctx: RequestContext | undefined) => {
+      ctx?.log.record('view.rendered', { template, file: result.file, duration: result.duration })
+      return result.html
     }
 
     if (kernel.hasPlugin('debug')) kernel.plugin('debug').project('views', viewsProjection)
@@ -118,8 +124,15 @@ const views = definePlugin({
     kernel.hooks.render.tap({ name: 'views', stage: -10 }, (reply, ctx) => {
       const body = reply.body
       if (body.kind !== 'view') return reply
-      return api.render(body.template, body.data, ctx).then((value) => {
-        reply.body = { kind: 'html', value }
+      // A page that waits for nothing is rendered at once: no promise (see `renderNow`).
+      const data = withShared(body.data, ctx)
+      const now = renderer.renderNow(body.template, data, scopeOf(ctx))
+      if (now !== undefined) {
+        reply.body = { kind: 'html', value: rendered(body.template, now, ctx) }
+        return reply
+      }
+      return renderer.render(body.template, data, scopeOf(ctx)).then((result) => {
+        reply.body = { kind: 'html', value: rendered(body.template, result, ctx) }
         return reply
       })
     })

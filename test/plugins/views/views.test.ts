@@ -4,7 +4,8 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { FwError, view, type Kernel } from 'fw'
+import { createHook } from 'node:async_hooks'
+import { FwError, html, view, type Kernel } from 'fw'
 import { createTestKernel, eventsOf, expectEvent, type MemoryLogger } from 'fw/testing'
 import views, { type ViewsOptions } from 'fw/plugins/views'
 
@@ -24,6 +25,7 @@ function kernelWith(
     view('message', { text: String(ctx.query.text ?? ''), markup: '<em>raw</em>' }),
   )
   kernel.router.get('broken', () => view('broken'))
+  kernel.router.get('async', () => view('async', { load: async () => '<b>' }))
   kernel.router.get('missing', () => view('no/such/page'))
   kernel.router.get('missing-partial', () => view('missing-partial'))
   kernel.router.get('gone', () =>
@@ -172,6 +174,38 @@ test('awaits promises inside a template', async () => {
   await kernel.boot()
   const html = await kernel.plugin('views').render('async', { load: async () => '<b>' })
   assert.is(html.trim(), '<p>&lt;b&gt;</p>')
+})
+
+test('a page that awaits renders through a route, the first time and after, also in development', async () => {
+  for (const development of [false, true]) {
+    const kernel = kernelWith({}, { development })
+    for (let i = 0; i < 3; i++) {
+      const res = await kernel.inject('/async')
+      assert.is(res.status, 200, res.body)
+      assert.is(res.body.trim(), '<p>&lt;b&gt;</p>')
+      assert.is(eventsOf(res.events, 'view.rendered').length, 1)
+    }
+  }
+})
+
+test('a page that waits for nothing costs a request no promise more than an html() reply', async () => {
+  const kernel = kernelWith()
+  kernel.router.get('about-html', () => html('<p>About</p>'))
+  let promises = 0
+  const hook = createHook({
+    init(_id, type) {
+      if (type === 'PROMISE') promises++
+    },
+  })
+  const count = async (url: string): Promise<number> => {
+    await kernel.inject(url)
+    hook.enable()
+    promises = 0
+    for (let i = 0; i < 20; i++) assert.is((await kernel.inject(url)).status, 200)
+    hook.disable()
+    return promises
+  }
+  assert.is(await count('/about'), await count('/about-html'))
 })
 
 test('refuses a theme that is not a folder name', async () => {
