@@ -105,13 +105,13 @@ const views = definePlugin({
         return rendered(template, result, ctx)
       },
     }
-    const withShared = (data: Record<string, unknown>, ctx: RequestContext | undefined) =>
-      shared.length === 0
-        ? data
-        : (Object.assign({}, ...shared.map((provide) => provide(ctx)), data) as Record<
-            string,
-            unknown
-          >)
+    /** The render's data over every `share()`d provider's (the render's own win). */
+    function withShared(data: Record<string, unknown>, ctx: RequestContext | undefined) {
+      if (shared.length === 0) return data
+      const provided = shared.map((provide) => provide(ctx))
+      return Object.assign({}, ...provided, data) as Record<string, unknown>
+    }
+    /** The render's `view.rendered` event, in the request's log; the HTML. */
     const rendered = (template: string, result: RenderResult, ctx: RequestContext | undefined) => {
       ctx?.log.record('view.rendered', { template, file: result.file, duration: result.duration })
       return result.html
