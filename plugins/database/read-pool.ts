@@ -27,10 +27,23 @@ interface PgQuery {
   name: string | undefined
 }
 
-interface PgPool {
+/** A connection of pg's pool, as the read pool uses it. */
+interface PgClient {
   query(
     query: PgQuery,
     callback: (error: Error | undefined, result: { rows: Record<string, unknown>[] }) => void,
+  ): void
+  once(event: 'error', listener: (error: Error) => void): void
+  removeListener(event: 'error', listener: (error: Error) => void): void
+}
+
+interface PgPool {
+  connect(
+    callback: (
+      error: Error | undefined,
+      client: PgClient,
+      release: (error?: Error) => void,
+    ) => void,
   ): void
   on(event: 'error', listener: (error: Error) => void): void
   end(): Promise<void>
@@ -59,6 +72,13 @@ const ACQUIRE_TIMEOUT_MESSAGE = 'timeout exceeded when trying to connect'
  * copied by every scavenge. Here they wait in one queue, in order, with one timer for the whole
  * queue: a statement still waiting after the acquire timeout fails with node-pg's own message, as
  * it did in pg's pool. pg's pool still bounds the opening of a connection with the same setting.
+ *
+ * The client-side statement timeout (node-pg's `query_timeout`, for a server that stopped
+ * answering) is kept here too, with one timer for the statements in flight rather than one each:
+ * node-pg's per-statement timers made V8 keep each request's objects past their request (measured:
+ * four full collections in 10 s of `/fortunes` load instead of one, and three times the collector
+ * threads' CPU). A statement past it fails with node-pg's own message and its connection is closed,
+ * as pg's pool did.
  */
 export function createReadPool(client: Knex.Client, max: number): ReadPool | undefined {
   const knexClient = client as unknown as {
@@ -77,12 +97,14 @@ export function createReadPool(client: Knex.Client, max: number): ReadPool | und
     knexClient.searchPath !== undefined
   )
     return undefined
-  const pool = new driver.Pool({ ...settings, max })
+  const { query_timeout: statementTimeout, ...connection } = settings
+  const pool = new driver.Pool({ ...connection, max })
   // An idle connection that fails is dropped by the pool; without a listener, its error would end
   // the process.
   pool.on('error', () => undefined)
   const waitMs = Number(settings.connectionTimeoutMillis ?? 0)
   const queue = new WaitQueue(max, waitMs > 0 ? waitMs : 0, send)
+  const deadlines = new Deadlines(Number(statementTimeout ?? 0))
   const { Query } = driver
   function send(query: ReadQuery, done: ReadDone): void {
     // A query handed over as a config object is copied property by property through its
@@ -98,16 +120,42 @@ export function createReadPool(client: Knex.Client, max: number): ReadPool | und
       return
     }
     pgQuery.name = query.name
-    pool.query(pgQuery, (error, result) => {
-      queue.finished()
-      if (error) done(error, undefined)
-      else done(undefined, result.rows)
+    pool.connect((error, client, release) => {
+      if (error) {
+        queue.finished()
+        done(error, undefined)
+        return
+      }
+      // As pg's `pool.query`: the connection goes back to the pool, or is closed after an error
+      // (the statement's, the connection's, or the client-side timeout's).
+      const running: Running = { since: deadlines.now(), end: undefined }
+      const end = (failure: Error | undefined, rows: Record<string, unknown>[] | undefined) => {
+        if (running.end === undefined) return
+        running.end = undefined
+        client.removeListener('error', lost)
+        deadlines.remove(running)
+        release(failure)
+        queue.finished()
+        done(failure, rows)
+      }
+      const lost = (failure: Error) => end(failure, undefined)
+      running.end = end
+      client.once('error', lost)
+      deadlines.add(running)
+      try {
+        client.query(pgQuery, (failure, result) =>
+          failure ? end(failure, undefined) : end(undefined, result.rows),
+        )
+      } catch (failure) {
+        end(failure as Error, undefined)
+      }
     })
   }
   return {
     read: (query, done) => queue.submit(query, done),
     end: () => {
       queue.close()
+      deadlines.close()
       return pool.end()
     },
   }
@@ -118,19 +166,21 @@ interface Waiting {
   readonly query: ReadQuery
   readonly done: ReadDone
   readonly since: number
+  next: Waiting | undefined
 }
 
 /**
- * At most `max` statements at the pool at once; the others wait in order. One timer, armed while
- * anything waits, fails those that waited `waitMs` (0: they wait as long as it takes).
+ * At most `max` statements at the pool at once; the others wait in order, in a linked list (a
+ * statement taken from it is no longer referenced, so nothing of its request outlives it here).
+ * One timer, armed while anything waits, fails those that waited `waitMs` (0: they wait as long as
+ * it takes).
  */
 class WaitQueue {
   readonly #max: number
   readonly #waitMs: number
   readonly #send: (query: ReadQuery, done: ReadDone) => void
-  /** Waiting statements, oldest first from `#head` (a consumed prefix is dropped in batches). */
-  #waiting: Waiting[] = []
-  #head = 0
+  #first: Waiting | undefined
+  #last: Waiting | undefined
   #active = 0
   #timer: NodeJS.Timeout | undefined
 
@@ -141,12 +191,20 @@ class WaitQueue {
   }
 
   submit(query: ReadQuery, done: ReadDone): void {
-    if (this.#active < this.#max && this.#head === this.#waiting.length) {
+    if (this.#active < this.#max && this.#first === undefined) {
       this.#active++
       this.#send(query, done)
       return
     }
-    this.#waiting.push({ query, done, since: this.#waitMs > 0 ? performance.now() : 0 })
+    const waiting: Waiting = {
+      query,
+      done,
+      since: this.#waitMs > 0 ? performance.now() : 0,
+      next: undefined,
+    }
+    if (this.#last === undefined) this.#first = waiting
+    else this.#last.next = waiting
+    this.#last = waiting
     if (this.#waitMs > 0 && this.#timer === undefined) this.#arm(this.#waitMs)
   }
 
@@ -168,17 +226,12 @@ class WaitQueue {
   }
 
   #shift(): Waiting | undefined {
-    if (this.#head === this.#waiting.length) return undefined
-    const next = this.#waiting[this.#head]!
-    this.#head++
-    if (this.#head === this.#waiting.length) {
-      this.#waiting = []
-      this.#head = 0
-    } else if (this.#head >= 1024 && this.#head * 2 >= this.#waiting.length) {
-      this.#waiting = this.#waiting.slice(this.#head)
-      this.#head = 0
-    }
-    return next
+    const first = this.#first
+    if (first === undefined) return undefined
+    this.#first = first.next
+    if (this.#first === undefined) this.#last = undefined
+    first.next = undefined
+    return first
   }
 
   #arm(ms: number): void {
@@ -189,8 +242,7 @@ class WaitQueue {
   #expire(): void {
     this.#timer = undefined
     const now = performance.now()
-    while (this.#head < this.#waiting.length) {
-      const oldest = this.#waiting[this.#head]!
+    for (let oldest = this.#first; oldest !== undefined; oldest = this.#first) {
       const left = oldest.since + this.#waitMs - now
       if (left > 0) {
         this.#arm(left)
@@ -199,5 +251,60 @@ class WaitQueue {
       this.#shift()
       oldest.done(new Error(ACQUIRE_TIMEOUT_MESSAGE), undefined)
     }
+  }
+}
+
+/** node-pg's own message for a statement past the client-side timeout (see `isUnavailableError`). */
+const STATEMENT_TIMEOUT_MESSAGE = 'Query read timeout'
+
+/** A statement on a connection: when it was sent, and how it ends (undefined once it has). */
+interface Running {
+  readonly since: number
+  end: ((error: Error | undefined, rows: undefined) => void) | undefined
+}
+
+/**
+ * The client-side statement timeout for the statements in flight (at most the pool's size): one
+ * timer while any is, firing when the oldest is due; 0 ms: none.
+ */
+class Deadlines {
+  readonly #ms: number
+  readonly #running = new Set<Running>()
+  #timer: NodeJS.Timeout | undefined
+
+  constructor(ms: number) {
+    this.#ms = ms > 0 ? ms : 0
+  }
+
+  now(): number {
+    return this.#ms > 0 ? performance.now() : 0
+  }
+
+  add(running: Running): void {
+    if (this.#ms === 0) return
+    this.#running.add(running)
+    this.#timer ??= setTimeout(() => this.#expire(), this.#ms)
+  }
+
+  remove(running: Running): void {
+    this.#running.delete(running)
+  }
+
+  close(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer)
+    this.#timer = undefined
+  }
+
+  /** Fails the statements past the timeout; waits for the next one due, if any runs. */
+  #expire(): void {
+    this.#timer = undefined
+    const now = performance.now()
+    let next = Infinity
+    for (const running of [...this.#running]) {
+      const left = running.since + this.#ms - now
+      if (left <= 0) running.end?.(new Error(STATEMENT_TIMEOUT_MESSAGE), undefined)
+      else next = Math.min(next, left)
+    }
+    if (next !== Infinity) this.#timer = setTimeout(() => this.#expire(), next)
   }
 }
