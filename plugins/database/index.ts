@@ -10,7 +10,7 @@ import {
 } from 'fw'
 import { isUnavailableError } from './availability.js'
 import { registerBindings } from './bindings.js'
-import { positionedIn, runRead, runStatement, type BoundRead } from './bound-query.js'
+import { positionedIn, runRead, runStatement } from './bound-query.js'
 import { parseDatabaseUrl } from './connection-url.js'
 import { databaseErrorMessage, summaryOf } from './error-summary.js'
 import { databaseErrors } from './errors.js'
@@ -18,9 +18,9 @@ import './events.js'
 import { DatabaseLifecycle } from './lifecycle.js'
 import { MigrateCommand } from './migrate-command.js'
 import { PgNotifications } from './notifications.js'
-import type { DatabaseTimeouts, OpenedDatabase } from './orm.js'
+import type { DatabaseTimeouts } from './orm.js'
 import { databaseReadiness } from './readiness.js'
-import { RequestView } from './request-view.js'
+import { RequestView, type Read } from './request-view.js'
 import { shareMaintenance } from './shared-maintenance.js'
 import { sql, type SqlStatement } from './sql.js'
 import type { DatabaseApi, DatabaseOptions } from './types.js'
@@ -66,11 +66,7 @@ export default definePlugin<DatabaseOptions, DatabaseApi>({
      * EntityManager, no unit of work; the transaction of `em`, else the one the calling code runs
      * in, else the read pool.
      */
-    const read = (
-      statement: BoundRead | ((db: OpenedDatabase) => BoundRead),
-      em: EntityManager | undefined,
-      ctx: RequestContext | undefined,
-    ): Promise<Record<string, unknown>[]> => {
+    const read: Read = (statement, em, ctx) => {
       try {
         const db = opened()
         const trx =
