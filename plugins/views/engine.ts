@@ -82,8 +82,15 @@ export class ViewRenderer {
     data: Record<string, unknown>,
     scope: LookupScope | undefined,
   ): Promise<RenderResult> {
-    const now = this.renderNow(template, data, scope)
-    if (now !== undefined) return now
+    return this.renderNow(template, data, scope) ?? this.renderWaiting(template, data, scope)
+  }
+
+  /** Renders in Eta's async mode: for a page `renderNow` found to await. */
+  async renderWaiting(
+    template: string,
+    data: Record<string, unknown>,
+    scope: LookupScope | undefined,
+  ): Promise<RenderResult> {
     const file = this.#find(template, scope)
     const started = performance.now()
     let html: string
@@ -98,8 +105,9 @@ export class ViewRenderer {
   /**
    * Renders as {@link render} does, synchronously, throwing what it would reject with; undefined
    * when the page needs Eta's async mode (it, its layout or a partial uses `await`: it does not
-   * compile without), which `render` then provides. A page is tried synchronously until it was found to wait, and from
-   * then on left to `render`: most pages wait for nothing, and answer without a promise.
+   * compile without), which `renderWaiting` then provides. A page is tried synchronously until it
+   * was found to wait, and from then on left to `renderWaiting`: most pages wait for nothing, and
+   * answer without a promise.
    */
   renderNow(
     template: string,

@@ -131,7 +131,7 @@ const views = definePlugin({
         reply.body = { kind: 'html', value: rendered(body.template, now, ctx) }
         return reply
       }
-      return renderer.render(body.template, data, scopeOf(ctx)).then((result) => {
+      return renderer.renderWaiting(body.template, data, scopeOf(ctx)).then((result) => {
         reply.body = { kind: 'html', value: rendered(body.template, result, ctx) }
         return reply
       })

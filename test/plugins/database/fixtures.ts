@@ -11,6 +11,11 @@ export class Gadget {
   createdAt: Date = new Date('2026-01-02T03:04:05.000Z')
 }
 
+/** A new gadget's values for `em.create(Gadget, …)`: active, no tags or notes, created now. */
+export function gadgetValues(name: string, price = 1): Omit<Gadget, 'id'> {
+  return { name, price, active: true, tags: [], notes: null, createdAt: new Date() }
+}
+
 export const GadgetSchema = new EntitySchema<Gadget>({
   class: Gadget,
   tableName: 'gadgets',

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert'
 import { currentContext, type Kernel } from 'fw'
 import database, { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
 import { createTestKernel, eventsOf } from 'fw/testing'
-import { Gadget, GadgetSchema, migrations } from './fixtures.js'
+import { Gadget, GadgetSchema, gadgetValues, migrations } from './fixtures.js'
 
 // `requestScope: false` with `db.forRequest(ctx)`: the request handed over instead of found through
 // the kernel's request scope. Statements, models and transactions still belong to their request
@@ -39,14 +39,7 @@ test.before(async (context) => {
   kernel.router.post('gadgets', async (ctx) => {
     await tick()
     const em = db().forRequest(ctx).em()
-    const gadget = em.create(Gadget, {
-      name: String(ctx.query.name),
-      price: 3,
-      active: true,
-      tags: [],
-      notes: null,
-      createdAt: new Date(),
-    })
+    const gadget = em.create(Gadget, gadgetValues(String(ctx.query.name), 3))
     await em.flush()
     return { id: gadget.id, same: db().forRequest(ctx).em() === em }
   })
@@ -56,14 +49,7 @@ test.before(async (context) => {
       .forRequest(ctx)
       .em()
       .transactional(async (tx) => {
-        tx.create(Gadget, {
-          name: 'Uncommitted',
-          price: 1,
-          active: true,
-          tags: [],
-          notes: null,
-          createdAt: new Date(),
-        })
+        tx.create(Gadget, gadgetValues('Uncommitted'))
         await tx.flush()
         const [seen] = await db().forRequest(ctx).sql<{
           n: string

@@ -4,7 +4,7 @@ import type { SqlEntityManager as EntityManager } from '@mikro-orm/knex'
 import { json, type Kernel } from 'fw'
 import database, { createTestDatabase, sql, type TestDatabase } from 'fw/plugins/database'
 import { createTestKernel, eventsOf } from 'fw/testing'
-import { Gadget, GadgetSchema, migrations } from './fixtures.js'
+import { Gadget, GadgetSchema, gadgetValues, migrations } from './fixtures.js'
 
 // The fast read path: the `sql` tagged template (values always bound, never SQL text), `query()`,
 // transactions joined, events recorded; and route bindings that fork no EntityManager for a read
@@ -73,14 +73,7 @@ test.before(async (context) => {
     const em = db().em() as EntityManager
     return em
       .transactional(async (tx) => {
-        tx.create(Gadget, {
-          name: 'Uncommitted',
-          price: 1,
-          active: true,
-          tags: [],
-          notes: null,
-          createdAt: new Date(),
-        })
+        tx.create(Gadget, gadgetValues('Uncommitted'))
         await tx.flush()
         const joined = await db().sql<{
           n: string
