@@ -20,6 +20,7 @@ import { quoteArrayElements } from './array-literal.js'
 import { adoptBoundModels, bindDetached, boundModel, isDetachable } from './bound-models.js'
 import { createPglite } from './pglite-template.js'
 import { createReadPool, type ReadPool } from './read-pool.js'
+import { shapeOrmRows } from './row-shapes.js'
 import { ModelRecorder, QueryRecorder, REQUEST_KEY } from './recorders.js'
 import { refuseUnstorable, refuseUnstorableValue } from './unstorable-input.js'
 
@@ -210,6 +211,8 @@ export async function openDatabase(
     return jsonToDatabase(value, context)
   }
   quoteArrayElements(platform)
+  // MikroORM's statements get their rows as the read pool's do (see row-shapes.ts).
+  shapeOrmRows(opened.em.getConnection())
   let reads: ReadPool | null | undefined
   let connections: Connections | undefined
   const connectionsOf = (): Connections => {

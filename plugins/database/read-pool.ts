@@ -1,4 +1,5 @@
 import type { Knex } from '@mikro-orm/knex'
+import { shapedQueries } from './row-shapes.js'
 
 /** One statement with its bound values: prepared once per connection under `name` when set. */
 export interface ReadQuery {
@@ -105,7 +106,8 @@ export function createReadPool(client: Knex.Client, max: number): ReadPool | und
   const waitMs = Number(settings.connectionTimeoutMillis ?? 0)
   const queue = new WaitQueue(max, waitMs > 0 ? waitMs : 0, send)
   const deadlines = new Deadlines(Number(statementTimeout ?? 0))
-  const { Query } = driver
+  // Rows built from one template per shape (see row-shapes.ts), not node-pg's per statement.
+  const Query = shapedQueries(driver.Query)
   function send(query: ReadQuery, done: ReadDone): void {
     // A query handed over as a config object is copied property by property through its
     // descriptors (node-pg's cloneQueryConfig, ≈ 1.1 µs); one built from its text and values is

@@ -1,0 +1,258 @@
+/**
+ * Rows of one statement built from one template, for what fw runs on PostgreSQL (the read pool's
+ * statements and MikroORM's).
+ *
+ * node-pg (8.2x) builds each result's rows from a prototype-less object holding the columns'
+ * names: the names are stored into `Object.create(null)` (a dictionary-mode object) and the
+ * template is then spread into a plain object, once per statement, before the first row. Spreading
+ * a dictionary-mode object is V8's slow path: measured on products by id (ten columns) it was
+ * 15% of the server's busy time, about 15 µs a statement, more than the rest of fw's read path.
+ * A statement's columns rarely change, so the read pool keeps each statement's template (its
+ * columns' names, in order), built once with each name as an own data property (a column named
+ * `__proto__` stays a column, as in node-pg), and each row is a copy of it with the values filled
+ * in: every row of a statement shares V8's hidden class, so reading and serialising them stays on
+ * the fast paths too. The columns are compared with the kept ones on every run (a migration under
+ * a running server may change what `select *` returns).
+ *
+ * What a row holds is node-pg's: the same columns in the same order (a name given twice keeps its
+ * first place and its last value), the values through the same type parsers, looked up for each
+ * statement as node-pg does (a parser set at run time applies to the next statement).
+ */
+
+/** A column of a row description, as node-pg hands it to its `Result`. */
+interface PgField {
+  readonly name: string
+  readonly dataTypeID: number
+  readonly format?: string | undefined
+}
+
+/** A type parser: the column's text (or bytes) to its JavaScript value. */
+type TypeParser = (value: unknown) => unknown
+
+/** node-pg's `Result` (pg/lib/result.js), as far as a subclass of it relies on. */
+interface PgResult {
+  fields: readonly PgField[]
+  _parsers: TypeParser[] | undefined
+  _types: { getTypeParser(oid: number, format: string): TypeParser } | undefined
+  addFields(fields: readonly PgField[]): void
+  parseRow(values: readonly unknown[]): Record<string, unknown>
+}
+
+type PgResultClass = new (rowMode: unknown, types: unknown) => PgResult
+
+/** node-pg's `Query`, whose results the subclass makes shaped. */
+interface PgQueryShape {
+  _result: PgResult
+  _results: PgResult | PgResult[]
+}
+
+/** At most this many statements' shapes are kept; past it the cache starts over (they are few). */
+const MAX_SHAPES = 1_000
+
+/**
+ * A subclass of node-pg's `Query` whose rows are built from a template per statement, or `Query`
+ * itself when this node-pg is not built as expected (its rows are then node-pg's own).
+ */
+export function shapedQueries<Q extends new (text: string, values: readonly unknown[]) => object>(
+  Query: Q,
+): Q {
+  let probe: Partial<PgQueryShape>
+  try {
+    probe = new Query('', []) as Partial<PgQueryShape>
+  } catch {
+    return Query
+  }
+  const result = probe._result
+  if (
+    result === undefined ||
+    probe._results !== result ||
+    typeof result.addFields !== 'function' ||
+    typeof result.parseRow !== 'function'
+  )
+    return Query
+  const Result = result.constructor as PgResultClass
+  const shapes = new Map<string, Shape>()
+
+  class ShapedResult extends Result {
+    /** The statement's text: what its shape is kept under. */
+    readonly #statement: string
+    #shape: Shape | undefined
+
+    constructor(statement: string) {
+      super(undefined, undefined)
+      this.#statement = statement
+    }
+
+    override addFields(fields: readonly PgField[]): void {
+      const types = this._types
+      // Without the client's type registry (never so through a pool), node-pg's own way.
+      if (types === undefined) {
+        this.#shape = undefined
+        super.addFields(fields)
+        return
+      }
+      this.fields = fields
+      const parsers = new Array<TypeParser>(fields.length)
+      for (let i = 0; i < fields.length; i++) {
+        const field = fields[i]!
+        parsers[i] = types.getTypeParser(field.dataTypeID, field.format || 'text')
+      }
+      this._parsers = parsers
+      // The statement's shape from its last run, unless its columns changed since (a migration
+      // under a running server, `select *`): the text's hash is kept by the string itself.
+      let shape = shapes.get(this.#statement)
+      if (shape === undefined || !sameColumns(shape.names, fields)) {
+        if (shapes.size >= MAX_SHAPES) shapes.clear()
+        shape = shapeOf(fields)
+        shapes.set(this.#statement, shape)
+      }
+      this.#shape = shape
+    }
+
+    override parseRow(values: readonly unknown[]): Record<string, unknown> {
+      const shape = this.#shape
+      if (shape === undefined) return super.parseRow(values)
+      const row: Record<string, unknown> = { ...shape.template }
+      const { names } = shape
+      const fields = this.fields
+      const parsers = this._parsers!
+      for (let i = 0; i < values.length; i++) {
+        const value = values[i]
+        row[names[i]!] =
+          value === null
+            ? null
+            : parsers[i]!(fields[i]!.format === 'binary' ? Buffer.from(value as Uint8Array) : value)
+      }
+      return row
+    }
+  }
+
+  // The subclass only swaps the result its constructor made for a shaped one.
+  const Shaped = class extends (Query as new (text: string, values: readonly unknown[]) => object) {
+    constructor(text: string, values: readonly unknown[]) {
+      super(text, values)
+      const self = this as unknown as PgQueryShape
+      const shaped = new ShapedResult(text)
+      self._result = shaped
+      self._results = shaped
+    }
+  }
+  return Shaped as unknown as Q
+}
+
+/**
+ * The columns of a statement's rows: their names as property keys (the strings V8 keeps once, so
+ * storing a value under one is a lookup, not a hashing of the name), and the template each row is
+ * copied from.
+ */
+interface Shape {
+  readonly names: readonly string[]
+  readonly template: Readonly<Record<string, null>>
+}
+
+function sameColumns(names: readonly string[], fields: readonly PgField[]): boolean {
+  if (names.length !== fields.length) return false
+  for (let i = 0; i < names.length; i++) if (names[i] !== fields[i]!.name) return false
+  return true
+}
+
+function shapeOf(fields: readonly PgField[]): Shape {
+  const template = templateOf(fields)
+  const keys = Object.keys(template)
+  // A name given twice is one key: each column gets the key equal to its name.
+  const names = fields.map(({ name }) => keys.find((key) => key === name)!)
+  return { names, template }
+}
+
+/** An object with each column as an own, enumerable, writable property set to null, in order. */
+function templateOf(fields: readonly PgField[]): Readonly<Record<string, null>> {
+  const template: Record<string, null> = {}
+  for (const { name } of fields)
+    Object.defineProperty(template, name, {
+      value: null,
+      writable: true,
+      enumerable: true,
+      configurable: true,
+    })
+  return template
+}
+
+/** knex's PostgreSQL client, as far as {@link shapeKnexRows} relies on it. */
+interface KnexPgClient {
+  readonly dialect?: unknown
+  readonly driver?: { readonly Query?: unknown }
+  _query?: (connection: unknown, obj: KnexQuery) => Promise<unknown>
+}
+
+/** What knex hands its dialect's `_query`: the statement, and where the response goes. */
+interface KnexQuery {
+  sql?: string
+  bindings?: readonly unknown[]
+  options?: unknown
+  response?: unknown
+}
+
+interface PgConnection {
+  query(query: object, callback: (error: Error | undefined, response: unknown) => void): void
+}
+
+/** MikroORM's SQL connection, as far as {@link shapeOrmRows} relies on it. */
+interface SqlConnection {
+  createKnex(): void
+  getKnex(): { readonly client: object }
+  readonly client?: unknown
+}
+
+/**
+ * Statements MikroORM runs through knex on PostgreSQL get rows built the same way: each knex client
+ * the connection makes (on `connect()`, or on first use) hands node-pg a shaped `Query` instead of
+ * a `{ text, values }` object, which node-pg would run as a plain one. A statement with options of
+ * knex's own (`rowMode`, say) goes the way it went. Nothing changes for another dialect (PGlite)
+ * or a driver built otherwise.
+ */
+export function shapeOrmRows(connection: object): void {
+  const sql = connection as Partial<SqlConnection>
+  const create = sql.createKnex
+  if (typeof create !== 'function' || typeof sql.getKnex !== 'function') return
+  sql.createKnex = function (this: SqlConnection) {
+    create.call(this)
+    shapeKnexRows(this.getKnex().client)
+  }
+  if (sql.client !== undefined) shapeKnexRows(sql.getKnex().client)
+}
+
+function shapeKnexRows(client: object): void {
+  const knex = client as KnexPgClient
+  const original = knex._query
+  const Query = knex.driver?.Query
+  if (
+    knex.dialect !== 'postgresql' ||
+    typeof original !== 'function' ||
+    typeof Query !== 'function'
+  )
+    return
+  type QueryClass = new (text: string, values: readonly unknown[]) => object
+  const Shaped = shapedQueries(Query as QueryClass)
+  if (Shaped === Query) return
+  knex._query = function (this: unknown, connection: unknown, obj: KnexQuery) {
+    const pg = connection as Partial<PgConnection> | null
+    const text = obj.sql
+    if (hasOptions(obj.options) || !text || typeof pg?.query !== 'function')
+      return original.call(this, connection, obj)
+    const query = new Shaped(text, obj.bindings ?? [])
+    return new Promise((resolve, reject) => {
+      pg.query!(query, (error, response) => {
+        if (error) return reject(error)
+        obj.response = response
+        resolve(obj)
+      })
+    })
+  }
+}
+
+/** True when knex has options for node-pg (it sends `{}` when none were given). */
+function hasOptions(options: unknown): boolean {
+  if (typeof options !== 'object' || options === null) return options !== undefined
+  for (const _ in options) return true
+  return false
+}

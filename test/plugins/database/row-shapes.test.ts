@@ -1,0 +1,118 @@
+import pg from 'pg'
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import type { Kernel } from 'fw'
+import database, { createTestDatabase, sql, type TestDatabase } from 'fw/plugins/database'
+import { createTestKernel } from 'fw/testing'
+
+// On PostgreSQL the plugin's reads build their rows from one template per statement
+// (plugins/database/row-shapes.ts) instead of node-pg's own: the rows must be node-pg's all the
+// same. The same expectations hold on PGlite, whose rows are built by PGlite.
+
+const test = suite<{ db: TestDatabase; kernel: Kernel }>('database rows')
+const onPostgres = /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '')
+
+test.before(async (context) => {
+  context.db = await createTestDatabase()
+  const kernel = createTestKernel({
+    plugins: [[database, { url: context.db.url, entities: [] }]],
+  })
+  await kernel.boot()
+  await kernel.plugin('database').ready()
+  context.kernel = kernel
+})
+
+test.after(async ({ kernel, db }) => {
+  await kernel.close()
+  await db.drop()
+})
+
+test('a column named __proto__ is a column, not the row prototype, run after run', async ({
+  kernel,
+}) => {
+  const db = kernel.plugin('database')
+  for (let run = 0; run < 3; run++) {
+    const [row] = await db.sql`select ${run}::int as "__proto__", 'b' as b`
+    assert.ok(row)
+    assert.is(Object.getPrototypeOf(row), Object.prototype)
+    assert.equal(Object.keys(row), ['__proto__', 'b'])
+    assert.is(Object.getOwnPropertyDescriptor(row, '__proto__')?.value, run)
+    assert.is(JSON.stringify(row), `{"__proto__":${run},"b":"b"}`)
+  }
+})
+
+test('a name given twice keeps its first place and its last value', async ({ kernel }) => {
+  const [row] = await kernel.plugin('database').sql`select 1 as a, 2 as b, 3 as a`
+  assert.equal(Object.keys(row!), ['a', 'b'])
+  assert.equal(row, { a: 3, b: 2 })
+})
+
+test('every row of a statement holds its own values; nulls stay null', async ({ kernel }) => {
+  const db = kernel.plugin('database')
+  for (let run = 0; run < 2; run++) {
+    const rows = await db.sql<{ n: number; t: string | null }>`
+      select g as n, case when g % 3 = 0 then null else g::text end as t
+      from generate_series(1, ${50 + run}) as g`
+    assert.is(rows.length, 50 + run)
+    rows.forEach((row, i) => {
+      assert.equal(row, { n: i + 1, t: (i + 1) % 3 === 0 ? null : String(i + 1) })
+    })
+  }
+})
+
+test('a statement whose columns changed answers its new columns', async ({ kernel }) => {
+  const db = kernel.plugin('database')
+  await db.runStatement({
+    sql: 'create table shapes (id integer primary key, name text)',
+    bindings: [],
+  })
+  await db.runStatement({ sql: "insert into shapes values (1, 'one')", bindings: [] })
+  // A fragment makes the statement unnamed (parsed on every run), so its columns may change.
+  const all = () => db.query(sql`select * from ${sql.identifier('shapes')}`)
+  assert.equal(await all(), [{ id: 1, name: 'one' }])
+  await db.runStatement({ sql: 'alter table shapes add column size integer', bindings: [] })
+  await db.runStatement({ sql: 'alter table shapes drop column name', bindings: [] })
+  const [row] = await all()
+  assert.equal(Object.keys(row!), ['id', 'size'])
+  assert.equal(row, { id: 1, size: null })
+})
+
+if (onPostgres) {
+  test('the rows equal node-pg’s own, value for value, type for type', async ({ kernel }) => {
+    const text = `select 1::int4 as int, 9007199254740993::int8 as big, 1.50::numeric as num,
+      true as bool, 'x'::text as text, '{"a":[1,2]}'::jsonb as json, array[1,2]::int[] as ints,
+      '2026-11-27T10:00:00Z'::timestamptz as at, null::text as missing, 'é'::varchar as accent,
+      3 as "__proto__"`
+    const fw = kernel.plugin('database')
+    // node-pg's own rows, on a client with the settings (and the type parsers) MikroORM gives
+    // knex's connections and the read pool's.
+    const settings = (fw.em().getKnex().client as { connectionSettings: pg.ClientConfig })
+      .connectionSettings
+    const client = new pg.Client(settings)
+    await client.connect()
+    try {
+      const expected = (await client.query(text)).rows
+      assert.is(expected.length, 1)
+      // The first run makes the statement's template, the second copies it.
+      for (let run = 0; run < 2; run++) {
+        for (const rows of [
+          // The read pool (a named statement, then an unnamed one).
+          await fw.query({ text, sql: text, values: [], name: 'fw_shapes_types' }),
+          await fw.query({ text, sql: text, values: [], name: undefined }),
+          // MikroORM, through knex's connections.
+          await fw.em().getConnection().execute(text),
+          // A transaction's connection.
+          await fw.em().transactional((em) => fw.runStatement({ sql: text, bindings: [] }, em)),
+        ]) {
+          assert.equal(rows, expected)
+          assert.equal(Object.keys(rows[0]!), Object.keys(expected[0]!))
+          assert.is(Object.getPrototypeOf(rows[0]), Object.prototype)
+        }
+      }
+    } finally {
+      await client.end()
+    }
+  })
+}
+
+test.run()
