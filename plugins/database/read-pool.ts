@@ -108,7 +108,8 @@ export function createReadPool(client: Knex.Client, max: number): ReadPool | und
   const deadlines = new Deadlines(Number(statementTimeout ?? 0))
   // Rows built from one template per shape (see row-shapes.ts), not node-pg's per statement.
   const Query = shapedQueries(driver.Query)
-  function send(query: ReadQuery, done: ReadDone): void {
+  /** node-pg's query for a statement; undefined when it is refused (its caller is told why). */
+  function pgQueryOf(query: ReadQuery, done: ReadDone): PgQuery | undefined {
     // A query handed over as a config object is copied property by property through its
     // descriptors (node-pg's cloneQueryConfig, ≈ 1.1 µs); one built from its text and values is
     // not (≈ 0.05 µs), and its name is a plain field the driver reads when it sends it.
@@ -116,42 +117,71 @@ export function createReadPool(client: Knex.Client, max: number): ReadPool | und
     try {
       pgQuery = new Query(query.text, query.values)
     } catch (error) {
-      // Refused before it was sent: its place goes to the next one, its caller hears why.
-      queue.finished()
       done(error as Error, undefined)
-      return
+      return undefined
     }
     pgQuery.name = query.name
+    return pgQuery
+  }
+  function send(query: ReadQuery, done: ReadDone): void {
+    const pgQuery = pgQueryOf(query, done)
+    // Refused before it was sent: its place goes to the next one.
+    if (pgQuery === undefined) return queue.finished()
     pool.connect((error, client, release) => {
       if (error) {
         queue.finished()
         done(error, undefined)
         return
       }
-      // As pg's `pool.query`: the connection goes back to the pool, or is closed after an error
-      // (the statement's, the connection's, or the client-side timeout's).
-      const running: Running = { since: deadlines.now(), end: undefined }
-      const end = (failure: Error | undefined, rows: Record<string, unknown>[] | undefined) => {
-        if (running.end === undefined) return
-        running.end = undefined
-        client.removeListener('error', lost)
-        deadlines.remove(running)
+      run(client, release, pgQuery, done)
+    })
+  }
+  /**
+   * Runs a statement on a connection of the pool. After it, a healthy connection goes straight to
+   * the next waiting statement, if any: going back through pg's pool would arm an idle timer on
+   * release and clear it on the next connect, per statement. Otherwise, as pg's `pool.query`: the
+   * connection goes back to the pool, or is closed after an error (the statement's, the
+   * connection's, or the client-side timeout's).
+   */
+  function run(
+    client: PgClient,
+    release: (error?: Error) => void,
+    pgQuery: PgQuery,
+    done: ReadDone,
+  ): void {
+    const running: Running = { since: deadlines.now(), end: undefined }
+    const end = (failure: Error | undefined, rows: Record<string, unknown>[] | undefined) => {
+      if (running.end === undefined) return
+      running.end = undefined
+      client.removeListener('error', lost)
+      deadlines.remove(running)
+      if (failure !== undefined || !handOver(client, release)) {
         release(failure)
         queue.finished()
-        done(failure, rows)
       }
-      const lost = (failure: Error) => end(failure, undefined)
-      running.end = end
-      client.once('error', lost)
-      deadlines.add(running)
-      try {
-        client.query(pgQuery, (failure, result) =>
-          failure ? end(failure, undefined) : end(undefined, result.rows),
-        )
-      } catch (failure) {
-        end(failure as Error, undefined)
-      }
-    })
+      done(failure, rows)
+    }
+    const lost = (failure: Error) => end(failure, undefined)
+    running.end = end
+    client.once('error', lost)
+    deadlines.add(running)
+    try {
+      client.query(pgQuery, (failure, result) =>
+        failure ? end(failure, undefined) : end(undefined, result.rows),
+      )
+    } catch (failure) {
+      end(failure as Error, undefined)
+    }
+  }
+  /** The next waiting statement that can be sent, run on `client`; false when none waits. */
+  function handOver(client: PgClient, release: (error?: Error) => void): boolean {
+    for (let next = queue.take(); next !== undefined; next = queue.take()) {
+      const pgQuery = pgQueryOf(next.query, next.done)
+      if (pgQuery === undefined) continue
+      run(client, release, pgQuery, next.done)
+      return true
+    }
+    return false
   }
   return {
     read: (query, done) => queue.submit(query, done),
@@ -208,6 +238,11 @@ class WaitQueue {
     else this.#last.next = waiting
     this.#last = waiting
     if (this.#waitMs > 0 && this.#timer === undefined) this.#arm(this.#waitMs)
+  }
+
+  /** The next waiting statement, taking the place of one that ended (a connection handed over). */
+  take(): Waiting | undefined {
+    return this.#shift()
   }
 
   /** A statement sent to the pool has ended: the next waiting one takes its place. */

@@ -48,6 +48,31 @@ test('a burst of 300 statements on 10 connections: each answers its own value', 
   answers.forEach((rows, i) => assert.equal(rows[0]?.n, i))
 })
 
+test('failing statements in a burst fail alone: the others, and the pool after, answer', async ({
+  kernel,
+}) => {
+  const db = kernel.plugin('database')
+  // Every seventh divides by zero (22012) while others wait for its connection.
+  const answers = await Promise.allSettled(
+    Array.from(
+      { length: 140 },
+      (_, i) => db.sql<{ n: number }>`select ${i}::int / ${i % 7 === 0 ? 0 : 1}::int as n`,
+    ),
+  )
+  answers.forEach((answer, i) => {
+    if (i % 7 === 0) {
+      assert.is(answer.status, 'rejected')
+      const error = (answer as PromiseRejectedResult).reason as StatementError
+      assert.instance(error, StatementError)
+      assert.is(error.failure.sqlState, '22012')
+    } else assert.equal(answer.status === 'fulfilled' && answer.value[0]?.n, i)
+  })
+  const after = await Promise.all(
+    Array.from({ length: 20 }, (_, i) => db.sql<{ n: number }>`select ${i}::int as n`),
+  )
+  after.forEach((rows, i) => assert.equal(rows[0]?.n, i))
+})
+
 if (onPostgres) {
   test('a statement waiting past the acquire timeout fails as unavailable; the rest go on', async ({
     kernel,
