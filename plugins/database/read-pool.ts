@@ -73,6 +73,8 @@ const ACQUIRE_TIMEOUT_MESSAGE = 'timeout exceeded when trying to connect'
  * copied by every scavenge. Here they wait in one queue, in order, with one timer for the whole
  * queue: a statement still waiting after the acquire timeout fails with node-pg's own message, as
  * it did in pg's pool. pg's pool still bounds the opening of a connection with the same setting.
+ * A connection whose statement ended goes straight to the next waiting one: back through pg's pool
+ * it would arm an idle timer on release that the next `connect()` clears, per statement.
  *
  * The client-side statement timeout (node-pg's `query_timeout`, for a server that stopped
  * answering) is kept here too, with one timer for the statements in flight rather than one each:
@@ -106,7 +108,7 @@ export function createReadPool(client: Knex.Client, max: number): ReadPool | und
   const waitMs = Number(settings.connectionTimeoutMillis ?? 0)
   const queue = new WaitQueue(max, waitMs > 0 ? waitMs : 0, send)
   const deadlines = new Deadlines(Number(statementTimeout ?? 0))
-  // Rows built from one template per shape (see row-shapes.ts), not node-pg's per statement.
+  // Rows built from one template per statement (see row-shapes.ts), not node-pg's per run.
   const Query = shapedQueries(driver.Query)
   /** node-pg's query for a statement; undefined when it is refused (its caller is told why). */
   function pgQueryOf(query: ReadQuery, done: ReadDone): PgQuery | undefined {
