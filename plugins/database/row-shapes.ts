@@ -48,6 +48,8 @@ interface PgQueryShape {
 
 /** At most this many statements' shapes are kept; past it the cache starts over (they are few). */
 const MAX_SHAPES = 1_000
+/** A statement text longer than this is not a key of the cache (at most 4 MB of keys in all). */
+const MAX_KEY_LENGTH = 4_096
 
 /**
  * A subclass of node-pg's `Query` whose rows are built from a template per statement, or `Query`
@@ -99,12 +101,15 @@ export function shapedQueries<Q extends new (text: string, values: readonly unkn
       }
       this._parsers = parsers
       // The statement's shape from its last run, unless its columns changed since (a migration
-      // under a running server, `select *`): the text's hash is kept by the string itself.
-      let shape = shapes.get(this.#statement)
+      // under a running server, `select *`): the text's hash is kept by the string itself. A long
+      // text (a batch insert `returning`, whose length grows with its rows) is not kept: its
+      // shape goes under its columns' names instead, so the cache stays small.
+      const key = this.#statement.length <= MAX_KEY_LENGTH ? this.#statement : columnsKey(fields)
+      let shape = shapes.get(key)
       if (shape === undefined || !sameColumns(shape.names, fields)) {
         if (shapes.size >= MAX_SHAPES) shapes.clear()
         shape = shapeOf(fields)
-        shapes.set(this.#statement, shape)
+        shapes.set(key, shape)
       }
       this.#shape = shape
     }
@@ -148,6 +153,13 @@ export function shapedQueries<Q extends new (text: string, values: readonly unkn
 interface Shape {
   readonly names: readonly string[]
   readonly template: Readonly<Record<string, null>>
+}
+
+/** The columns' names, in order, as one key: a name cannot hold a NUL, nor start with one. */
+function columnsKey(fields: readonly PgField[]): string {
+  let key = '\0'
+  for (const { name } of fields) key += `${name}\0`
+  return key
 }
 
 function sameColumns(names: readonly string[], fields: readonly PgField[]): boolean {

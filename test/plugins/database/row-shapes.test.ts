@@ -60,6 +60,30 @@ test('every row of a statement holds its own values; nulls stay null', async ({ 
   }
 })
 
+test('long statements (kept by their columns, not their text) answer their own columns', async ({
+  kernel,
+}) => {
+  const db = kernel.plugin('database')
+  // A thousand bound values: the text is over 4 kB, as a batch insert `returning` is.
+  const ids = sql.join(Array.from({ length: 1000 }, (_, i) => sql`${i + 1}::int`))
+  for (let run = 0; run < 2; run++) {
+    const numbers = await db.query(
+      sql`select g as n from generate_series(1, 3) as g where g in (${ids})`,
+    )
+    assert.ok(
+      sql`select g as n from generate_series(1, 3) as g where g in (${ids})`.text.length > 4096,
+    )
+    assert.equal(numbers, [{ n: 1 }, { n: 2 }, { n: 3 }])
+    const named = await db.query(
+      sql`select g as n, 'x' || g as label from generate_series(1, 2) as g where g in (${ids})`,
+    )
+    assert.equal(named, [
+      { n: 1, label: 'x1' },
+      { n: 2, label: 'x2' },
+    ])
+  }
+})
+
 test('a statement whose columns changed answers its new columns', async ({ kernel }) => {
   const db = kernel.plugin('database')
   await db.runStatement({
