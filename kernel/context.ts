@@ -42,6 +42,15 @@ const EMPTY: Readonly<Record<string, string>> = Object.freeze({})
 /** qs limits: nested keys are accepted, but not deep or wide enough to cost anything. */
 export const QS_OPTIONS = { depth: 5, arrayLimit: 100, parameterLimit: 1000 } as const
 
+/** True when `s` has no lower-case ASCII letter (a method as Node's parser hands it). */
+function isUpperCase(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i)
+    if (c >= 97 && c <= 122) return false
+  }
+  return true
+}
+
 /**
  * One request as the kernel, plugins and handlers see it. Cheap to create: the query string, the
  * cookies, the body and the identity are read only when something asks.
@@ -93,7 +102,9 @@ export class RequestContext {
   constructor(kernel: Kernel, init: RequestInit, log: EventLog) {
     this.kernel = kernel
     this.log = log
-    this.method = init.method.toUpperCase()
+    // Node's parser hands the method in capitals already; `toUpperCase` would copy it anyway.
+    const method = init.method
+    this.method = isUpperCase(method) ? method : method.toUpperCase()
     this.url = init.url
     const q = init.url.indexOf('?')
     this.path = q === -1 ? init.url : init.url.slice(0, q)
