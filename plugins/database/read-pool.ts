@@ -34,8 +34,7 @@ interface PgClient {
     query: PgQuery,
     callback: (error: Error | undefined, result: { rows: Record<string, unknown>[] }) => void,
   ): void
-  once(event: 'error', listener: (error: Error) => void): void
-  removeListener(event: 'error', listener: (error: Error) => void): void
+  on(event: 'error', listener: (error: Error) => void): void
 }
 
 interface PgPool {
@@ -64,7 +63,7 @@ const ACQUIRE_TIMEOUT_MESSAGE = 'timeout exceeded when trying to connect'
  * type parsers MikroORM installs), the same connection settings, as many connections as knex's pool
  * at most, opened on demand and closed when idle. knex's pool (tarn) costs some twenty promises and
  * two timers per acquire and release, a large share of a one-row lookup; pg's pool, called with a
- * callback, costs none. Undefined when knex's connections need more than the settings (a schema
+ * callback, costs no promise (and its timers are avoided too, below). Undefined when knex's connections need more than the settings (a schema
  * search path set per connection) or the client is not node-pg (PGlite).
  *
  * Statements beyond the pool's size wait here, not in pg's pool, which would give each waiter a
@@ -73,8 +72,10 @@ const ACQUIRE_TIMEOUT_MESSAGE = 'timeout exceeded when trying to connect'
  * copied by every scavenge. Here they wait in one queue, in order, with one timer for the whole
  * queue: a statement still waiting after the acquire timeout fails with node-pg's own message, as
  * it did in pg's pool. pg's pool still bounds the opening of a connection with the same setting.
- * A connection whose statement ended goes straight to the next waiting one: back through pg's pool
- * it would arm an idle timer on release that the next `connect()` clears, per statement.
+ * A connection whose statement ended goes straight to the next waiting statement, or into the read
+ * pool's own idle list (`IdleConnections`), where the next statement takes it: back through pg's
+ * pool, every release would arm an idle timer and every checkout a timer for the acquire timeout,
+ * two timers per statement.
  *
  * The client-side statement timeout (node-pg's `query_timeout`, for a server that stopped
  * answering) is kept here too, with one timer for the statements in flight rather than one each:
@@ -108,6 +109,7 @@ export function createReadPool(client: Knex.Client, max: number): ReadPool | und
   const waitMs = Number(settings.connectionTimeoutMillis ?? 0)
   const queue = new WaitQueue(max, waitMs > 0 ? waitMs : 0, send)
   const deadlines = new Deadlines(Number(statementTimeout ?? 0))
+  const idle = new IdleConnections(IDLE_SWEEP_MS, (held) => giveBack(held, undefined))
   // Rows built from one template per statement (see row-shapes.ts), not node-pg's per run.
   const Query = shapedQueries(driver.Query)
   /** node-pg's query for a statement; undefined when it is refused (its caller is told why). */
@@ -129,58 +131,82 @@ export function createReadPool(client: Knex.Client, max: number): ReadPool | und
     const pgQuery = pgQueryOf(query, done)
     // Refused before it was sent: its place goes to the next one.
     if (pgQuery === undefined) return queue.finished()
+    const held = idle.take()
+    if (held !== undefined) return run(held, pgQuery, done)
     pool.connect((error, client, release) => {
       if (error) {
         queue.finished()
         done(error, undefined)
         return
       }
-      run(client, release, pgQuery, done)
+      run(hold(client, release), pgQuery, done)
     })
   }
+  /** A connection pg's pool has just handed over, as the read pool keeps it (one record each). */
+  function hold(client: PgClient, release: (error?: Error) => void): Held {
+    const known = (client as HeldClient)[HELD]
+    if (known !== undefined) {
+      known.release = release
+      return known
+    }
+    const held: Held = { client, release, running: undefined, state: 'running', idleSince: 0 }
+    ;(client as HeldClient)[HELD] = held
+    // One listener for the connection's life. An error while a statement runs ends the statement
+    // (and the connection); while idle here, the connection leaves the list and pg's pool closes
+    // it; back in pg's pool, pg's own listener has it. Without one, it would end the process.
+    client.on('error', (error) => {
+      if (held.state === 'running') held.running?.end?.(error, undefined)
+      else if (held.state === 'idle') {
+        idle.remove(held)
+        giveBack(held, error)
+      }
+    })
+    return held
+  }
+  /** Back to pg's pool: kept there, or closed after an error. */
+  function giveBack(held: Held, error: Error | undefined): void {
+    held.state = 'pooled'
+    held.release(error)
+  }
   /**
-   * Runs a statement on a connection of the pool. After it, a healthy connection goes straight to
-   * the next waiting statement, if any: going back through pg's pool would arm an idle timer on
-   * release and clear it on the next connect, per statement. Otherwise, as pg's `pool.query`: the
-   * connection goes back to the pool, or is closed after an error (the statement's, the
-   * connection's, or the client-side timeout's).
+   * Runs a statement on a connection. After it, a healthy connection goes straight to the next
+   * waiting statement, if any, else to the idle list; after an error (the statement's, the
+   * connection's, or the client-side timeout's) it goes back to pg's pool, which closes it.
    */
-  function run(
-    client: PgClient,
-    release: (error?: Error) => void,
-    pgQuery: PgQuery,
-    done: ReadDone,
-  ): void {
+  function run(held: Held, pgQuery: PgQuery, done: ReadDone): void {
     const running: Running = { since: deadlines.now(), end: undefined }
     const end = (failure: Error | undefined, rows: Record<string, unknown>[] | undefined) => {
       if (running.end === undefined) return
       running.end = undefined
-      client.removeListener('error', lost)
+      held.running = undefined
       deadlines.remove(running)
-      if (failure !== undefined || !handOver(client, release)) {
-        release(failure)
+      if (failure !== undefined) {
+        giveBack(held, failure)
+        queue.finished()
+      } else if (!handOver(held)) {
+        idle.add(held)
         queue.finished()
       }
       done(failure, rows)
     }
-    const lost = (failure: Error) => end(failure, undefined)
     running.end = end
-    client.once('error', lost)
+    held.running = running
+    held.state = 'running'
     deadlines.add(running)
     try {
-      client.query(pgQuery, (failure, result) =>
+      held.client.query(pgQuery, (failure, result) =>
         failure ? end(failure, undefined) : end(undefined, result.rows),
       )
     } catch (failure) {
       end(failure as Error, undefined)
     }
   }
-  /** The next waiting statement that can be sent, run on `client`; false when none waits. */
-  function handOver(client: PgClient, release: (error?: Error) => void): boolean {
+  /** The next waiting statement that can be sent, run on `held`; false when none waits. */
+  function handOver(held: Held): boolean {
     for (let next = queue.take(); next !== undefined; next = queue.take()) {
       const pgQuery = pgQueryOf(next.query, next.done)
       if (pgQuery === undefined) continue
-      run(client, release, pgQuery, next.done)
+      run(held, pgQuery, next.done)
       return true
     }
     return false
@@ -190,8 +216,85 @@ export function createReadPool(client: Knex.Client, max: number): ReadPool | und
     end: () => {
       queue.close()
       deadlines.close()
+      idle.close()
       return pool.end()
     },
+  }
+}
+
+/** How often the idle list gives back to pg's pool the connections a whole period left unused. */
+const IDLE_SWEEP_MS = 1000
+
+/** Where a connection's record is kept on the connection itself. */
+const HELD = Symbol('fw.readPool.held')
+type HeldClient = PgClient & { [HELD]?: Held }
+
+/** A connection pg's pool handed to the read pool, and where it is now. */
+interface Held {
+  readonly client: PgClient
+  /** pg's pool's release for the current checkout. */
+  release: (error?: Error) => void
+  /** The statement running on it, if any. */
+  running: Running | undefined
+  /** Running a statement, idle in the read pool's list, or back in pg's pool. */
+  state: 'running' | 'idle' | 'pooled'
+  /** The idle list's sweep count when it went idle. */
+  idleSince: number
+}
+
+/**
+ * The read pool's idle connections, the most recently used last, which the next statement takes.
+ * One timer, armed while the list holds any, sweeps it every `sweepMs`: a connection no statement
+ * took for a whole period goes back to pg's pool (`giveBack`), whose idle timeout closes it as
+ * before. After `close()`, a connection added goes back at once.
+ */
+class IdleConnections {
+  readonly #list: Held[] = []
+  readonly #sweepMs: number
+  readonly #giveBack: (held: Held) => void
+  #sweeps = 0
+  #timer: NodeJS.Timeout | undefined
+  #closed = false
+
+  constructor(sweepMs: number, giveBack: (held: Held) => void) {
+    this.#sweepMs = sweepMs
+    this.#giveBack = giveBack
+  }
+
+  add(held: Held): void {
+    if (this.#closed) return this.#giveBack(held)
+    held.state = 'idle'
+    held.idleSince = this.#sweeps
+    this.#list.push(held)
+    this.#timer ??= setTimeout(() => this.#sweep(), this.#sweepMs).unref()
+  }
+
+  /** The connection used last, out of the list; undefined when none is idle. */
+  take(): Held | undefined {
+    return this.#list.pop()
+  }
+
+  remove(held: Held): void {
+    const at = this.#list.indexOf(held)
+    if (at !== -1) this.#list.splice(at, 1)
+  }
+
+  /** Every idle connection back to pg's pool (the read pool is ending). */
+  close(): void {
+    this.#closed = true
+    if (this.#timer !== undefined) clearTimeout(this.#timer)
+    this.#timer = undefined
+    for (const held of this.#list.splice(0)) this.#giveBack(held)
+  }
+
+  /** Gives back those idle since before the previous sweep (the oldest come first in the list). */
+  #sweep(): void {
+    this.#timer = undefined
+    this.#sweeps++
+    let unused = 0
+    while (unused < this.#list.length && this.#list[unused]!.idleSince < this.#sweeps - 1) unused++
+    for (const held of this.#list.splice(0, unused)) this.#giveBack(held)
+    if (this.#list.length > 0) this.#timer = setTimeout(() => this.#sweep(), this.#sweepMs).unref()
   }
 }
 

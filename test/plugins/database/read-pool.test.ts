@@ -1,3 +1,5 @@
+import { createHook } from 'node:async_hooks'
+import pg from 'pg'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { Kernel } from 'fw'
@@ -103,6 +105,56 @@ if (onPostgres) {
     // The pool is whole again: a statement runs at once.
     assert.equal(await db.sql`select 3 as after`, [{ after: 3 }])
     assert.is((await kernel.inject('/one')).status, 200)
+  })
+
+  test('statements one after another reuse an idle connection: no timer armed per statement', async ({
+    kernel,
+  }) => {
+    const db = kernel.plugin('database')
+    await db.sql`select 0 as warm`
+    let timers = 0
+    const hook = createHook({
+      init(_id, type) {
+        if (type === 'Timeout') timers++
+      },
+    }).enable()
+    try {
+      for (let i = 0; i < 100; i++) assert.equal(await db.sql`select ${i}::int as n`, [{ n: i }])
+    } finally {
+      hook.disable()
+    }
+    // Through pg's pool each statement armed two: its acquire timeout on checkout, its idle
+    // timeout on release. The idle list's sweep and the statement timeout arm one at most each.
+    assert.ok(timers <= 4, `${timers} timers for 100 statements`)
+  })
+
+  test('an idle connection the server ends is dropped; the next statement answers', async ({
+    kernel,
+    db: testDb,
+  }) => {
+    const db = kernel.plugin('database')
+    const [idle] = await db.sql<{ pid: number }>`select pg_backend_pid() as pid`
+    // From a connection of its own, as an administrator (or a restarting server) would.
+    const admin = new pg.Client({ connectionString: testDb.url })
+    await admin.connect()
+    try {
+      await admin.query('select pg_terminate_backend($1)', [idle!.pid])
+      for (let i = 0; i < 100; i++) {
+        const { rows } = await admin.query('select 1 from pg_stat_activity where pid = $1', [
+          idle!.pid,
+        ])
+        if (rows.length === 0) break
+        await new Promise((resolve) => setTimeout(resolve, 20))
+      }
+    } finally {
+      await admin.end()
+    }
+    // The client hears the end of its connection on its socket, after the server is done with it.
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    const after = await Promise.all(
+      Array.from({ length: 12 }, () => db.sql<{ pid: number }>`select pg_backend_pid() as pid`),
+    )
+    for (const [row] of after) assert.is.not(row?.pid, idle!.pid)
   })
 }
 
