@@ -63,8 +63,9 @@ const ACQUIRE_TIMEOUT_MESSAGE = 'timeout exceeded when trying to connect'
  * type parsers MikroORM installs), the same connection settings, as many connections as knex's pool
  * at most, opened on demand and closed when idle. knex's pool (tarn) costs some twenty promises and
  * two timers per acquire and release, a large share of a one-row lookup; pg's pool, called with a
- * callback, costs no promise (and its timers are avoided too, below). Undefined when knex's connections need more than the settings (a schema
- * search path set per connection) or the client is not node-pg (PGlite).
+ * callback, costs no promise (and its timers are avoided too, below). Undefined when knex's
+ * connections need more than the settings (a schema search path set per connection) or the client
+ * is not node-pg (PGlite).
  *
  * Statements beyond the pool's size wait here, not in pg's pool, which would give each waiter a
  * timer of its own for the acquire timeout (`connectionTimeoutMillis`): under load (64 requests of
