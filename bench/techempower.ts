@@ -6,12 +6,14 @@
 // `DATABASE_URL`; through tsx with the `fw-source` condition, all three alike, when dist/ is not up
 // to date). Before any load, bench/techempower/verify.ts checks every server against the tests'
 // rules: one problem fails the benchmark. Then wrk (2 threads) at 64 and 256 connections, the
-// plaintext test pipelined 16 deep (bench/techempower/pipeline.lua); per test and connection
-// count, a 1 s warm-up each (first count only), then rounds of `--duration` s with the servers'
-// order rotating; medians of req/s and of server CPU µs per request (utime + stime from
+// plaintext test pipelined 16 deep (bench/techempower/pipeline.lua), with the request headers
+// TechEmpower's load generator sends (`Accept`, `Connection: keep-alive`) and its 8 s timeout. As
+// TechEmpower does, each test first warms every server up at the highest connection count
+// (`--warmup` s each); then, per connection count, rounds of `--duration` s with the servers' order
+// rotating; medians of req/s and of server CPU µs per request (utime + stime from
 // /proc/<pid>/stat). Non-2xx answers or socket errors under load fail it too; a run in which no
-// request was answered counts as 0 req/s. Before each run the server must answer /db within
-// 100 ms (what earlier runs queued has drained).
+// request was answered counts as 0 req/s. Before each run the server must answer /db within 100 ms
+// (what earlier runs queued has drained).
 // Last line: `techempower: fw/fastify min <x> (<test>) fw/polka min <y> (<test>)`.
 // Run: node --import tsx -C fw-source bench/techempower.ts [--duration 3] [--rounds 2]
 //      [--connections 64,256] [--tests json,db,…]   (FW_BENCH_POSTGRES_URL: the server to use)
@@ -118,8 +120,18 @@ interface WrkResult {
   readonly errors: string | undefined
 }
 
+/** The `Accept` TechEmpower's load generator sends: its plaintext one; its JSON one elsewhere. */
+const ACCEPT = {
+  plaintext:
+    'text/plain,text/html;q=0.9,application/xhtml+xml;q=0.9,application/xml;q=0.8,*/*;q=0.7',
+  other:
+    'application/json,text/html;q=0.9,application/xhtml+xml;q=0.9,application/xml;q=0.8,*/*;q=0.7',
+}
+
 function wrk(url: string, connections: number, seconds: number, pipeline: boolean) {
-  const args = ['-t2', `-c${connections}`, `-d${seconds}s`, '--timeout', '5s']
+  const args = ['-t2', `-c${connections}`, `-d${seconds}s`, '--timeout', '8s']
+  args.push('-H', `Accept: ${pipeline ? ACCEPT.plaintext : ACCEPT.other}`)
+  args.push('-H', 'Connection: keep-alive')
   if (pipeline) args.push('-s', join(root, 'bench/techempower/pipeline.lua'))
   args.push(url)
   if (pipeline) args.push('--', '16')
@@ -221,8 +233,9 @@ async function main(): Promise<void> {
   const rows: { test: string; connections: number; by: Record<Name, Sample> }[] = []
   for (const test of TESTS) {
     const path = TEST_PATHS[test]
+    // TechEmpower warms a test up at its highest concurrency before measuring any level.
+    if (WARMUP > 0) for (const s of servers) await load(s, path, Math.max(...CONNECTIONS), WARMUP)
     for (const [i, connections] of CONNECTIONS.entries()) {
-      if (i === 0 && WARMUP > 0) for (const s of servers) await load(s, path, connections, WARMUP)
       const samples = new Map<Name, Sample[]>(servers.map((s) => [s.name, []]))
       for (let round = 0; round < ROUNDS; round++) {
         for (let k = 0; k < servers.length; k++) {
