@@ -235,7 +235,7 @@ async function main(): Promise<void> {
     const path = TEST_PATHS[test]
     // TechEmpower warms a test up at its highest concurrency before measuring any level.
     if (WARMUP > 0) for (const s of servers) await load(s, path, Math.max(...CONNECTIONS), WARMUP)
-    for (const connections of CONNECTIONS) {
+    for (const [i, connections] of CONNECTIONS.entries()) {
       const samples = new Map<Name, Sample[]>(servers.map((s) => [s.name, []]))
       for (let round = 0; round < ROUNDS; round++) {
         for (let k = 0; k < servers.length; k++) {
