@@ -64,8 +64,9 @@ export interface RequestCycleDeps extends ErrorReplyDeps {
  *
  * Synchronous for as long as every phase is (see `kernel/hook-runner.ts`): a route whose handler
  * and taps answer synchronously creates no promise. A phase that returns a promise makes the rest
- * of its request asynchronous: the next phase then runs through {@link then} or {@link recover},
- * and `handle` returns a promise. `handle` never throws or rejects.
+ * of its request asynchronous: the next phase then runs in one continuation (see {@link then}),
+ * which also takes the promise's failure, and `handle` returns a promise. `handle` never throws or
+ * rejects: a failure is caught where it arises, so no promise is chained only to catch one.
  */
 export class RequestCycle {
   readonly #deps: RequestCycleDeps
@@ -101,13 +102,11 @@ export class RequestCycle {
   /** A request from its context to its reply; every way through ends in {@link #finish}. */
   handle(ctx: RequestContext): MaybePromise<Reply> {
     ctx.log.record('request.received', { method: ctx.method, path: ctx.path }, 0)
-    let answered: MaybePromise<Reply>
     try {
-      answered = this.#admit(ctx)
+      return this.#admit(ctx)
     } catch (error) {
-      return this.#failBeforeRoute(ctx, error)
+      return this.#failed(ctx, error)
     }
-    return isThenable(answered) ? recover(answered, this, this.#failBeforeRoute, ctx) : answered
   }
 
   /** Maintenance, then the `request` hook; a request neither answers goes on to routing. */
@@ -122,7 +121,7 @@ export class RequestCycle {
     if (!request.isUsed()) return this.#route(ctx)
     const early = runBail(request, ctx)
     return isThenable(early)
-      ? then(early, this, this.#afterRequestHook, ctx)
+      ? then(early, this, this.#afterRequestHook, this.#failed, ctx)
       : this.#afterRequestHook(ctx, early)
   }
 
@@ -143,13 +142,22 @@ export class RequestCycle {
       : this.#dispatch(ctx, match, start)
   }
 
-  /** A `route` tap that waited: dispatch once it has answered. */
+  /** A `route` tap that waited: dispatch once it has answered; its failure, the error reply. */
   #dispatchWhenRouted(
     ctx: RequestContext,
     match: Promise<RouteMatch | undefined>,
     routingStart: number,
   ): Promise<Reply> {
-    return match.then((found) => this.#dispatch(ctx, found, routingStart))
+    return match.then(
+      (found) => {
+        try {
+          return this.#dispatch(ctx, found, routingStart)
+        } catch (error) {
+          return this.#failed(ctx, error)
+        }
+      },
+      (error: unknown) => this.#failed(ctx, error),
+    )
   }
 
   /** Records routing; answers a miss (405, fallback, 404), runs a match's route. */
@@ -203,16 +211,21 @@ export class RequestCycle {
     try {
       answered = compiled.run(ctx)
     } catch (error) {
-      return this.#finish(ctx, this.#fail(ctx, error))
+      return this.#failed(ctx, error)
     }
-    if (isThenable(answered)) answered = recover(answered, this, this.#fail, ctx)
-    return this.#finish(ctx, answered)
+    return isThenable(answered)
+      ? then(answered, this, this.#render, this.#failed, ctx)
+      : this.#render(ctx, answered)
   }
 
-  /** `render`, then `annotate`, on whatever answered. Never throws. */
+  /**
+   * `render`, then `annotate`, on whatever answered: a reply of the kernel's, a `request` tap's, or
+   * an error reply. Never throws; an error reply that fails itself is not retried (the server then
+   * answers a bare 500).
+   */
   #finish(ctx: RequestContext, answered: MaybePromise<Reply>): MaybePromise<Reply> {
     return isThenable(answered)
-      ? then(answered, this, this.#render, ctx)
+      ? then(answered, this, this.#render, undefined, ctx)
       : this.#render(ctx, answered)
   }
 
@@ -224,11 +237,19 @@ export class RequestCycle {
     try {
       rendered = runWaterfall(render, reply, ctx)
     } catch (error) {
-      rendered = this.#fail(ctx, error)
+      return this.#renderFailed(ctx, error)
     }
     return isThenable(rendered)
-      ? then(recover(rendered, this, this.#fail, ctx), this, this.#afterRender, ctx)
+      ? then(rendered, this, this.#afterRender, this.#renderFailed, ctx)
       : this.#afterRender(ctx, rendered)
+  }
+
+  /** What a `render` tap failed with: its error reply, not rendered again. */
+  #renderFailed(ctx: RequestContext, error: unknown): MaybePromise<Reply> {
+    const failed = this.#fail(ctx, error)
+    return isThenable(failed)
+      ? then(failed, this, this.#afterRender, undefined, ctx)
+      : this.#afterRender(ctx, failed)
   }
 
   /** A view no `render` tap turned into a body is an error (no view engine). */
@@ -236,7 +257,7 @@ export class RequestCycle {
     if (reply.body.kind !== 'view') return this.#annotate(ctx, reply)
     const failed = this.#fail(ctx, noViewEngine(reply.body.template))
     return isThenable(failed)
-      ? then(failed, this, this.#annotate, ctx)
+      ? then(failed, this, this.#annotate, undefined, ctx)
       : this.#annotate(ctx, failed)
   }
 
@@ -259,8 +280,8 @@ export class RequestCycle {
     return errorReply(this.#deps, ctx, error)
   }
 
-  /** A failure before the route ran: its error reply, rendered and annotated. */
-  #failBeforeRoute(ctx: RequestContext, error: unknown): MaybePromise<Reply> {
+  /** What was thrown before or by the route: its error reply, rendered and annotated. */
+  #failed(ctx: RequestContext, error: unknown): MaybePromise<Reply> {
     return this.#finish(ctx, this.#fail(ctx, error))
   }
 }
@@ -271,24 +292,29 @@ type Phase<T> = (this: RequestCycle, ctx: RequestContext, value: T) => MaybeProm
 // The continuations live here, not in the phases: a method that creates a closure allocates its
 // scope on every call, also when it goes on synchronously and the closure is never made.
 
-/** Once `value` settles, the next phase with it. */
+/**
+ * Once `value` settles: `phase` with its value; `failed` with what `value` rejected with or `phase`
+ * threw (without `failed`, a failure passes on). One `then` for both, so each asynchronous step of
+ * a request costs one promise.
+ */
 function then<T>(
   value: Promise<T>,
   cycle: RequestCycle,
   phase: Phase<T>,
+  failed: Phase<unknown> | undefined,
   ctx: RequestContext,
 ): Promise<Reply> {
-  return value.then((settled) => phase.call(cycle, ctx, settled))
-}
-
-/** What `value` rejects with, to `phase` (an error reply). */
-function recover(
-  value: Promise<Reply>,
-  cycle: RequestCycle,
-  phase: Phase<unknown>,
-  ctx: RequestContext,
-): Promise<Reply> {
-  return value.then(undefined, (error: unknown) => phase.call(cycle, ctx, error))
+  if (failed === undefined) return value.then((settled) => phase.call(cycle, ctx, settled))
+  return value.then(
+    (settled) => {
+      try {
+        return phase.call(cycle, ctx, settled)
+      } catch (error) {
+        return failed.call(cycle, ctx, error)
+      }
+    },
+    (error: unknown) => failed.call(cycle, ctx, error),
+  )
 }
 
 /** `value` once `done` settles. */

@@ -136,6 +136,38 @@ test('lets an error tap answer with its own envelope', async () => {
   assert.is(expectEvent(res.events, 'exception.raised').message, 'short and stout')
 })
 
+test('answers what fails after an asynchronous step with the error reply, annotated', async () => {
+  // Each request waits once (a tap or the handler returns a promise), then something fails: the
+  // client gets the kernel's 500, the log its exception, and the annotate taps still run.
+  const failing = (where: string) => (ctx: { path: string }) =>
+    ctx.path === `/${where}` ? Promise.reject(new Error(`${where} failed`)) : Promise.resolve()
+  const kernel = createTestKernel()
+  kernel.hooks.request.tapPromise('request', (ctx) => failing('request')(ctx).then(() => undefined))
+  kernel.hooks.route.tap({ name: 'throws-after-wait', stage: -10 }, (ctx) => {
+    if (ctx.path === '/route-after-wait') throw new Error('route-after-wait failed')
+    return undefined
+  })
+  kernel.hooks.route.tapPromise({ name: 'route', stage: -9 }, (ctx) =>
+    failing('route')(ctx).then(() => undefined),
+  )
+  kernel.hooks.render.tapPromise('render', async (reply, ctx) => {
+    await failing('render')(ctx)
+    return reply
+  })
+  kernel.hooks.annotate.tap('annotated', (reply) => void reply.header('x-annotated', '1'))
+  for (const path of ['request', 'route-after-wait', 'route', 'handler', 'render'])
+    kernel.router.get(path, async () => {
+      if (path === 'handler') throw new Error('handler failed')
+      return { path }
+    })
+  for (const where of ['request', 'route-after-wait', 'route', 'handler', 'render']) {
+    const res = await kernel.inject({ url: `/${where}`, headers: { accept: 'application/json' } })
+    assert.is(res.status, 500, where)
+    assert.is(res.headers['x-annotated'], '1', where)
+    assert.is(expectEvent(res.events, 'exception.raised').message, `${where} failed`)
+  }
+})
+
 test('isolates an annotate tap that throws: the response and later taps are unharmed', async () => {
   const kernel = createTestKernel()
   kernel.router.get('ok', () => text('fine'))
