@@ -5,7 +5,8 @@ import type { Router } from './router/router.js'
 
 /** True when a query string carries the legacy `r` parameter (`?r=controller/action`). */
 export function hasRParam(querystring: string): boolean {
-  return querystring.startsWith('r=') || querystring.includes('&r=')
+  // Most requests have no query string: no search through it then.
+  return querystring !== '' && (querystring.startsWith('r=') || querystring.includes('&r='))
 }
 
 /** The kernel's own routing, as taps and as a direct call. */

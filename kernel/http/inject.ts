@@ -96,9 +96,11 @@ function toInjectResponse(
   events: readonly AnyEvent[],
 ): InjectResponse {
   const headers: Record<string, string | string[]> = {}
-  for (const [k, v] of Object.entries(wire.headers)) {
-    if (v === undefined) continue
-    headers[k] = Array.isArray(v) ? v.map(String) : String(v)
+  const list = wire.headers
+  for (let i = 0; i < list.length; i += 2) {
+    const value = list[i + 1]
+    if (value !== undefined)
+      headers[list[i] as string] = Array.isArray(value) ? value.map(String) : String(value)
   }
   return {
     status: wire.status,

@@ -1,5 +1,5 @@
-import type { OutgoingHttpHeaders } from 'node:http'
 import type { FwConfig } from '../config.js'
+import type { HeaderValue } from '../reply.js'
 
 /**
  * The headers every response carries (`always`) and those only HTML pages carry (`html`), resolved
@@ -32,13 +32,17 @@ export function securityHeaders(config: SecurityHeadersConfig): SecurityHeaders 
 export const NO_SECURITY_HEADERS: SecurityHeaders = { always: [], html: [] }
 
 /**
- * Adds the security headers to a reply's headers, never replacing one the app set (a page that
- * must be framed by its own origin sets `X-Frame-Options: SAMEORIGIN` itself).
+ * Appends to `headers` (a flat list of names and values) the security headers the reply's own
+ * headers (`own`) do not set: a page that must be framed by its own origin sets
+ * `X-Frame-Options: SAMEORIGIN` itself. The HTML ones go with a `text/html` `type` only.
  */
-export function applySecurityHeaders(headers: OutgoingHttpHeaders, set: SecurityHeaders): void {
-  for (const [name, value] of set.always) headers[name] ??= value
-  if (set.html.length === 0) return
-  const type = headers['content-type']
-  if (typeof type === 'string' && type.startsWith('text/html'))
-    for (const [name, value] of set.html) headers[name] ??= value
+export function addSecurityHeaders(
+  headers: HeaderValue[],
+  own: Readonly<Record<string, HeaderValue>>,
+  type: HeaderValue | undefined,
+  set: SecurityHeaders,
+): void {
+  for (const [name, value] of set.always) if (own[name] === undefined) headers.push(name, value)
+  if (set.html.length === 0 || typeof type !== 'string' || !type.startsWith('text/html')) return
+  for (const [name, value] of set.html) if (own[name] === undefined) headers.push(name, value)
 }

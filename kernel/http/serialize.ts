@@ -1,17 +1,19 @@
-import type { OutgoingHttpHeaders } from 'node:http'
 import type { Readable } from 'node:stream'
 import { requestErrors } from '../error-codes.js'
-import type { Reply } from '../reply.js'
+import type { HeaderValue, Reply } from '../reply.js'
 import {
-  applySecurityHeaders,
+  addSecurityHeaders,
   NO_SECURITY_HEADERS,
   type SecurityHeaders,
 } from './security-headers.js'
 
-/** A reply as it goes on the wire: final headers and the payload (none for HEAD, 204, 304). */
+/**
+ * A reply as it goes on the wire: its status, its headers as `res.writeHead` takes them (names in
+ * lower case and values alternating, each name once) and its payload (none for HEAD, 204, 304).
+ */
 export interface WireReply {
   readonly status: number
-  readonly headers: OutgoingHttpHeaders
+  readonly headers: HeaderValue[]
   readonly payload: string | Uint8Array | Readable | undefined
 }
 
@@ -26,39 +28,40 @@ const TYPES = {
  * test sees is what a client gets. HEAD keeps the headers (and the length) a GET would send but no
  * body; 1xx/204/304 never carry one. `security` adds the configured security headers the reply did
  * not set itself.
+ *
+ * The headers go out as one flat list rather than an object: Node then writes them without an
+ * own-property check per name, and the reply's header object is read, never completed in place (a
+ * property added to it is a hidden-class transition, and the object's shape differs from one route
+ * to the next).
  */
 export function serialize(
   reply: Reply,
   method: string,
   security: SecurityHeaders = NO_SECURITY_HEADERS,
 ): WireReply {
-  // The reply's own header object, completed in place: serialising is the reply's last step, and a
-  // copy (a spread especially, whose fresh hidden class makes every added header a transition)
-  // costs more than the rest of this function.
-  const headers = reply.headers as OutgoingHttpHeaders
-  const noBody = reply.status === 204 || reply.status === 304 || reply.status < 200
+  const status = reply.status
+  const noBody = status === 204 || status === 304 || status < 200
   let payload: string | Uint8Array | Readable | undefined
+  /** The body's content type; the reply's own `content-type` replaces it. */
+  let type: HeaderValue | undefined
   const body = reply.body
   switch (body.kind) {
     case 'json':
       payload = JSON.stringify(body.value) ?? 'null'
-      headers['content-type'] ??= TYPES.json
+      type = TYPES.json
       break
     case 'html':
       payload = body.value
-      headers['content-type'] ??= TYPES.html
+      type = TYPES.html
       break
     case 'text':
       payload = body.value
-      headers['content-type'] ??= TYPES.text
+      type = TYPES.text
       break
     case 'bytes':
-      payload = body.value
-      headers['content-type'] ??= 'application/octet-stream'
-      break
     case 'stream':
       payload = body.value
-      headers['content-type'] ??= 'application/octet-stream'
+      type = 'application/octet-stream'
       break
     case 'empty':
       payload = undefined
@@ -66,22 +69,25 @@ export function serialize(
     case 'view':
       throw requestErrors.error('FW_ERR_VIEW_NO_ENGINE', { template: body.template })
   }
-  applySecurityHeaders(headers, security)
-  if (noBody) {
-    delete headers['content-type']
-    delete headers['content-length']
-    return { status: reply.status, headers, payload: undefined }
+  // A stream's length is the reply's to tell; any other payload's is counted below.
+  const streamed = body.kind === 'stream'
+  const own = reply.headers
+  const headers: HeaderValue[] = []
+  for (const name in own) {
+    if (name === 'content-type') type = own[name]
+    else if (name !== 'content-length' || (streamed && !noBody)) headers.push(name, own[name]!)
   }
+  addSecurityHeaders(headers, own, type, security)
+  if (noBody) return { status, headers, payload: undefined }
+  if (type !== undefined) headers.push('content-type', type)
   // As text: Node checks every header value with a regular expression, which for a number takes
   // V8's generic path (and converts it twice, to check it and to write it).
-  if (typeof payload === 'string') headers['content-length'] = `${Buffer.byteLength(payload)}`
-  else if (payload instanceof Uint8Array) headers['content-length'] = `${payload.byteLength}`
-  else if (payload === undefined) headers['content-length'] = '0'
+  if (typeof payload === 'string') headers.push('content-length', `${Buffer.byteLength(payload)}`)
+  else if (payload instanceof Uint8Array) headers.push('content-length', `${payload.byteLength}`)
+  else if (payload === undefined) headers.push('content-length', '0')
   if (method === 'HEAD') {
-    if (payload !== undefined && typeof payload !== 'string' && !(payload instanceof Uint8Array)) {
-      payload.destroy()
-    }
-    return { status: reply.status, headers, payload: undefined }
+    if (streamed) (payload as Readable).destroy()
+    return { status, headers, payload: undefined }
   }
-  return { status: reply.status, headers, payload }
+  return { status, headers, payload }
 }

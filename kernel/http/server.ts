@@ -256,12 +256,22 @@ function write(
 function hasTwoHosts(raw: readonly string[]): boolean {
   let seen = false
   for (let i = 0; i < raw.length; i += 2) {
-    const name = raw[i]!
-    if (name.length !== 4 || name.toLowerCase() !== 'host') continue
+    if (!isHost(raw[i]!)) continue
     if (seen) return true
     seen = true
   }
   return false
+}
+
+/** True for `host` in any casing, compared in place (`toLowerCase` would copy the name). */
+function isHost(name: string): boolean {
+  return (
+    name.length === 4 &&
+    (name.charCodeAt(0) | 0x20) === 104 &&
+    (name.charCodeAt(1) | 0x20) === 111 &&
+    (name.charCodeAt(2) | 0x20) === 115 &&
+    (name.charCodeAt(3) | 0x20) === 116
+  )
 }
 
 /** Answers a request the server refuses before the pipeline, closing the connection after it. */
