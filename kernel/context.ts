@@ -21,7 +21,10 @@ import type { Identity } from './types.js'
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- extended by declaration merging
 export interface ContextState {}
 
-/** What the server layer (a socket or `inject`) hands the kernel for one request. */
+/**
+ * What the server layer (a socket or `inject`) hands the kernel for one request. A field given as
+ * a function is called once, when first asked, as a method of this object.
+ */
 export interface RequestInit {
   readonly method: string
   /** Path and query string as received, e.g. `/products/5?x=1`. */
@@ -93,6 +96,7 @@ export class RequestContext {
   #models: Record<string, unknown> | undefined
   #state: ContextState | undefined
 
+  readonly #init: RequestInit
   readonly #body: BodySource
   #query: Record<string, unknown> | undefined
   #cookies: Record<string, string | undefined> | undefined
@@ -110,6 +114,7 @@ export class RequestContext {
     this.path = q === -1 ? init.url : init.url.slice(0, q)
     this.querystring = q === -1 ? '' : init.url.slice(q + 1)
     this.routingPath = this.path
+    this.#init = init
     this.#headers = init.headers
     this.#secure = init.secure
     this.#ip = init.ip
@@ -118,19 +123,19 @@ export class RequestContext {
 
   /** The request's headers, names in lower case (read from the socket on first use). */
   get headers(): IncomingHttpHeaders {
-    if (typeof this.#headers === 'function') this.#headers = this.#headers()
+    if (typeof this.#headers === 'function') this.#headers = this.#headers.call(this.#init)
     return this.#headers
   }
 
   /** True when the request came over TLS (or a trusted `X-Forwarded-Proto: https`). */
   get secure(): boolean {
-    if (typeof this.#secure === 'function') this.#secure = this.#secure()
+    if (typeof this.#secure === 'function') this.#secure = this.#secure.call(this.#init)
     return this.#secure
   }
 
   /** The client's address (the first `X-Forwarded-For` entry when `http.trust_proxy` is on). */
   get ip(): string {
-    if (typeof this.#ip === 'function') this.#ip = this.#ip()
+    if (typeof this.#ip === 'function') this.#ip = this.#ip.call(this.#init)
     return this.#ip
   }
 

@@ -106,7 +106,8 @@ function invoke(tap: StoredTap, args: readonly unknown[]): unknown {
   })
 }
 
-type Kind = 'series' | 'bail' | 'waterfall' | 'isolated'
+/** `each`: isolated like `isolated`, answering its first argument instead of the first failure. */
+type Kind = 'series' | 'bail' | 'waterfall' | 'isolated' | 'each'
 
 /** Told about each failing tap of an isolated run, with the run's arguments. */
 type OnTapError = (tapName: string, error: unknown, args: readonly unknown[]) => void
@@ -116,7 +117,7 @@ const CONTINUE = Symbol('continue')
 /**
  * The run loop shared by every kind: from tap `i` on, synchronously until a tap returns a
  * promise, then the rest after it settles. A waterfall keeps its value in `args[0]`; an isolated
- * run reports each failure to `onTapError` and ends with the first one (`failed`).
+ * run (and `each`) reports each failure to `onTapError` and ends with the first one (`failed`).
  */
 function loop(
   hook: RunnableHook,
@@ -128,6 +129,7 @@ function loop(
 ): MaybePromise<unknown> {
   const { taps, interceptors } = hook
   const intercepted = interceptors.length > 0
+  const isolated = kind === 'isolated' || kind === 'each'
   for (; i < taps.length; i++) {
     const tap = taps[i]!
     if (intercepted) for (const interceptor of interceptors) interceptor.tap?.(tap)
@@ -135,7 +137,7 @@ function loop(
     try {
       result = invoke(tap, args)
     } catch (error) {
-      if (kind !== 'isolated') throw error
+      if (!isolated) throw error
       failed ??= { error }
       report(hook, tap, error, args, onTapError!)
       continue
@@ -148,7 +150,7 @@ function loop(
           return answer === CONTINUE ? loop(hook, kind, args, next, onTapError, failed) : answer
         },
         (error: unknown) => {
-          if (kind !== 'isolated') throw error
+          if (!isolated) throw error
           report(hook, tap, error, args, onTapError!)
           return loop(hook, kind, args, next, onTapError, failed ?? { error })
         },
@@ -162,7 +164,7 @@ function loop(
     return args[0]
   }
   if (intercepted) for (const interceptor of interceptors) interceptor.done?.()
-  return failed?.error
+  return kind === 'each' ? args[0] : failed?.error
 }
 
 function report(
@@ -183,7 +185,8 @@ function settle(
   result: unknown,
   interceptors: readonly Interceptor[],
 ): unknown {
-  if (result === undefined || kind === 'series' || kind === 'isolated') return CONTINUE
+  if (result === undefined || kind === 'series' || kind === 'isolated' || kind === 'each')
+    return CONTINUE
   if (kind === 'waterfall') {
     args[0] = result
     return CONTINUE
@@ -252,4 +255,22 @@ export function runIsolated<T extends unknown[]>(
   ...args: T
 ): MaybePromise<unknown> {
   return start(hook as unknown as RunnableHook, 'isolated', args, onTapError as OnTapError)
+}
+
+/**
+ * Every tap of a series hook, each isolated, for what they do to the first argument (`annotate`,
+ * on the reply): as {@link runIsolated}, but the result is that argument, now or once the last tap
+ * settled, so a caller that waits for the taps needs no promise of its own to get it back.
+ */
+export function runEach<T extends unknown[]>(
+  hook: AsyncSeriesHook<T>,
+  onTapError: (tapName: string, error: unknown, args: T) => void,
+  ...args: T
+): MaybePromise<T[0]> {
+  return start(
+    hook as unknown as RunnableHook,
+    'each',
+    args,
+    onTapError as OnTapError,
+  ) as MaybePromise<T[0]>
 }

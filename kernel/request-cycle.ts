@@ -11,7 +11,7 @@ import {
 import { requestErrors } from './error-codes.js'
 import type { FwError } from './errors.js'
 import { EventLog } from './events.js'
-import { isThenable, runBail, runIsolated, runWaterfall, type MaybePromise } from './hook-runner.js'
+import { isThenable, runBail, runEach, runWaterfall, type MaybePromise } from './hook-runner.js'
 import {
   injectInit,
   injectResponse,
@@ -266,9 +266,8 @@ export class RequestCycle {
     ctx.log.record('response.prepared', { status: reply.status })
     const annotate = this.#deps.hooks.annotate
     if (!annotate.isUsed()) return reply
-    // One tap that throws is reported and the others still run.
-    const done = runIsolated(annotate, this.#annotateFailed, reply, ctx)
-    return isThenable(done) ? resolvesTo(done, reply) : reply
+    // One tap that throws is reported and the others still run; the result is the reply.
+    return runEach(annotate, this.#annotateFailed, reply, ctx)
   }
 
   // A callback the hook runner calls without `this`, so bound once.
@@ -315,11 +314,6 @@ function then<T>(
     },
     (error: unknown) => failed.call(cycle, ctx, error),
   )
-}
-
-/** `value` once `done` settles. */
-function resolvesTo<T>(done: Promise<unknown>, value: T): Promise<T> {
-  return done.then(() => value)
 }
 
 function noViewEngine(template: string): FwError {

@@ -1,4 +1,10 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import {
+  createServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
 import type { TLSSocket } from 'node:tls'
 import polka from 'polka'
@@ -69,27 +75,48 @@ export interface RunningServer {
   close(timeoutMs?: number, delayMs?: number): Promise<void>
 }
 
-function toInit(req: IncomingMessage, trustProxy: boolean): RequestInit {
-  // Headers, scheme and address are read only when asked: Node builds `req.headers` on first
-  // access, and the socket's address is a call into C++; a route that reads none pays for none.
-  const secure = (): boolean => {
+/**
+ * A request from the socket as the kernel takes it. Headers, scheme and address are read only when
+ * asked (Node builds `req.headers` on first access, and the socket's address is a call into C++),
+ * by methods rather than closures made per request: a route that reads none pays for none.
+ */
+class SocketRequest implements RequestInit {
+  readonly method: string
+  readonly url: string
+  readonly body: IncomingMessage
+  readonly #trustProxy: boolean
+
+  constructor(req: IncomingMessage, trustProxy: boolean) {
+    this.method = req.method ?? 'GET'
+    // polka rewrites req.url under a mount; originalUrl is what the client sent.
+    this.url = (req as IncomingMessage & { originalUrl?: string }).originalUrl ?? req.url ?? '/'
+    this.body = req
+    this.#trustProxy = trustProxy
+  }
+
+  headers(): IncomingHttpHeaders {
+    return this.body.headers
+  }
+
+  secure(): boolean {
+    const req = this.body
     if ((req.socket as TLSSocket).encrypted === true) return true
     // Anyone can send the header: only a proxy the operator declared is believed.
-    if (!trustProxy) return false
+    if (!this.#trustProxy) return false
     const forwardedProto = req.headers['x-forwarded-proto']
     return (
       typeof forwardedProto === 'string' &&
       forwardedProto.split(',')[0]!.trim().toLowerCase() === 'https'
     )
   }
-  const ip = (): string => {
+
+  ip(): string {
+    const req = this.body
     const forwardedFor = req.headers['x-forwarded-for']
-    if (trustProxy && typeof forwardedFor === 'string') return forwardedFor.split(',')[0]!.trim()
+    if (this.#trustProxy && typeof forwardedFor === 'string')
+      return forwardedFor.split(',')[0]!.trim()
     return req.socket.remoteAddress ?? ''
   }
-  // polka rewrites req.url under a mount; originalUrl is what the client sent.
-  const url = (req as IncomingMessage & { originalUrl?: string }).originalUrl ?? req.url ?? '/'
-  return { method: req.method ?? 'GET', url, headers: () => req.headers, body: req, secure, ip }
 }
 
 /**
@@ -158,7 +185,7 @@ export async function startServer(
   const pipeline = (req: IncomingMessage, res: ServerResponse, tracked: boolean): void => {
     let answer: MaybePromise<Reply>
     try {
-      answer = target.handle(toInit(req, options.trustProxy))
+      answer = target.handle(new SocketRequest(req, options.trustProxy))
     } catch (error) {
       respond(req, res, undefined, error, tracked)
       return

@@ -1,7 +1,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook } from 'tapable'
-import { runBail, runIsolated, runSeries, runWaterfall } from '../../kernel/hook-runner.js'
+import { runBail, runEach, runIsolated, runSeries, runWaterfall } from '../../kernel/hook-runner.js'
 import type { WaitingTap } from '../../kernel/hooks.js'
 
 const test = suite('hook runner')
@@ -99,6 +99,29 @@ test('isolated: every tap runs, each failure is reported with its tap name', asy
     'rejects: async failure',
     'calls back with an error: callback failure',
   ])
+})
+
+test('an each run answers its first argument, at once while its taps are synchronous', async () => {
+  const hook = new AsyncSeriesHook<[string[]]>(['out'])
+  const failures: string[] = []
+  const onError = (tap: string): void => void failures.push(tap)
+  hook.tap('first', (out) => void out.push('first'))
+  hook.tap('throws', () => {
+    throw new Error('sync failure')
+  })
+  const out: string[] = []
+  const now = runEach(hook, onError, out)
+  assert.not.ok(isPromise(now), 'no promise when every tap is synchronous')
+  assert.is(now, out)
+  hook.tapPromise('waits', async (list) => void list.push('waits'))
+  hook.tapPromise('rejects', () => Promise.reject(new Error('async failure')))
+  hook.tap('last', (list) => void list.push('last'))
+  const later: string[] = []
+  const waited = runEach(hook, onError, later)
+  assert.ok(isPromise(waited))
+  assert.is(await waited, later, 'the argument, not a failure, once the taps settled')
+  assert.equal(later, ['first', 'waits', 'last'])
+  assert.equal(failures, ['throws', 'throws', 'rejects'])
 })
 
 test("tapable's interceptors see call, tap, result, error and done", async () => {
