@@ -14,6 +14,7 @@ function app(config: UserConfig = {}) {
   kernel.router.get('plain', () => text('hi'))
   kernel.router.get('framed', () => html('<p>x</p>').header('x-frame-options', 'SAMEORIGIN'))
   kernel.router.get('scheme', (ctx) => json({ secure: ctx.secure }))
+  kernel.router.get('client', (ctx) => json({ ip: ctx.ip, host: ctx.header('host') }))
   return kernel
 }
 
@@ -96,6 +97,25 @@ test('X-Forwarded-Proto makes a request secure only behind a trusted proxy', asy
         headers: { 'x-forwarded-proto': 'https' },
       })
       assert.equal(await res.json(), { secure: trust }, `trust_proxy ${trust}`)
+    } finally {
+      await kernel.close(500)
+    }
+  }
+})
+
+test('X-Forwarded-For names the client only behind a trusted proxy, over a real socket', async () => {
+  for (const trust of [false, true]) {
+    const kernel = app({ http: { trust_proxy: trust } })
+    const { port } = await kernel.listen(0, '127.0.0.1')
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/client`, {
+        headers: { 'x-forwarded-for': '203.0.113.7, 10.0.0.1' },
+      })
+      assert.equal(
+        await res.json(),
+        { ip: trust ? '203.0.113.7' : '127.0.0.1', host: `127.0.0.1:${port}` },
+        `trust_proxy ${trust}`,
+      )
     } finally {
       await kernel.close(500)
     }

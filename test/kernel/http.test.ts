@@ -241,6 +241,17 @@ function get(
   })
 }
 
+test('writing a reply leaves its own headers as the handler and taps set them', async () => {
+  const kernel = app()
+  kernel.router.get('tagged', () => json({ ok: true }).header('x-tag', 'a'))
+  const res = await kernel.inject('/tagged')
+  assert.is(res.headers['content-type'], 'application/json; charset=utf-8')
+  assert.is(res.headers['content-length'], '11')
+  assert.is(res.headers['x-tag'], 'a')
+  // What the server added on the wire (type, length, security headers) is not written back.
+  assert.equal(res.reply.headers, { 'x-tag': 'a' })
+})
+
 test('serves the same replies over a real socket', async () => {
   const kernel = app()
   kernel.router.get('plain', () => text('hi'))
