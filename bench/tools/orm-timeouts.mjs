@@ -1,7 +1,8 @@
 // CPU a statement costs through MikroORM (knex, node-pg) on PostgreSQL, with the database plugin's
-// timeouts on and off: `database.statement_timeout` (which gives node-pg's connections a client-side
-// `query_timeout`, one timer armed and cleared per statement) and `database.acquire_timeout` (knex's
-// pool waits for a connection that long). Each variant runs in a child process of its own, the
+// timeouts on and off: `database.statement_timeout` (the server's `statement_timeout`, and the
+// plugin's client-side timeout: each statement joins the list of those in flight under one timer;
+// until 2026-11-27, node-pg's `query_timeout`, one timer armed and cleared per statement) and
+// `database.acquire_timeout` (knex's pool waits for a connection that long). Each variant runs in a child process of its own, the
 // variants alternating round by round; each child opens the plugin on the database, runs 20,000
 // statements untimed, then `--statements` more (`select 1`, 8 at a time through
 // `em.getConnection().execute`) and reports its CPU time (all threads) per statement, the

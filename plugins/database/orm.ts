@@ -20,8 +20,9 @@ import { quoteArrayElements } from './array-literal.js'
 import { adoptBoundModels, bindDetached, boundModel, isDetachable } from './bound-models.js'
 import { createPglite } from './pglite-template.js'
 import { createReadPool, type ReadPool } from './read-pool.js'
-import { shapeOrmRows } from './row-shapes.js'
+import { adaptOrmStatements } from './orm-statements.js'
 import { ModelRecorder, QueryRecorder, REQUEST_KEY } from './recorders.js'
+import { Deadlines } from './statement-deadlines.js'
 import { refuseUnstorable, refuseUnstorableValue } from './unstorable-input.js'
 
 declare module 'fw' {
@@ -176,11 +177,9 @@ export async function openDatabase(
         connection: {
           ...(timeouts.acquireMs > 0 ? { connectionTimeoutMillis: timeouts.acquireMs } : {}),
           // Server side: a slow statement is cancelled (57014) and its connection stays usable.
-          // Client side: a server that stopped answering (a frozen host, a cut network) cannot
-          // cancel anything, so the client gives up on its own.
-          ...(timeouts.statementMs > 0
-            ? { statement_timeout: timeouts.statementMs, query_timeout: timeouts.statementMs }
-            : {}),
+          // The client side (a server that stopped answering cannot cancel anything) is
+          // `deadlines` below, not node-pg's per-statement `query_timeout`.
+          ...(timeouts.statementMs > 0 ? { statement_timeout: timeouts.statementMs } : {}),
         },
       },
     })
@@ -211,14 +210,17 @@ export async function openDatabase(
     return jsonToDatabase(value, context)
   }
   quoteArrayElements(platform)
-  // MikroORM's statements get their rows as the read pool's do (see row-shapes.ts).
-  shapeOrmRows(opened.em.getConnection())
+  // The client-side statement timeout of the ORM's statements and the read pool's: one timer
+  // for all of them (see statement-deadlines.ts). PGlite runs in the process: nothing to wait for.
+  const deadlines = new Deadlines(target.kind === 'postgresql' ? timeouts.statementMs : 0)
+  // MikroORM's statements get their rows as the read pool's do, under the same timeout.
+  adaptOrmStatements(opened.em.getConnection(), deadlines)
   let reads: ReadPool | null | undefined
   let connections: Connections | undefined
   const connectionsOf = (): Connections => {
     if (connections !== undefined) return connections
     const client = (opened.em as SqlEntityManager).getKnex().client
-    reads ??= createReadPool(client, opened.config.get('pool')?.max ?? 10) ?? null
+    reads ??= createReadPool(client, opened.config.get('pool')?.max ?? 10, deadlines) ?? null
     return (connections = {
       client,
       pglite: (client as { dialect?: unknown }).dialect === 'pglite',
@@ -264,6 +266,7 @@ export async function openDatabase(
       reads = null
       connections = undefined
       await opened.close(true)
+      deadlines.close()
       // Started early (see `starting`) but never connected: still ours to close.
       pglite ??= await starting?.catch(() => undefined)
       if (keepEmbedded) return pglite

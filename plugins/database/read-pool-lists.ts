@@ -1,8 +1,9 @@
-// The read pool's bookkeeping (see `createReadPool` in read-pool.ts): its idle connections, the
-// statements waiting for a connection, and the client-side timeout of those running, each with one
-// timer for all rather than one per statement.
+// The read pool's bookkeeping (see `createReadPool` in read-pool.ts): its idle connections and the
+// statements waiting for a connection, each with one timer for all rather than one per statement
+// (the statements running are under `Deadlines`, statement-deadlines.ts).
 import { performance } from 'node:perf_hooks'
 import type { ReadDone, ReadQuery } from './read-pool.js'
+import type { Running } from './statement-deadlines.js'
 
 /** node-pg's `Query`: built from a text and its values, named afterwards (see `createReadPool`). */
 export interface PgQuery {
@@ -192,60 +193,5 @@ export class WaitQueue {
       this.#shift()
       oldest.done(new Error(ACQUIRE_TIMEOUT_MESSAGE), undefined)
     }
-  }
-}
-
-/** node-pg's own message for a statement past the client-side timeout (see `isUnavailableError`). */
-const STATEMENT_TIMEOUT_MESSAGE = 'Query read timeout'
-
-/** A statement on a connection: when it was sent, and how it ends (undefined once it has). */
-export interface Running {
-  readonly since: number
-  end: ((error: Error | undefined, rows: undefined) => void) | undefined
-}
-
-/**
- * The client-side statement timeout for the statements in flight (at most the pool's size): one
- * timer while any is, firing when the oldest is due; 0 ms: none.
- */
-export class Deadlines {
-  readonly #ms: number
-  readonly #running = new Set<Running>()
-  #timer: NodeJS.Timeout | undefined
-
-  constructor(ms: number) {
-    this.#ms = ms > 0 ? ms : 0
-  }
-
-  now(): number {
-    return this.#ms > 0 ? performance.now() : 0
-  }
-
-  add(running: Running): void {
-    if (this.#ms === 0) return
-    this.#running.add(running)
-    this.#timer ??= setTimeout(() => this.#expire(), this.#ms)
-  }
-
-  remove(running: Running): void {
-    this.#running.delete(running)
-  }
-
-  close(): void {
-    if (this.#timer !== undefined) clearTimeout(this.#timer)
-    this.#timer = undefined
-  }
-
-  /** Fails the statements past the timeout; waits for the next one due, if any runs. */
-  #expire(): void {
-    this.#timer = undefined
-    const now = performance.now()
-    let next = Infinity
-    for (const running of [...this.#running]) {
-      const left = running.since + this.#ms - now
-      if (left <= 0) running.end?.(new Error(STATEMENT_TIMEOUT_MESSAGE), undefined)
-      else next = Math.min(next, left)
-    }
-    if (next !== Infinity) this.#timer = setTimeout(() => this.#expire(), next)
   }
 }

@@ -1,6 +1,5 @@
 import type { Knex } from '@mikro-orm/knex'
 import {
-  Deadlines,
   HELD,
   IDLE_SWEEP_MS,
   IdleConnections,
@@ -9,9 +8,9 @@ import {
   type HeldClient,
   type PgClient,
   type PgQuery,
-  type Running,
 } from './read-pool-lists.js'
 import { shapedQueries } from './row-shapes.js'
+import type { Deadlines, Running } from './statement-deadlines.js'
 
 /** One statement with its bound values: prepared once per connection under `name` when set. */
 export interface ReadQuery {
@@ -73,14 +72,15 @@ interface PgDriver {
  * pool, every release would arm an idle timer and every checkout a timer for the acquire timeout,
  * two timers per statement.
  *
- * The client-side statement timeout (node-pg's `query_timeout`, for a server that stopped
- * answering) is kept here too, with one timer for the statements in flight rather than one each:
- * node-pg's per-statement timers made V8 keep each request's objects past their request (measured:
- * four full collections in 10 s of `/fortunes` load instead of one, and three times the collector
- * threads' CPU). A statement past it fails with node-pg's own message and its connection is closed,
- * as pg's pool did.
+ * The client-side statement timeout (for a server that stopped answering) is `deadlines`, the
+ * database's one timer for the statements in flight (see statement-deadlines.ts). A statement past
+ * it fails with node-pg's own message and its connection is closed, as pg's pool did.
  */
-export function createReadPool(client: Knex.Client, max: number): ReadPool | undefined {
+export function createReadPool(
+  client: Knex.Client,
+  max: number,
+  deadlines: Deadlines,
+): ReadPool | undefined {
   const knexClient = client as unknown as {
     dialect?: unknown
     driver?: Partial<PgDriver>
@@ -97,14 +97,12 @@ export function createReadPool(client: Knex.Client, max: number): ReadPool | und
     knexClient.searchPath !== undefined
   )
     return undefined
-  const { query_timeout: statementTimeout, ...connection } = settings
-  const pool = new driver.Pool({ ...connection, max })
+  const pool = new driver.Pool({ ...settings, max })
   // An idle connection that fails is dropped by the pool; without a listener, its error would end
   // the process.
   pool.on('error', () => undefined)
   const waitMs = Number(settings.connectionTimeoutMillis ?? 0)
   const queue = new WaitQueue(max, waitMs > 0 ? waitMs : 0, send)
-  const deadlines = new Deadlines(Number(statementTimeout ?? 0))
   const idle = new IdleConnections(IDLE_SWEEP_MS, (held) => giveBack(held, undefined))
   // Rows built from one template per statement (see row-shapes.ts), not node-pg's per run.
   const Query = shapedQueries(driver.Query)
@@ -170,7 +168,12 @@ export function createReadPool(client: Knex.Client, max: number): ReadPool | und
    * connection's, or the client-side timeout's) it goes back to pg's pool, which closes it.
    */
   function run(held: Held, pgQuery: PgQuery, done: ReadDone): void {
-    const running: Running = { since: deadlines.now(), end: undefined }
+    const running: Running = {
+      since: deadlines.now(),
+      end: undefined,
+      older: undefined,
+      newer: undefined,
+    }
     const end = (failure: Error | undefined, rows: Record<string, unknown>[] | undefined) => {
       if (running.end === undefined) return
       running.end = undefined
@@ -211,7 +214,6 @@ export function createReadPool(client: Knex.Client, max: number): ReadPool | und
     read: (query, done) => queue.submit(query, done),
     end: () => {
       queue.close()
-      deadlines.close()
       idle.close()
       return pool.end()
     },

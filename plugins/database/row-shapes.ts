@@ -1,6 +1,6 @@
 /**
  * Rows of one statement built from one template, for what fw runs on PostgreSQL (the read pool's
- * statements and MikroORM's).
+ * statements and MikroORM's, see orm-statements.ts).
  *
  * node-pg (8.2x) builds each result's rows from a prototype-less object holding the columns'
  * names: the names are stored into `Object.create(null)` (a dictionary-mode object) and the
@@ -187,84 +187,4 @@ function templateOf(fields: readonly PgField[]): Readonly<Record<string, null>> 
       configurable: true,
     })
   return template
-}
-
-/** knex's PostgreSQL client, as far as {@link shapeKnexRows} relies on it. */
-interface KnexPgClient {
-  readonly dialect?: unknown
-  readonly driver?: { readonly Query?: unknown }
-  _query?: (connection: unknown, obj: KnexQuery) => Promise<unknown>
-}
-
-/** What knex hands its dialect's `_query`: the statement, and where the response goes. */
-interface KnexQuery {
-  sql?: string
-  bindings?: readonly unknown[]
-  options?: unknown
-  response?: unknown
-}
-
-interface PgConnection {
-  query(query: object, callback: (error: Error | undefined, response: unknown) => void): void
-}
-
-/** MikroORM's SQL connection, as far as {@link shapeOrmRows} relies on it. */
-interface SqlConnection {
-  createKnex(): void
-  getKnex(): { readonly client: object }
-  readonly client?: unknown
-}
-
-/**
- * Statements MikroORM runs through knex on PostgreSQL get rows built the same way: each knex client
- * the connection makes (on `connect()`, or on first use) hands node-pg a shaped `Query` instead of
- * a `{ text, values }` object, which node-pg would run as a plain one. A statement with options of
- * knex's own (`rowMode`, say) goes the way it went. Nothing changes for another dialect (PGlite)
- * or a driver built otherwise.
- */
-export function shapeOrmRows(connection: object): void {
-  const sql = connection as Partial<SqlConnection>
-  const create = sql.createKnex
-  if (typeof create !== 'function' || typeof sql.getKnex !== 'function') return
-  sql.createKnex = function (this: SqlConnection) {
-    create.call(this)
-    shapeKnexRows(this.getKnex().client)
-  }
-  if (sql.client !== undefined) shapeKnexRows(sql.getKnex().client)
-}
-
-function shapeKnexRows(client: object): void {
-  const knex = client as KnexPgClient
-  const original = knex._query
-  const Query = knex.driver?.Query
-  if (
-    knex.dialect !== 'postgresql' ||
-    typeof original !== 'function' ||
-    typeof Query !== 'function'
-  )
-    return
-  type QueryClass = new (text: string, values: readonly unknown[]) => object
-  const Shaped = shapedQueries(Query as QueryClass)
-  if (Shaped === Query) return
-  knex._query = function (this: unknown, connection: unknown, obj: KnexQuery) {
-    const pg = connection as Partial<PgConnection> | null
-    const text = obj.sql
-    if (hasOptions(obj.options) || !text || typeof pg?.query !== 'function')
-      return original.call(this, connection, obj)
-    const query = new Shaped(text, obj.bindings ?? [])
-    return new Promise((resolve, reject) => {
-      pg.query!(query, (error, response) => {
-        if (error) return reject(error)
-        obj.response = response
-        resolve(obj)
-      })
-    })
-  }
-}
-
-/** True when knex has options for node-pg (it sends `{}` when none were given). */
-function hasOptions(options: unknown): boolean {
-  if (typeof options !== 'object' || options === null) return options !== undefined
-  for (const _ in options) return true
-  return false
 }

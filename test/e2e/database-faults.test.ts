@@ -52,9 +52,10 @@ async function get(
   app: ServedApp,
   path: string,
   headers: Record<string, string> = API,
+  init: { method?: string; body?: string } = {},
 ): Promise<{ status: number; ms: number; body: string; retryAfter: string | null; type: string }> {
   const started = performance.now()
-  const res = await fetch(`${app.url}${path}`, { headers })
+  const res = await fetch(`${app.url}${path}`, { headers, ...init })
   const body = await res.text()
   return {
     status: res.status,
@@ -150,10 +151,20 @@ if (onPostgres) {
     assert.is((await get(app, '/api/v1/products/1')).status, 200)
 
     await context.proxy!.set('freeze')
+    const product = { name: 'Frozen lamp', price: 10, stock: 1, sku: 'FROZEN-1' }
+    const store = () =>
+      get(
+        app,
+        '/api/v1/products',
+        { ...API, 'content-type': 'application/json' },
+        { method: 'POST', body: JSON.stringify(product) },
+      )
     const frozen = await Promise.all([
       get(app, '/api/v1/products/2'),
       get(app, '/api/v1/products?per_page=3'),
       get(app, '/api/v1/products/3', { accept: 'text/html', apikey: 'demo-api-key' }),
+      // A write: its transaction cannot begin.
+      store(),
     ])
     for (const answer of frozen) {
       assert.is(answer.status, 503, answer.body)
@@ -174,6 +185,9 @@ if (onPostgres) {
     await context.proxy!.set('pass')
     const recoveredMs = await until(app, '/api/v1/products/2', 200)
     console.log(`    recovered ${recoveredMs.toFixed(0)} ms after the database thawed`)
+    // The write that failed left nothing behind: it can be made now, once.
+    const stored = await store()
+    assert.is(stored.status, 201, stored.body)
     assert.is(await app.stop(), 0)
   })
 

@@ -1,6 +1,7 @@
 // A TCP proxy on 127.0.0.1 between an app and its PostgreSQL server, for fault tests: it passes
 // traffic through, refuses connections (nothing listens on its port), or freezes (accepts and
-// holds every connection, forwarding nothing either way), and comes back on demand.
+// holds every connection, forwarding nothing either way), and comes back on demand. It counts the
+// connections the app closed itself, so a test can tell a connection given up from one kept.
 import { createServer, connect, type Server, type Socket } from 'node:net'
 
 /** What the proxy does with connections. */
@@ -10,9 +11,12 @@ export type ProxyMode = 'pass' | 'refuse' | 'freeze'
 export interface TcpProxy {
   readonly port: number
   readonly mode: ProxyMode
+  /** Connections the app ended itself (not those the proxy cut), since the proxy started. */
+  readonly endedByApp: number
   /**
    * Switches mode. `refuse` stops listening and cuts every open connection (the port refuses);
-   * `freeze` stops forwarding on every open connection and holds new ones; `pass` forwards again
+   * `freeze` stops forwarding on every open connection (what arrives is read and dropped, so an
+   * end from the app is still seen) and holds new ones the same way; `pass` forwards again
    * (frozen connections are cut, as a server that came back would have lost them).
    */
   set(mode: ProxyMode): Promise<void>
@@ -27,13 +31,15 @@ export async function startTcpProxy(
   const open = new Set<Socket>()
   let current: ProxyMode = mode
   let port = 0
+  let endedByApp = 0
 
   const onConnection = (client: Socket): void => {
     open.add(client)
     client.on('close', () => open.delete(client))
     client.on('error', () => client.destroy())
+    client.on('end', () => endedByApp++)
     if (current === 'freeze') {
-      client.pause()
+      client.resume()
       return
     }
     const upstream = connect(target.port, target.host)
@@ -85,6 +91,9 @@ export async function startTcpProxy(
     get mode() {
       return current
     },
+    get endedByApp() {
+      return endedByApp
+    },
     async set(next) {
       if (next === current) return
       const previous = current
@@ -95,10 +104,10 @@ export async function startTcpProxy(
         return
       }
       if (next === 'freeze') {
-        // Held connections stay open and silent: data already in flight is dropped.
+        // Held connections stay open and silent: what arrives from now on is dropped.
         for (const socket of open) {
           socket.unpipe()
-          socket.pause()
+          socket.resume()
         }
         if (server === undefined) await listen()
         return

@@ -1,0 +1,163 @@
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { json, type Kernel } from 'fw'
+import database, {
+  createTestDatabase,
+  isUnavailableError,
+  type TestDatabase,
+} from 'fw/plugins/database'
+import { createTestKernel } from 'fw/testing'
+import { startTcpProxy, type TcpProxy } from '../../e2e/tcp-proxy.js'
+import { Gadget, GadgetSchema, gadgetValues, migrations } from './fixtures.js'
+
+// The client-side statement timeout of MikroORM's statements on PostgreSQL (the database plugin's
+// README, "Bounded waits"): one timer for every statement in flight rather than one armed per
+// statement, and a statement a frozen server never answers fails as unavailable within
+// `database.statement_timeout`, its connection closed rather than handed to the next statement.
+// Only PostgreSQL has a client side to time out (PGlite runs in the process).
+
+interface Context {
+  db?: TestDatabase
+  proxy?: TcpProxy
+  kernel?: Kernel
+}
+const test = suite<Context>('database statement timeout', {})
+const onPostgres = /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '')
+
+test.after.each(async (context) => {
+  await context.kernel?.close()
+  await context.proxy?.close()
+  await context.db?.drop()
+  context.kernel = context.proxy = context.db = undefined
+})
+
+/** A kernel on `url` with a read (`GET /gadgets/{id}`) and a write (`POST /gadgets`) through the ORM. */
+async function gadgetKernel(
+  context: Context,
+  url: string,
+  timeouts: { acquire_timeout: number; statement_timeout: number },
+): Promise<Kernel> {
+  const kernel = (context.kernel = createTestKernel({
+    config: { database: timeouts },
+    plugins: [[database, { url, entities: [GadgetSchema], migrations }]],
+  }))
+  const db = () => kernel.plugin('database')
+  kernel.router.get('gadgets/{id}', async (ctx) => {
+    const gadget = await db()
+      .em()
+      .findOne(Gadget, { id: Number(ctx.params.id) })
+    return { found: gadget !== null }
+  })
+  kernel.router.post('gadgets', async () => {
+    const em = db().em()
+    const gadget = em.create(Gadget, gadgetValues('lamp'))
+    await em.flush()
+    return json({ id: gadget.id }, 201)
+  })
+  await kernel.boot()
+  await db().prepare()
+  return kernel
+}
+
+/** Counts the timers armed with `ms` while `run` runs. */
+async function timersOf(ms: number, run: () => Promise<void>): Promise<number> {
+  const original = globalThis.setTimeout
+  let armed = 0
+  globalThis.setTimeout = ((callback: () => void, delay?: number) => {
+    if (delay === ms) armed++
+    return original(callback, delay)
+  }) as typeof setTimeout
+  try {
+    await run()
+  } finally {
+    globalThis.setTimeout = original
+  }
+  return armed
+}
+
+async function until(condition: () => boolean, ms = 5000): Promise<void> {
+  const deadline = Date.now() + ms
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time')
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+}
+
+if (onPostgres) {
+  test('ORM statements arm no timer each: one for the statements in flight', async (context) => {
+    const db = (context.db = await createTestDatabase())
+    // 7 s: a delay nothing else in the process arms.
+    const kernel = await gadgetKernel(context, db.url, { acquire_timeout: 1, statement_timeout: 7 })
+    const armed = await timersOf(7000, async () => {
+      for (let i = 0; i < 20; i++) {
+        {
+          const r = await kernel.inject({
+            method: 'POST',
+            url: '/gadgets',
+            headers: { accept: 'application/json' },
+          })
+          assert.is(r.status, 201, r.body)
+        }
+        assert.is((await kernel.inject(`/gadgets/${i + 1}`)).status, 200)
+      }
+      // And a burst, several statements in flight at once.
+      await Promise.all(
+        Array.from({ length: 30 }, (_, i) => kernel.plugin('database').em().findOne(Gadget, i)),
+      )
+    })
+    // Each write is three statements (begin, insert, commit), so node-pg's own timeout would arm
+    // some 110 timers here.
+    assert.ok(armed <= 2, `${armed} timers of the statement timeout for 110 statements`)
+  })
+
+  test('a frozen server: an ORM read and write answer 503 within the timeout, their connections are closed, and they answer again once it is back', async (context) => {
+    const db = (context.db = await createTestDatabase())
+    const direct = new URL(db.url)
+    const proxy = (context.proxy = await startTcpProxy({
+      host: direct.hostname,
+      port: Number(direct.port || 5432),
+    }))
+    direct.host = `127.0.0.1:${proxy.port}`
+    const kernel = await gadgetKernel(context, direct.toString(), {
+      acquire_timeout: 1,
+      statement_timeout: 1,
+    })
+    const write = () => kernel.inject({ method: 'POST', url: '/gadgets' })
+    assert.is((await write()).status, 201)
+
+    for (const [what, run] of [
+      ['read', () => kernel.inject('/gadgets/1')],
+      ['write', write],
+    ] as const) {
+      await proxy.set('freeze')
+      const ended = proxy.endedByApp
+      const started = performance.now()
+      const answer = await run()
+      const ms = performance.now() - started
+      assert.is(answer.status, 503, `${what}: ${answer.body}`)
+      assert.is((answer.json() as { error: string }).error, 'unavailable')
+      // The statement's second, and at most a second's wait for a connection: never longer.
+      assert.ok(ms < 3000, `${what} answered in ${ms.toFixed(0)} ms`)
+      // The connection it ran on is given up, not kept for the next statement.
+      await until(() => proxy.endedByApp > ended)
+      await proxy.set('pass')
+      const again = await run()
+      assert.is(again.status, what === 'read' ? 200 : 201, `${what} after: ${again.body}`)
+    }
+    // Outside a request, the ORM's own error says the same.
+    await proxy.set('freeze')
+    const failure = await kernel
+      .plugin('database')
+      .em()
+      .findOne(Gadget, 1)
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      )
+    assert.ok(isUnavailableError(failure), String(failure))
+    assert.match(String(failure), /Query read timeout/)
+    await proxy.set('pass')
+  })
+}
+
+test.run()
