@@ -69,10 +69,9 @@ function reportFailedBegin(sql: Partial<SqlConnection>): void {
   if (typeof begin !== 'function') return
   sql.begin = async function (this: SqlConnection, options?: unknown) {
     const trx = (await begin.call(this, options)) as KnexTransaction | undefined
-    if (trx?.isCompleted?.() === true) {
-      await trx.executionPromise
-      throw new Error('The transaction ended as it began')
-    }
+    // Rejected by now when the `BEGIN` failed: the race rejects with it. A transaction whose
+    // outer one completed meanwhile is still waiting: it is handed over as knex made it.
+    if (trx?.isCompleted?.() === true) await Promise.race([trx.executionPromise, undefined])
     return trx
   }
 }
