@@ -88,17 +88,13 @@ if (onPostgres) {
     const db = (context.db = await createTestDatabase())
     // 7 s: a delay nothing else in the process arms.
     const kernel = await gadgetKernel(context, db.url, { acquire_timeout: 1, statement_timeout: 7 })
+    const write = () => kernel.inject({ method: 'POST', url: '/gadgets' })
     const armed = await timersOf(7000, async () => {
       for (let i = 0; i < 20; i++) {
-        {
-          const r = await kernel.inject({
-            method: 'POST',
-            url: '/gadgets',
-            headers: { accept: 'application/json' },
-          })
-          assert.is(r.status, 201, r.body)
-        }
-        assert.is((await kernel.inject(`/gadgets/${i + 1}`)).status, 200)
+        const stored = await write()
+        assert.is(stored.status, 201, stored.body)
+        const { id } = stored.json() as { id: number }
+        assert.equal((await kernel.inject(`/gadgets/${id}`)).json(), { found: true })
       }
       // And a burst, several statements in flight at once.
       await Promise.all(
@@ -108,6 +104,24 @@ if (onPostgres) {
     // Each write is three statements (begin, insert, commit), so node-pg's own timeout would arm
     // some 110 timers here.
     assert.ok(armed <= 2, `${armed} timers of the statement timeout for 110 statements`)
+  })
+
+  test('a burst of ORM writes and reads on ten connections: each answers its own, every row is stored', async (context) => {
+    const db = (context.db = await createTestDatabase())
+    const kernel = await gadgetKernel(context, db.url, { acquire_timeout: 5, statement_timeout: 5 })
+    const stored = await Promise.all(
+      Array.from({ length: 60 }, () => kernel.inject({ method: 'POST', url: '/gadgets' })),
+    )
+    const ids = stored.map((answer) => {
+      assert.is(answer.status, 201, answer.body)
+      return (answer.json() as { id: number }).id
+    })
+    assert.is(new Set(ids).size, 60)
+    const found = await Promise.all(ids.map((id) => kernel.inject(`/gadgets/${id}`)))
+    for (const answer of found) assert.equal(answer.json(), { found: true })
+    const [row] = await kernel.plugin('database').sql<{ count: number }>`
+      select count(*)::int as count from gadgets`
+    assert.is(row?.count, 60)
   })
 
   test('a frozen server: an ORM read and write answer 503 within the timeout, their connections are closed, and they answer again once it is back', async (context) => {
