@@ -1,6 +1,8 @@
 // How MikroORM's statements run on PostgreSQL: through knex's client, with rows built as the read
-// pool's are (row-shapes.ts) and under the database's one client-side statement timeout
-// (statement-deadlines.ts), in place of node-pg's per-statement timer.
+// pool's are (row-shapes.ts), under the database's one client-side statement timeout
+// (statement-deadlines.ts) in place of node-pg's per-statement timer, and on connections kept
+// between statements (knex-connections.ts).
+import { keepConnections } from './knex-connections.js'
 import { shapedQueries } from './row-shapes.js'
 import type { Deadlines, Running } from './statement-deadlines.js'
 
@@ -118,6 +120,7 @@ function adaptKnexClient(client: object, deadlines: Deadlines): void {
   type QueryClass = new (text: string, values: readonly unknown[]) => object
   const Shaped = shapedQueries(Query as QueryClass)
   adapted.set(config, { Shaped: Shaped === Query ? undefined : Shaped, deadlines })
+  keepConnections(client)
   if (proto[ADAPTED] === true) return
   proto[ADAPTED] = true
   proto._query = function (this: KnexPgClient, connection: unknown, obj: KnexQuery) {
@@ -193,7 +196,9 @@ class OrmStatement implements Running {
     return true
   }
 
+  /** Closes the connection, marked as knex marks a lost one, so that no one takes it again. */
   closeConnection(): void {
+    ;(this.#pg as { __knex__disposed?: unknown }).__knex__disposed ??= 'statement timeout'
     this.#pg.end(() => undefined)
   }
 }
