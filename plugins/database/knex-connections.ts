@@ -47,6 +47,8 @@ export function keepConnections(client: object): void {
   /** The fewest idle connections since the last sweep: that many at the bottom went unused. */
   let unused = 0
   let sweep: NodeJS.Timeout | undefined
+  /** Set once knex is being destroyed: a connection released after that goes back to tarn. */
+  let destroying = false
   const giveBack = (connection: KnexConnection): void =>
     void release.call(knex, connection).catch(() => undefined)
   const sweepIdle = (): void => {
@@ -67,6 +69,7 @@ export function keepConnections(client: object): void {
   }
   knex.releaseConnection = function (this: PooledClient, connection: KnexConnection) {
     if (
+      destroying ||
       this.pool === undefined ||
       connection.__knex__disposed ||
       this.pool.numPendingAcquires() > 0
@@ -78,6 +81,7 @@ export function keepConnections(client: object): void {
     return RELEASED
   }
   knex.destroy = function (this: PooledClient, callback?: unknown) {
+    destroying = true
     unused = idle.length
     sweepIdle()
     return destroy.call(this, callback)
