@@ -57,7 +57,17 @@ test('loses no request on SIGTERM under 64 busy keep-alive connections, and exit
       }
     }
   })
-  await sleep(1_000)
+  // Every connection answered once before SIGTERM. Under this load on PGlite a connection's first
+  // answer can take 5-14 s while the others are answered again and again (seen on both sides of
+  // 465bc4e); a request that waits so long is not what this test is about, and one still unread
+  // when the drain's five graces are up is lost by design (kernel/http/drain.ts).
+  const loadStart = performance.now()
+  while (connections.some((c) => c.responses.length === 0)) {
+    if (performance.now() - loadStart > 30_000) break
+    await sleep(50)
+  }
+  const everyConnection = Math.round(performance.now() - loadStart)
+  await sleep(500)
   const before = connections.reduce((n, c) => n + c.responses.length, 0)
   sigtermAt = performance.now()
   const exited = app.stop()
@@ -71,12 +81,13 @@ test('loses no request on SIGTERM under 64 busy keep-alive connections, and exit
     tallies.reduce((n, t) => n + t[key], 0)
   const afterSigterm = all.filter((r) => r.at >= sigtermAt)
   const keepAliveAfter = afterSigterm.filter((r) => r.headers.connection !== 'close').length
-  // Connections Node had not accepted yet at SIGTERM (libuv accepts one per loop turn under load).
-  const late = connections.filter((c) => (c.responses[0]?.at ?? Infinity) >= sigtermAt).length
-  const summary = `${sum('sent')} sent, ${sum('answered')} answered (${before} before SIGTERM, ${afterSigterm.length} after, ${keepAliveAfter} of them keep-alive), ${sum('unanswered')} unanswered, ${sum('closedBeforeSent')} closed before sent; ${late} connections first answered after SIGTERM; exit ${code} ${Math.round(exitAfter)} ms after SIGTERM`
+  const summary = `${sum('sent')} sent, ${sum('answered')} answered (${before} before SIGTERM, ${afterSigterm.length} after, ${keepAliveAfter} of them keep-alive), ${sum('unanswered')} unanswered, ${sum('closedBeforeSent')} closed before sent; every connection answered once ${everyConnection} ms into the load; exit ${code} ${Math.round(exitAfter)} ms after SIGTERM`
   console.log(`  shutdown (${onPostgres ? 'PostgreSQL' : 'PGlite'}): ${summary}`)
 
-  assert.ok(before >= CONNECTIONS, `the load ran before SIGTERM (${before} answers)`)
+  assert.ok(
+    connections.every((c) => c.responses.length > 0),
+    `every connection was answered before SIGTERM (${everyConnection} ms)`,
+  )
   const lost = tallies.flatMap((t, i) => (t.unanswered > 0 ? [`#${i} ${JSON.stringify(t)}`] : []))
   assert.is(sum('unanswered'), 0, `requests written and never answered: ${lost.join(', ')}`)
   for (const res of all) assert.is(res.status, 200, `${res.status} ${res.body}`)
