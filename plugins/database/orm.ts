@@ -12,13 +12,11 @@ import type { Knex, SqlEntityManager } from '@mikro-orm/knex'
 import { Migration, Migrator } from '@mikro-orm/migrations'
 import { PostgreSqlDriver } from '@mikro-orm/postgresql'
 import { currentContext, type RequestContext } from 'fw'
-import { PGliteDriver } from 'mikro-orm-pglite'
 import type { DatabaseTarget } from './connection-url.js'
 import { isSqlMigration, type MigrationSteps, type SqlMigration } from './define-migration.js'
 import { registerConnections, type Connections } from './bound-query.js'
 import { quoteArrayElements } from './array-literal.js'
 import { adoptBoundModels, bindDetached, boundModel, isDetachable } from './bound-models.js'
-import { createPglite } from './pglite-template.js'
 import { createReadPool, type ReadPool } from './read-pool.js'
 import { adaptOrmStatements } from './orm-statements.js'
 import { ModelRecorder, QueryRecorder, REQUEST_KEY } from './recorders.js'
@@ -185,6 +183,11 @@ export async function openDatabase(
     })
   } else {
     const dataDir = target.dataDir
+    // Loaded only here: an app on PostgreSQL never loads the embedded database's driver.
+    const [{ PGliteDriver }, { createPglite }] = await Promise.all([
+      import('mikro-orm-pglite'),
+      import('./pglite-template.js'),
+    ])
     orm = await MikroORM.init({
       ...common,
       driver: PGliteDriver,
