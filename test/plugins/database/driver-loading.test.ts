@@ -1,56 +1,39 @@
 import { spawnSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 
 // The embedded database's driver (mikro-orm-pglite and PGlite itself) is loaded only by an app
 // that uses PGlite: an app on PostgreSQL runs a statement without loading either. Run in a process
-// of its own, on the database the suite runs on (`DATABASE_URL`: PostgreSQL; without it, PGlite).
+// of its own, on the database the suite runs on (`DATABASE_URL`: PostgreSQL; without it, PGlite),
+// with the probe that reports which packages were loaded (ES modules included).
 const test = suite('database driver loading')
 const root = fileURLToPath(new URL('../../..', import.meta.url))
-const fixtures = fileURLToPath(new URL('fixtures-loaded/', import.meta.url))
-
-function openAndQuery(): { packages: Set<string>; stdout: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'fw-imports-'))
-  const report = join(dir, 'imports.txt')
-  try {
-    const result = spawnSync(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        '-C',
-        'fw-source',
-        '--import',
-        join(fixtures, 'report-imports.mjs'),
-        join(fixtures, 'open-database.ts'),
-      ],
-      { cwd: root, encoding: 'utf8', env: { ...process.env, FW_REPORT_IMPORTS: report } },
-    )
-    assert.is(result.status, 0, result.stderr)
-    const packages = new Set(
-      readFileSync(report, 'utf8')
-        .split('\n')
-        .map((url) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)?.[1])
-        .filter((name): name is string => name !== undefined),
-    )
-    return { packages, stdout: result.stdout.trim() }
-  } finally {
-    rmSync(dir, { recursive: true, force: true })
-  }
-}
+const probe = fileURLToPath(new URL('../../cli/fixtures/report-loaded.mjs', import.meta.url))
+const child = fileURLToPath(new URL('open-database-child.ts', import.meta.url))
+const PGLITE = ['mikro-orm-pglite', '@electric-sql/pglite']
+/** Always loaded by opening the database: shows that the probe sees a package that is there. */
+const PRESENT = '@mikro-orm/postgresql'
 
 test('loads the PGlite driver only for an app on PGlite', () => {
-  const { packages, stdout } = openAndQuery()
-  assert.is(stdout, '[{"one":1}]')
-  // The probe sees the packages that are loaded, ES modules included.
-  assert.ok(packages.has('@mikro-orm/postgresql'), [...packages].join(', '))
+  const result = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', '-C', 'fw-source', '--import', probe, child],
+    {
+      cwd: root,
+      encoding: 'utf8',
+      env: { ...process.env, FW_REPORT_PACKAGES: [PRESENT, ...PGLITE].join(',') },
+    },
+  )
+  assert.is(result.status, 0, result.stderr)
+  assert.is(result.stdout.trim(), '[{"one":1}]')
+  const line = result.stderr.split('\n').find((l) => l.startsWith('loaded: '))
+  assert.ok(line, `no report from the probe: ${result.stderr}`)
   const onPglite = process.env.DATABASE_URL === undefined
-  assert.is(packages.has('mikro-orm-pglite'), onPglite)
-  assert.is(packages.has('@electric-sql/pglite'), onPglite)
+  assert.equal(
+    JSON.parse(line.slice('loaded: '.length)),
+    onPglite ? [PRESENT, ...PGLITE] : [PRESENT],
+  )
 })
 
 test.run()
