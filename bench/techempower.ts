@@ -11,8 +11,9 @@
 // TechEmpower does, each test first warms every server up at the highest connection count
 // (`--warmup` s each); then, per connection count, rounds of `--duration` s with the servers' order
 // rotating; medians of req/s and of server CPU µs per request (utime + stime from
-// /proc/<pid>/stat). Non-2xx answers or socket errors under load fail it too; a run in which no
-// request was answered counts as 0 req/s. Before each run the server must answer /db within 100 ms
+// /proc/<pid>/stat), and fw's ratios to each peer as the median of the rounds' ratios (the ratio
+// of the whole run's medians is printed before the last line). Non-2xx answers or socket errors
+// under load fail it too; a run in which no request was answered counts as 0 req/s. Before each run the server must answer /db within 100 ms
 // (what earlier runs queued has drained).
 // Last line: `techempower: fw/fastify min <x> (<test>) fw/polka min <y> (<test>)`.
 // Run: node --import tsx -C fw-source bench/techempower.ts [--duration 3] [--rounds 2]
@@ -186,6 +187,25 @@ async function load(server: Server, path: string, connections: number, seconds: 
   return { rate: r.requests / r.seconds, cpu: r.requests === 0 ? NaN : cpu / r.requests }
 }
 
+/**
+ * fw's req/s over `peer`'s, as the median of the rounds' ratios: the servers of one round are
+ * measured within seconds of each other, so a change of the machine's speed between rounds (on
+ * these shared machines the same server's rate moves by a quarter from one round to the next)
+ * falls on both sides of each ratio. A ratio of two medians taken over the whole run would compare
+ * moments of different load. A round in which a server answered nothing
+ * counts as 0 req/s.
+ */
+function pairedRatio(samples: ReadonlyMap<Name, readonly Sample[]>, peer: Exclude<Name, 'fw'>) {
+  const fw = samples.get('fw') ?? []
+  const other = samples.get(peer) ?? []
+  return median(
+    fw.map((s, round) => {
+      const rate = (other[round] as Sample).rate
+      return rate > 0 ? s.rate / rate : s.rate > 0 ? Infinity : 1
+    }),
+  )
+}
+
 /** The median of the runs that answered something (NaN when none did). */
 function cpuMedian(values: readonly number[]): number {
   const answered = values.filter((x) => !Number.isNaN(x))
@@ -230,7 +250,13 @@ async function main(): Promise<void> {
   await client.end()
   if (failed) throw new Error('verification failed: not measuring')
 
-  const rows: { test: string; connections: number; by: Record<Name, Sample> }[] = []
+  const rows: {
+    test: string
+    connections: number
+    by: Record<Name, Sample>
+    /** fw's req/s over each peer's, round by round (see `pairedRatio`). */
+    paired: Record<Exclude<Name, 'fw'>, number>
+  }[] = []
   for (const test of TESTS) {
     const path = TEST_PATHS[test]
     // TechEmpower warms a test up at its highest concurrency before measuring any level.
@@ -252,21 +278,30 @@ async function main(): Promise<void> {
           },
         ]),
       ) as Record<Name, Sample>
-      rows.push({ test, connections, by })
+      const paired = {
+        fastify: pairedRatio(samples, 'fastify'),
+        polka: pairedRatio(samples, 'polka'),
+      }
+      rows.push({ test, connections, by, paired })
       console.log(
-        `  ${test.padEnd(9)} c=${String(connections).padEnd(3)}  fw ${fmt(by.fw.rate).padStart(7)} req/s ${by.fw.cpu.toFixed(0).padStart(4)} µs  fastify ${fmt(by.fastify.rate).padStart(7)} ${by.fastify.cpu.toFixed(0).padStart(4)} µs  polka ${fmt(by.polka.rate).padStart(7)} ${by.polka.cpu.toFixed(0).padStart(4)} µs  fw/fastify ${(by.fw.rate / by.fastify.rate).toFixed(2)}  fw/polka ${(by.fw.rate / by.polka.rate).toFixed(2)}  CPU fastify/fw ${(by.fastify.cpu / by.fw.cpu).toFixed(2)} polka/fw ${(by.polka.cpu / by.fw.cpu).toFixed(2)}`,
+        `  ${test.padEnd(9)} c=${String(connections).padEnd(3)}  fw ${fmt(by.fw.rate).padStart(7)} req/s ${by.fw.cpu.toFixed(0).padStart(4)} µs  fastify ${fmt(by.fastify.rate).padStart(7)} ${by.fastify.cpu.toFixed(0).padStart(4)} µs  polka ${fmt(by.polka.rate).padStart(7)} ${by.polka.cpu.toFixed(0).padStart(4)} µs  fw/fastify ${paired.fastify.toFixed(2)}  fw/polka ${paired.polka.toFixed(2)}  CPU fastify/fw ${(by.fastify.cpu / by.fw.cpu).toFixed(2)} polka/fw ${(by.polka.cpu / by.fw.cpu).toFixed(2)}`,
       )
     }
   }
-  const lowest = (peer: Name): string => {
+  const lowest = (ratioOf: (r: (typeof rows)[number]) => number): string => {
     let min = { ratio: Infinity, at: '' }
     for (const r of rows) {
-      const ratio = r.by.fw.rate / r.by[peer].rate
+      const ratio = ratioOf(r)
       if (ratio < min.ratio) min = { ratio, at: `${r.test}@${r.connections}` }
     }
     return `${min.ratio.toFixed(2)} (${min.at})`
   }
-  console.log(`techempower: fw/fastify min ${lowest('fastify')} fw/polka min ${lowest('polka')}`)
+  console.log(
+    `  of the medians: fw/fastify min ${lowest((r) => r.by.fw.rate / r.by.fastify.rate)} fw/polka min ${lowest((r) => r.by.fw.rate / r.by.polka.rate)}`,
+  )
+  console.log(
+    `techempower: fw/fastify min ${lowest((r) => r.paired.fastify)} fw/polka min ${lowest((r) => r.paired.polka)}`,
+  )
 }
 
 try {
