@@ -182,20 +182,45 @@ export async function startServer(
       res.destroy()
     }
   }
+  /**
+   * Replies that became ready during this turn of the event loop, written together at its end
+   * (the check phase, right after the turn's I/O callbacks) rather than one by one as each is
+   * ready. Under load a turn reads requests from many sockets; written back to back, their answers
+   * reach the clients in one burst, where written between the next requests' handling they wake
+   * each client again and again (on loopback and on a VM, a wake-up is most of a small write's
+   * cost). Measured in bench/README.md "Issue 30, twelfth pass": json +10-15% req/s at 64
+   * connections, less server CPU per request on every test with concurrent clients. A lone
+   * request pays for one `setImmediate` (about 1.5 µs) and waits for nothing else.
+   */
+  let ready: Ready[] = []
+  const writeReady = (): void => {
+    const batch = ready
+    ready = []
+    for (const r of batch) respond(r.req, r.res, r.reply, r.error, r.tracked)
+  }
+  const answer = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    reply: Reply | undefined,
+    error: unknown,
+    tracked: boolean,
+  ): void => {
+    if (ready.length === 0) setImmediate(writeReady)
+    ready.push({ req, res, reply, error, tracked })
+  }
   const pipeline = (req: IncomingMessage, res: ServerResponse, tracked: boolean): void => {
-    let answer: MaybePromise<Reply>
+    let reply: MaybePromise<Reply>
     try {
-      answer = target.handle(new SocketRequest(req, options.trustProxy))
+      reply = target.handle(new SocketRequest(req, options.trustProxy))
     } catch (error) {
-      respond(req, res, undefined, error, tracked)
+      answer(req, res, undefined, error, tracked)
       return
     }
-    // A synchronous answer is written at once, within the socket's read callback.
-    if (!isThenable(answer)) respond(req, res, answer, undefined, tracked)
+    if (!isThenable(reply)) answer(req, res, reply, undefined, tracked)
     else
-      answer.then(
-        (reply) => respond(req, res, reply, undefined, tracked),
-        (error: unknown) => respond(req, res, undefined, error, tracked),
+      reply.then(
+        (value) => answer(req, res, value, undefined, tracked),
+        (error: unknown) => answer(req, res, undefined, error, tracked),
       )
   }
   // polka serves the static mounts (sirv), handing a miss on to the pipeline. Requests outside
@@ -252,6 +277,15 @@ export async function startServer(
     address: server.address() as AddressInfo,
     close: (timeoutMs = DEFAULT_DRAIN_TIMEOUT_MS, delayMs = 0) => tracker.drain(timeoutMs, delayMs),
   }
+}
+
+/** A reply (or the failure to make one) waiting for the end of the loop turn to be written. */
+interface Ready {
+  readonly req: IncomingMessage
+  readonly res: ServerResponse
+  readonly reply: Reply | undefined
+  readonly error: unknown
+  readonly tracked: boolean
 }
 
 /** Writes a wire reply; true when it was handed to the socket whole (no stream to follow). */
