@@ -148,15 +148,9 @@ export async function startServer(
    * Writes the reply. `tracked`: the request came straight here, so this tells the connection
    * tracker when it is answered (a request through polka's mounts is watched by a listener).
    */
-  const respond = (
-    req: IncomingMessage,
-    res: ServerResponse,
-    reply: Reply | undefined,
-    error: unknown,
-    tracked: boolean,
-  ): void => {
-    // Nothing here may throw: it runs in a promise callback, where a throw would be an unhandled
-    // rejection and end the process. A failure ends this response (and at worst its socket) only.
+  const respond = ({ req, res, reply, error, tracked }: Ready): void => {
+    // Nothing here may throw: it runs at the end of a loop turn with other replies, where a throw
+    // would end the process. A failure ends this response (and at worst its socket) only.
     try {
       // A body left unread midway (refused over the limit, say) cannot be skipped on a keep-alive
       // socket without reading it whole: close the connection after this answer instead.
@@ -196,31 +190,25 @@ export async function startServer(
   const writeReady = (): void => {
     const batch = ready
     ready = []
-    for (const r of batch) respond(r.req, r.res, r.reply, r.error, r.tracked)
+    for (const r of batch) respond(r)
   }
-  const answer = (
-    req: IncomingMessage,
-    res: ServerResponse,
-    reply: Reply | undefined,
-    error: unknown,
-    tracked: boolean,
-  ): void => {
+  const answer = (r: Ready): void => {
     if (ready.length === 0) setImmediate(writeReady)
-    ready.push({ req, res, reply, error, tracked })
+    ready.push(r)
   }
   const pipeline = (req: IncomingMessage, res: ServerResponse, tracked: boolean): void => {
     let reply: MaybePromise<Reply>
     try {
       reply = target.handle(new SocketRequest(req, options.trustProxy))
     } catch (error) {
-      answer(req, res, undefined, error, tracked)
+      answer({ req, res, reply: undefined, error, tracked })
       return
     }
-    if (!isThenable(reply)) answer(req, res, reply, undefined, tracked)
+    if (!isThenable(reply)) answer({ req, res, reply, error: undefined, tracked })
     else
       reply.then(
-        (value) => answer(req, res, value, undefined, tracked),
-        (error: unknown) => answer(req, res, undefined, error, tracked),
+        (value) => answer({ req, res, reply: value, error: undefined, tracked }),
+        (error: unknown) => answer({ req, res, reply: undefined, error, tracked }),
       )
   }
   // polka serves the static mounts (sirv), handing a miss on to the pipeline. Requests outside
