@@ -184,7 +184,8 @@ export async function startServer(
    * each client again and again (on loopback and on a VM, a wake-up is most of a small write's
    * cost). Measured in bench/README.md "Issue 30, twelfth pass": json +10-15% req/s at 64
    * connections, less server CPU per request on every test with concurrent clients. A lone
-   * request pays for one `setImmediate` (about 1.5 µs) and waits for nothing else.
+   * request pays for one `setImmediate` (about 1.5 µs) and waits for nothing else. A full batch
+   * ({@link MAX_READY}) is written at once.
    */
   let ready: Ready[] = []
   const writeReady = (): void => {
@@ -194,7 +195,7 @@ export async function startServer(
   }
   const answer = (r: Ready): void => {
     if (ready.length === 0) setImmediate(writeReady)
-    ready.push(r)
+    if (ready.push(r) === MAX_READY) writeReady()
   }
   const pipeline = (req: IncomingMessage, res: ServerResponse, tracked: boolean): void => {
     let reply: MaybePromise<Reply>
@@ -266,6 +267,13 @@ export async function startServer(
     close: (timeoutMs = DEFAULT_DRAIN_TIMEOUT_MS, delayMs = 0) => tracker.drain(timeoutMs, delayMs),
   }
 }
+
+/**
+ * At most this many replies wait for the end of a turn; the batch is written when it is full. A
+ * turn can read thousands of requests (256 connections pipelining 16 each), and holding them all
+ * until its end halved pipelined plaintext's rate (bench/README.md "Issue 30, twelfth pass").
+ */
+const MAX_READY = 128
 
 /** A reply (or the failure to make one) waiting for the end of the loop turn to be written. */
 interface Ready {

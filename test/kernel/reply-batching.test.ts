@@ -120,6 +120,35 @@ test('pipelined requests are answered in order, written together', async () => {
   }
 })
 
+test('a full batch of 128 replies is written at once, before the turn reads on', async () => {
+  const log: string[] = []
+  const kernel = app(log)
+  const { port } = await kernel.listen(0, '127.0.0.1')
+  const socket = await open(port)
+  try {
+    const names = Array.from({ length: 130 }, (_, i) => `n${i}`)
+    const bodies = await loggingWrites(log, async () => {
+      socket.write(names.map((name) => get(`/probe/${name}`)).join(''))
+      return responses(socket, names.length)
+    })
+    assert.equal(
+      bodies,
+      names.map((name) => ({ name })),
+    )
+    const first = names.slice(0, 128)
+    const rest = names.slice(128)
+    assert.equal(log, [
+      ...first.map((name) => `handle ${name}`),
+      ...first.map((name) => `write ${name}`),
+      ...rest.map((name) => `handle ${name}`),
+      ...rest.map((name) => `write ${name}`),
+    ])
+  } finally {
+    socket.destroy()
+    await kernel.close(500)
+  }
+})
+
 test('a client gone before the end of the turn costs nothing but its reply', async () => {
   const log: string[] = []
   const kernel = app(log)
