@@ -177,25 +177,34 @@ export async function startServer(
     }
   }
   /**
-   * Replies that became ready during this turn of the event loop, written together at its end
-   * (the check phase, right after the turn's I/O callbacks) rather than one by one as each is
-   * ready. Under load a turn reads requests from many sockets; written back to back, their answers
-   * reach the clients in one burst, where written between the next requests' handling they wake
-   * each client again and again (on loopback and on a VM, a wake-up is most of a small write's
-   * cost). Measured in bench/README.md "Issue 30, twelfth pass": json +10-15% req/s at 64
-   * connections, less server CPU per request on every test with concurrent clients. A lone
-   * request pays for one `setImmediate` (about 1.5 µs) and waits for nothing else. A full batch
-   * ({@link MAX_READY}) is written at once.
+   * The first reply of a turn of the event loop is written at once; the replies that become ready
+   * after it in the same turn wait for its end (the check phase, right after the turn's I/O
+   * callbacks) and are written together. Under load a turn reads requests from many sockets:
+   * written back to back, their answers reach the clients in one burst, where written between the
+   * next requests' handling they wake each client again and again (on loopback and on a VM, a
+   * wake-up is most of a small write's cost). A lone request is written at once and pays one
+   * `setImmediate` that marks the turn's end. Measured in bench/README.md "Issue 30, twelfth pass":
+   * json +10-15% req/s at 64 connections, less server CPU per request on every test with
+   * concurrent clients, no loss at one connection. A full batch ({@link MAX_READY}) is written at
+   * once.
    */
+  let wroteThisTurn = false
   let ready: Ready[] = []
   const writeReady = (): void => {
     const batch = ready
     ready = []
     for (const r of batch) respond(r)
   }
+  const endOfTurn = (): void => {
+    wroteThisTurn = false
+    writeReady()
+  }
   const answer = (r: Ready): void => {
-    if (ready.length === 0) setImmediate(writeReady)
-    if (ready.push(r) === MAX_READY) writeReady()
+    if (!wroteThisTurn) {
+      wroteThisTurn = true
+      setImmediate(endOfTurn)
+      respond(r)
+    } else if (ready.push(r) === MAX_READY) writeReady()
   }
   const pipeline = (req: IncomingMessage, res: ServerResponse, tracked: boolean): void => {
     let reply: MaybePromise<Reply>
@@ -275,7 +284,7 @@ export async function startServer(
  */
 const MAX_READY = 128
 
-/** A reply (or the failure to make one) waiting for the end of the loop turn to be written. */
+/** A reply (or the failure to make one), written now or at the end of the loop turn. */
 interface Ready {
   readonly req: IncomingMessage
   readonly res: ServerResponse
