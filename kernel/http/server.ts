@@ -149,8 +149,9 @@ export async function startServer(
    * tracker when it is answered (a request through polka's mounts is watched by a listener).
    */
   const respond = ({ req, res, reply, error, tracked }: Ready): void => {
-    // Nothing here may throw: it runs at the end of a loop turn with other replies, where a throw
-    // would end the process. A failure ends this response (and at worst its socket) only.
+    // Nothing here may throw: it runs in a read or promise callback, or at the end of a loop turn
+    // with other replies, where a throw would end the process (or lose the replies after it). A
+    // failure ends this response (and at worst its socket) only.
     try {
       // A body left unread midway (refused over the limit, say) cannot be skipped on a keep-alive
       // socket without reading it whole: close the connection after this answer instead.
