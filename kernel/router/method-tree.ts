@@ -16,10 +16,13 @@ interface StaticChild {
 
 /**
  * A node of the tree of one HTTP method. Every field exists on every node (one hidden class).
- * Static children are found without slicing the path: up to four are compared in place; more sit
- * in an open-addressing hash table (linear probing, at most half full) keyed by a hash of the
- * segment computed while scanning for the next `/`, which costs a fraction of slicing the segment
- * and hashing the fresh string, and a probe of a plain array a fraction of a Map's `get`.
+ * Static children are found without slicing the path: a lone child is compared in place; two or
+ * more sit in an open-addressing hash table (linear probing, at most half full) keyed by a hash of
+ * the segment computed while scanning for the next `/`, which costs a fraction of slicing the
+ * segment and hashing the fresh string, and a probe of a plain array a fraction of a Map's `get`.
+ * A node with two children and one with thousands take the same steps, so a lookup costs the same
+ * in a small app and a large one (comparing two to four children in place instead measured no
+ * faster on a small app's paths).
  */
 export class MethodNode {
   entry: TreeEntry | undefined = undefined
@@ -28,10 +31,6 @@ export class MethodNode {
   singleNode: MethodNode | undefined = undefined
   /** `single` when it holds no `%` (the walk then compares it in place), else undefined. */
   plainSingle: string | undefined = undefined
-  keys: string[] | undefined = undefined
-  /** `keys` when none holds a `%` (the walk then compares them in place), else undefined. */
-  plainKeys: string[] | undefined = undefined
-  kids: MethodNode[] | undefined = undefined
   table: (StaticChild | undefined)[] | undefined = undefined
   /** `32 - log2(table.length)`: a hash's slot is its Fibonacci product's top bits. */
   shift = 0
@@ -45,12 +44,6 @@ export class MethodNode {
       if (!this.single.includes('%')) this.plainSingle = this.single
     }
     if (children.length < 2) return
-    if (children.length <= SHORT_LIST) {
-      this.keys = children.map(([key]) => key)
-      this.kids = children.map(([, node]) => node)
-      if (!this.keys.some((key) => key.includes('%'))) this.plainKeys = this.keys
-      return
-    }
     let bits = 1
     while (1 << bits < children.length * 2) bits++
     const table = new Array<StaticChild | undefined>(1 << bits).fill(undefined)
@@ -68,15 +61,11 @@ export class MethodNode {
   /** The static child called `segment` (already decoded), if any. */
   child(segment: string): MethodNode | undefined {
     if (this.single !== undefined) return segment === this.single ? this.singleNode : undefined
-    if (this.keys !== undefined) return this.kids?.[this.keys.indexOf(segment)]
     return this.table === undefined
       ? undefined
       : lookup(this, segmentHash(segment, 0, segment.length), segment, 0, segment.length)
   }
 }
-
-// Up to this many static children are compared one by one; more go into a hashed index.
-const SHORT_LIST = 4
 
 /** The hash of `s[start, end)`; the walk computes the same value inline while it scans. */
 function segmentHash(s: string, start: number, end: number): number {
@@ -176,20 +165,6 @@ export class MethodTree {
 }
 
 /**
- * The index of the key found at `path[start…]` and ending there at a `/` or at `stop`; -1 when
- * none is.
- */
-function inPlace(keys: readonly string[], path: string, start: number, stop: number): number {
-  for (let i = 0; i < keys.length; i++) {
-    const key = keys[i] as string
-    const end = start + key.length
-    if (end <= stop && sameAt(path, start, key) && (end === stop || path.charCodeAt(end) === 47))
-      return i
-  }
-  return -1
-}
-
-/**
  * What the walk answers when it meets a `%` in a segment it has to look at: the path is walked
  * again, split and decoded. Any branch reaching that segment would see it, and a walk that fails
  * before it fails the same way decoded (the segments before it hold no `%`).
@@ -220,7 +195,6 @@ function walk(
   for (;;) {
     if (start >= stop) return leafEntry(node, query)
     let end = start
-    let found: number
     let child: MethodNode | undefined
     const single = node.plainSingle
     if (
@@ -231,13 +205,6 @@ function walk(
       // The only static child matches in place: no scan for the segment's end.
       end = start + single.length
       child = node.singleNode
-    } else if (
-      node.plainKeys !== undefined &&
-      (found = inPlace(node.plainKeys, path, start, stop)) >= 0
-    ) {
-      // One of a few static children matches in place.
-      child = (node.kids as MethodNode[])[found]
-      end = start + (node.plainKeys[found] as string).length
     } else if (node.table !== undefined) {
       // Scan to the end of the segment by hand, hashing it: cheaper than indexOf and a slice.
       let h = 0
@@ -254,19 +221,10 @@ function walk(
         if (c === 47) break
         if (c === 37) return ENCODED
       }
-      // Children compared in place above cannot match now; the others are compared here.
-      const keys = node.plainKeys === undefined ? node.keys : undefined
+      // A lone child holding a `%` (not compared in place above) is compared here.
       if (single === undefined && node.single !== undefined) {
         const key = node.single
         if (key.length === end - start && sameAt(path, start, key)) child = node.singleNode
-      } else if (keys !== undefined) {
-        for (let i = 0; i < keys.length; i++) {
-          const key = keys[i] as string
-          if (key.length === end - start && sameAt(path, start, key)) {
-            child = (node.kids as MethodNode[])[i]
-            break
-          }
-        }
       }
     }
     const links = node.params

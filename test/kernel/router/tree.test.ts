@@ -142,6 +142,28 @@ test('finds every one of many static siblings, and only those', () => {
     assert.is(r.find('GET', path), undefined, path)
 })
 
+test('finds each of two to five static siblings, whatever prefix they share', () => {
+  for (const names of [
+    ['item', 'items'],
+    ['a', 'ab', 'abc'],
+    ['x', 'rates', 'rat', '100%25'],
+    ['one', 'two', 'three', 'four', 'five'],
+  ]) {
+    const r = new Router()
+    for (const name of names) r.get(`${name}/{id}`, `${name}@show`)
+    r.get('{slug}/{id}', 'Pages@show')
+    for (const name of names) {
+      // A declared segment matches the request segment that decodes to it: `100%25` is `100%2525`.
+      const path = `/${encodeURIComponent(name)}/7`
+      assert.is(r.find('GET', path)?.route.handler, `${name}@show`, path)
+    }
+    // A sibling's prefix or extension is no sibling: it falls to the placeholder.
+    for (const other of ['ite', 'itemss', 'abcd', 'ra', 'rates2', 'fiv', '100'])
+      if (!names.includes(other))
+        assert.is(r.find('GET', `/${other}/7`)?.route.handler, 'Pages@show', other)
+  }
+})
+
 test('decodes a segment holding % wherever it comes, and never compares one raw', () => {
   const r = new Router()
   // A declared segment is compared with the decoded request segment: "100%25" decodes to "100%".
