@@ -216,15 +216,12 @@ function walk(
       }
       child = lookup(node, h & SMI, path, start, end)
     } else {
+      // No static child can match: a lone child holding a `%` is spelt only by a segment holding
+      // one, which is walked decoded. Find the segment's end for a placeholder.
       for (; end < stop; end++) {
         const c = path.charCodeAt(end)
         if (c === 47) break
         if (c === 37) return ENCODED
-      }
-      // A lone child holding a `%` (not compared in place above) is compared here.
-      if (single === undefined && node.single !== undefined) {
-        const key = node.single
-        if (key.length === end - start && sameAt(path, start, key)) child = node.singleNode
       }
     }
     const links = node.params

@@ -142,8 +142,9 @@ test('finds every one of many static siblings, and only those', () => {
     assert.is(r.find('GET', path), undefined, path)
 })
 
-test('finds each of two to five static siblings, whatever prefix they share', () => {
+test('finds each of one to five static siblings, whatever prefix they share', () => {
   for (const names of [
+    ['100%25'],
     ['item', 'items'],
     ['a', 'ab', 'abc'],
     ['x', 'rates', 'rat', '100%25'],
