@@ -81,118 +81,104 @@ function responses(socket: Socket, count: number): Promise<unknown[]> {
   })
 }
 
-test('requests read in one turn from several sockets: the first written at once, the rest together', async () => {
+/**
+ * Serves the test app on a real port, opens `connections` sockets to it, and runs `fn` with every
+ * reply's write logged after its handler's run; closes all afterwards.
+ */
+async function served<T>(
+  connections: number,
+  fn: (sockets: Socket[], port: number) => Promise<T>,
+): Promise<{ result: T; log: string[] }> {
   const log: string[] = []
   const kernel = app(log)
   const { port } = await kernel.listen(0, '127.0.0.1')
-  const sockets = [await open(port), await open(port), await open(port)]
+  const sockets: Socket[] = []
   try {
-    const bodies = await loggingWrites(log, async () => {
-      // Written in one tick: the three requests wait on their sockets for the same poll.
-      sockets.forEach((s, i) => s.write(get(`/probe/s${i}`)))
-      return Promise.all(sockets.map((s) => responses(s, 1)))
-    })
-    assert.equal(bodies, [[{ name: 's0' }], [{ name: 's1' }], [{ name: 's2' }]])
-    assert.equal(log, ['handle s0', 'write s0', 'handle s1', 'handle s2', 'write s1', 'write s2'])
+    for (let i = 0; i < connections; i++) sockets.push(await open(port))
+    const result = await loggingWrites(log, () => fn(sockets, port))
+    return { result, log }
   } finally {
     for (const s of sockets) s.destroy()
     await kernel.close(500)
   }
+}
+
+test('requests read in one turn from several sockets: the first written at once, the rest together', async () => {
+  const { result, log } = await served(3, (sockets) => {
+    // Written in one tick: the three requests wait on their sockets for the same poll.
+    sockets.forEach((s, i) => s.write(get(`/probe/s${i}`)))
+    return Promise.all(sockets.map((s) => responses(s, 1)))
+  })
+  assert.equal(result, [[{ name: 's0' }], [{ name: 's1' }], [{ name: 's2' }]])
+  assert.equal(log, ['handle s0', 'write s0', 'handle s1', 'handle s2', 'write s1', 'write s2'])
 })
 
 test('pipelined requests are answered in order, written together', async () => {
-  const log: string[] = []
-  const kernel = app(log)
-  const { port } = await kernel.listen(0, '127.0.0.1')
-  const socket = await open(port)
-  try {
-    const bodies = await loggingWrites(log, async () => {
-      socket.write(get('/probe/p0') + get('/later/p1') + get('/probe/p2') + get('/probe/p3'))
-      return responses(socket, 4)
-    })
-    assert.equal(bodies, [{ name: 'p0' }, { name: 'p1' }, { name: 'p2' }, { name: 'p3' }])
-    // p1 waits for a timer: its reply is the first of the turn that ran it, written at once, after
-    // the others (Node keeps the socket's responses in request order whatever order they are
-    // written in).
-    assert.equal(log, [
-      'handle p0',
-      'write p0',
-      'handle p2',
-      'handle p3',
-      'write p2',
-      'write p3',
-      'handle p1',
-      'write p1',
-    ])
-  } finally {
-    socket.destroy()
-    await kernel.close(500)
-  }
+  const { result, log } = await served(1, ([socket]) => {
+    socket!.write(get('/probe/p0') + get('/later/p1') + get('/probe/p2') + get('/probe/p3'))
+    return responses(socket!, 4)
+  })
+  assert.equal(result, [{ name: 'p0' }, { name: 'p1' }, { name: 'p2' }, { name: 'p3' }])
+  // p1 waits for a timer: its reply is the first of the turn that ran it, written at once, after
+  // the others (Node keeps the socket's responses in request order whatever order they are
+  // written in).
+  assert.equal(log, [
+    'handle p0',
+    'write p0',
+    'handle p2',
+    'handle p3',
+    'write p2',
+    'write p3',
+    'handle p1',
+    'write p1',
+  ])
 })
 
 test('a full batch of 128 replies is written at once, before the turn reads on', async () => {
-  const log: string[] = []
-  const kernel = app(log)
-  const { port } = await kernel.listen(0, '127.0.0.1')
-  const socket = await open(port)
-  try {
-    const names = Array.from({ length: 130 }, (_, i) => `n${i}`)
-    const bodies = await loggingWrites(log, async () => {
-      socket.write(names.map((name) => get(`/probe/${name}`)).join(''))
-      return responses(socket, names.length)
-    })
-    assert.equal(
-      bodies,
-      names.map((name) => ({ name })),
-    )
-    // n0 is written at once; n1…n128 fill a batch, written when full; n129 waits for the turn's end.
-    const batch = names.slice(1, 129)
-    assert.equal(log, [
-      'handle n0',
-      'write n0',
-      ...batch.map((name) => `handle ${name}`),
-      ...batch.map((name) => `write ${name}`),
-      'handle n129',
-      'write n129',
-    ])
-  } finally {
-    socket.destroy()
-    await kernel.close(500)
-  }
+  const names = Array.from({ length: 130 }, (_, i) => `n${i}`)
+  const { result, log } = await served(1, ([socket]) => {
+    socket!.write(names.map((name) => get(`/probe/${name}`)).join(''))
+    return responses(socket!, names.length)
+  })
+  assert.equal(
+    result,
+    names.map((name) => ({ name })),
+  )
+  // n0 is written at once; n1…n128 fill a batch, written when full; n129 waits for the turn's end.
+  const batch = names.slice(1, 129)
+  assert.equal(log, [
+    'handle n0',
+    'write n0',
+    ...batch.map((name) => `handle ${name}`),
+    ...batch.map((name) => `write ${name}`),
+    'handle n129',
+    'write n129',
+  ])
 })
 
 test('a client gone before the end of the turn costs nothing but its reply', async () => {
-  const log: string[] = []
-  const kernel = app(log)
-  const { port } = await kernel.listen(0, '127.0.0.1')
-  const first = await open(port)
-  const gone = await open(port)
-  const staying = await open(port)
-  try {
-    const bodies = await loggingWrites(log, async () => {
-      first.write(get('/probe/first'))
-      // The request and the connection's reset arrive together: its reply, kept for the end of
-      // the turn, finds no socket.
-      gone.write(get('/probe/gone'), () => gone.resetAndDestroy())
-      staying.write(get('/probe/staying'))
-      return Promise.all([responses(first, 1), responses(staying, 1)])
-    })
-    assert.equal(bodies, [[{ name: 'first' }], [{ name: 'staying' }]])
-    assert.equal(log, [
-      'handle first',
-      'write first',
-      'handle gone',
-      'handle staying',
-      'write gone',
-      'write staying',
-    ])
+  const { result, log } = await served(3, async ([first, gone, staying], port) => {
+    first!.write(get('/probe/first'))
+    // The request and the connection's reset arrive together: its reply, kept for the end of
+    // the turn, finds no socket.
+    gone!.write(get('/probe/gone'), () => gone!.resetAndDestroy())
+    staying!.write(get('/probe/staying'))
+    const bodies = await Promise.all([responses(first!, 1), responses(staying!, 1)])
+    // The server goes on answering.
     const again = await fetch(`http://127.0.0.1:${port}/probe/again`)
-    assert.equal(await again.json(), { name: 'again' })
-  } finally {
-    first.destroy()
-    staying.destroy()
-    await kernel.close(500)
-  }
+    return [...bodies, await again.json()]
+  })
+  assert.equal(result, [[{ name: 'first' }], [{ name: 'staying' }], { name: 'again' }])
+  assert.equal(log, [
+    'handle first',
+    'write first',
+    'handle gone',
+    'handle staying',
+    'write gone',
+    'write staying',
+    'handle again',
+    'write again',
+  ])
 })
 
 test.run()
