@@ -17,7 +17,7 @@ const root = fileURLToPath(new URL('..', import.meta.url))
 const args = process.argv.slice(2)
 const runsAt = args.indexOf('--runs')
 const runs = runsAt === -1 ? 5 : Math.max(1, Number(args[runsAt + 1]) || 5)
-/** Issue 31: `fw --help` < 150 ms and `fw route:list` < 250 ms built; through tsx < 350 ms. */
+/** The targets: `fw --help` < 150 ms and `fw route:list` < 250 ms built; through tsx < 350 ms. */
 const TARGETS = { help: 150, routeList: 250, tsx: 350 } as const
 
 interface Case {

@@ -8,10 +8,10 @@
 //     target ≥ 0.85); also without phase spans (`phaseSpans: false`) and with 10% of the traces
 //     sampled (TraceIdRatioBasedSampler), as a busy production app would run it,
 //   - with its `exporter` option instead (fw builds the span records itself after the response and
-//     hands them in batches to the same dropping exporter, a standard `SpanExporter`: issue 30's
-//     target ≥ 0.85 on the ping, ≥ 0.92 on products), every span and 10% of the traces,
-//   - with its Prometheus metrics on (`FW_METRICS=true`) and no tracer provider (the issue sets no
-//     figure; the request's duration histogram, the in-flight gauge),
+//     hands them in batches to the same dropping exporter, a standard `SpanExporter`: the
+//     targets ≥ 0.85 on the ping, ≥ 0.92 on products), every span and 10% of the traces,
+//   - with its Prometheus metrics on (`FW_METRICS=true`) and no tracer provider (no target:
+//     the request's duration histogram, the in-flight gauge),
 // loading `GET /_demo/ping` in interleaved rounds (bench/lib/serve-variants.ts), by server CPU
 // time per request; or, with `--instructions`, by the instructions callgrind counts per request
 // (bench/lib/served-instructions.ts: steady where CPU time scatters, but it cannot see what memory

@@ -7,8 +7,8 @@
 // answers still in flight when autocannon stops a pipelined load, which it cuts off) cancels out.
 // V8's compiler still at work meanwhile is reported and left out of the figure (`net`), and so is
 // a major GC that falls inside a counted load (with a warning: count again). Node runs
-// `--single-threaded`, so that no helper thread's work depends on timing. bench/README.md "How much
-// of a request is Node's" was measured with it. Not part of `npm run bench`; needs valgrind.
+// `--single-threaded`, so that no helper thread's work depends on timing. Not part of
+// `npm run bench`; needs valgrind.
 //
 // Run: node bench/tools/count-instructions.mjs [--requests 20000] [--warmup 3] [--connections 16]
 //        [--pipelining 1] <path> node [node options…] <server script>

@@ -1,7 +1,7 @@
 // A same-run A/B of HTTP servers answering GET /_demo/ping: each server a child process started
 // from a command line, loaded in turn by autocannon (50 connections) in interleaved rounds, its
-// CPU time per request read from /proc/<pid>/stat (Linux; all threads, GC included). Used for the
-// step-by-step figures of the lean request path in bench/README.md. Not part of `npm run bench`.
+// CPU time per request read from /proc/<pid>/stat (Linux; all threads, GC included), for
+// step-by-step comparisons of request-path changes. Not part of `npm run bench`.
 //
 // Run: node bench/tools/serve-ab.mjs <rounds> <seconds> 'name=[VAR=value …] command …' …
 //   `$PORT` in a command is replaced by the server's port (also given as PORT). Each server must

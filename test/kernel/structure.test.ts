@@ -34,7 +34,7 @@ test('kernel/kernel.ts is under 300 lines and has no @internal members', () => {
   assert.not.match(text, /@internal/)
 })
 
-// Issue 34: a file split by job reads in one sitting.
+// A file split by job reads in one sitting.
 test('no source file under kernel/, plugins/, cli/ or playground/ is over 400 lines', () => {
   const long = ['kernel', 'plugins', 'cli', 'playground']
     .flatMap(sources)
