@@ -1,5 +1,5 @@
 import { HTTP_METHODS, type ControllerClass } from '../types.js'
-import { effectiveMiddleware } from './compile-route.js'
+import { effectiveMiddleware } from './parse-route.js'
 import { hasAction } from './controller-action.js'
 import { decomposeLegacy, decomposeLegacyPath, type LegacyRequest } from './legacy.js'
 import type { GroupFrame, Route, RouteMatch } from './route.js'

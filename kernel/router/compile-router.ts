@@ -1,5 +1,5 @@
 import { HTTP_METHODS, type HttpMethod } from '../types.js'
-import { compileRoute, describeRoute, type CompiledRoute } from './compile-route.js'
+import { parseRoute, describeRoute, type ParsedRoute } from './parse-route.js'
 import type { MethodTree } from './method-tree.js'
 import { joinPaths } from './path.js'
 import { ResourceDeclaration } from './resource.js'
@@ -12,7 +12,7 @@ export interface CompiledRouter {
   readonly tree: RouteTree
   /** The GET tree, the most asked for, without a Map lookup; undefined when no route answers GET. */
   readonly get: MethodTree | undefined
-  readonly byName: ReadonlyMap<string, CompiledRoute>
+  readonly byName: ReadonlyMap<string, ParsedRoute>
   readonly routes: readonly Route[]
   readonly fallback: Route | undefined
   /** The prefixes (no slashes) of the groups declared with `json: true`, their routes' way. */
@@ -32,7 +32,7 @@ export function compileRouter(
   fallback: RouteDefinition | undefined,
 ): CompiledRouter {
   const tree = new RouteTree()
-  const byName = new Map<string, CompiledRoute>()
+  const byName = new Map<string, ParsedRoute>()
   const routes: Route[] = []
   const jsonPrefixes = new Set<string>()
   for (const declaration of declarations) {
@@ -44,8 +44,8 @@ export function compileRouter(
         prefix = joinPaths(prefix, group.prefix)
         if (group.json && prefix !== '') jsonPrefixes.add(prefix)
       }
-      const compiled = compileRoute(def, patterns)
-      const { name } = compiled.route
+      const parsed = parseRoute(def, patterns)
+      const { name } = parsed.route
       const taken = name === undefined ? undefined : byName.get(name)
       if (taken !== undefined) {
         throw routerErrors.error('FW_ERR_ROUTER_DUPLICATE_NAME', {
@@ -54,9 +54,9 @@ export function compileRouter(
           second: describeRoute(def),
         })
       }
-      if (name !== undefined) byName.set(name, compiled)
-      tree.insert(compiled)
-      routes.push(compiled.route)
+      if (name !== undefined) byName.set(name, parsed)
+      tree.insert(parsed)
+      routes.push(parsed.route)
     }
   }
   tree.finish()
@@ -65,7 +65,7 @@ export function compileRouter(
     get: tree.method('GET'),
     byName,
     routes: Object.freeze(routes),
-    fallback: fallback === undefined ? undefined : compileRoute(fallback, patterns).route,
+    fallback: fallback === undefined ? undefined : parseRoute(fallback, patterns).route,
     jsonPrefixes: [...jsonPrefixes],
   }
 }

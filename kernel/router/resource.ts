@@ -1,5 +1,5 @@
 import type { ControllerClass, HandlerRef, HttpMethod } from '../types.js'
-import { describeRoute } from './compile-route.js'
+import { describeRoute } from './parse-route.js'
 import { hasAction } from './controller-action.js'
 import { joinPaths } from './path.js'
 import type { GroupFrame, RouteDefinition, RouteSchema } from './route.js'

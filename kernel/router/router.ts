@@ -304,12 +304,12 @@ export class Router {
 
   /** The URL of a named route: `url('products.show', { id: 5 })` → `/products/5`; extra values become the query. */
   url(name: string, params?: UrlValues, query?: UrlValues): string {
-    const compiled = (this.#compiled ?? this.#compile()).byName.get(name)
-    if (compiled === undefined) {
+    const parsed = (this.#compiled ?? this.#compile()).byName.get(name)
+    if (parsed === undefined) {
       const known = [...(this.#compiled?.byName.keys() ?? [])]
       throw routerErrors.error('FW_ERR_ROUTER_UNKNOWN_NAME', { name, known })
     }
-    return buildUrl(compiled, params, query)
+    return buildUrl(parsed, params, query)
   }
 
   /** Every declared route in declaration order, resources expanded (for `fw route:list`). */

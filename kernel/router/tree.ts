@@ -1,5 +1,5 @@
 import { HTTP_METHODS, type HttpMethod } from '../types.js'
-import { describeRoute, type CompiledRoute } from './compile-route.js'
+import { describeRoute, type ParsedRoute } from './parse-route.js'
 import { decodeSegments, isParamValue, MethodNode, MethodTree } from './method-tree.js'
 import { canonicalQuery, trimRequestPath } from './path.js'
 
@@ -44,12 +44,12 @@ export class RouteTree {
   /** Each method in upper and lower case: its tree, or null when no route answers it. */
   readonly #byMethod = new Map<string, MethodTree | null>()
 
-  /** Places a compiled route; an optional last placeholder places it with and without that segment. */
-  insert(compiled: CompiledRoute): void {
+  /** Places a parsed route; an optional last placeholder places it with and without that segment. */
+  insert(parsed: ParsedRoute): void {
     let node = this.#root
     const names: string[] = []
-    for (const token of compiled.tokens) {
-      if (token.kind === 'param' && token.optional) this.#place(node, compiled, names)
+    for (const token of parsed.tokens) {
+      if (token.kind === 'param' && token.optional) this.#place(node, parsed, names)
       if (token.kind === 'static') {
         node.statics ??= new Map()
         let child = node.statics.get(token.value)
@@ -57,10 +57,10 @@ export class RouteTree {
         node = child
       } else {
         names.push(token.name)
-        node = paramChild(node, compiled.constraints.get(token.name))
+        node = paramChild(node, parsed.constraints.get(token.name))
       }
     }
-    this.#place(node, compiled, names)
+    this.#place(node, parsed, names)
   }
 
   /** Resolves HEAD-from-GET and allowed methods, and builds the per-method trees; call after every insert. */
@@ -100,15 +100,15 @@ export class RouteTree {
     if (segments !== undefined) collect(this.#root, segments, 0, query, out)
   }
 
-  #place(node: TreeNode, compiled: CompiledRoute, names: readonly string[]): void {
+  #place(node: TreeNode, parsed: ParsedRoute, names: readonly string[]): void {
     let leaf: Leaf | undefined
-    if (compiled.queryKey === undefined) leaf = node.plain ??= this.#newLeaf()
+    if (parsed.queryKey === undefined) leaf = node.plain ??= this.#newLeaf()
     else {
       node.variants ??= new Map()
-      leaf = node.variants.get(compiled.queryKey)
-      if (leaf === undefined) node.variants.set(compiled.queryKey, (leaf = this.#newLeaf()))
+      leaf = node.variants.get(parsed.queryKey)
+      if (leaf === undefined) node.variants.set(parsed.queryKey, (leaf = this.#newLeaf()))
     }
-    const { route } = compiled
+    const { route } = parsed
     const entry = createEntry(route, [...names])
     for (const method of route.methods) {
       const taken = leaf.declared.get(method)

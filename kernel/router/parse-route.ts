@@ -2,8 +2,8 @@ import { anchorPattern, canonicalQuery, paramNames, parsePath, type PathToken } 
 import type { Route, RouteDefinition } from './route.js'
 import { routerErrors } from './router-error.js'
 
-/** A route together with what the matching structures need to place it. */
-export interface CompiledRoute {
+/** A declared route parsed: the frozen route and what the matching structures need to place it. */
+export interface ParsedRoute {
   readonly route: Route
   readonly tokens: readonly PathToken[]
   /** Anchored constraint per placeholder name, for the placeholders that have one. */
@@ -28,10 +28,10 @@ export function describeRoute(def: {
  * Turns a declaration into a frozen {@link Route}: applies group middleware, exclusions,
  * permissions and name prefixes, and resolves placeholder constraints against global patterns.
  */
-export function compileRoute(
+export function parseRoute(
   def: RouteDefinition,
   patterns: ReadonlyMap<string, RegExp>,
-): CompiledRoute {
+): ParsedRoute {
   const tokens = parsePath(def.path)
   const names = paramNames(tokens)
   const known = new Set(names)
