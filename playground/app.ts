@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url'
 import { createKernel, type AppFactory, type Kernel, type Logger } from 'fw'
 import type { CheckedEntry, PluginEntry } from 'fw/testing'
 import admin from 'fw/plugins/admin'
+import limits from 'fw/plugins/limits'
 import api from 'fw/plugins/api'
 import auth from 'fw/plugins/auth'
 import database from 'fw/plugins/database'
@@ -105,7 +106,15 @@ export default function createApp<const E extends readonly PluginEntry[] = reado
       migrations: () => import('./migrations/index.js').then((m) => m.migrations),
       seed,
     })
-    .register(auth, { seed: seedDemoUsers })
+    // The API and the sign-in form under rate limits, per client address, counted in PostgreSQL
+    // when the playground runs on it (shared by every instance), else in memory.
+    .register(limits, {
+      limiters: {
+        api: { points: 1000, duration: 60 },
+        login: { points: 20, duration: 60 },
+      },
+    })
+    .register(auth, { seed: seedDemoUsers, loginMiddleware: ['limit:login'] })
     .register(api, {})
     .register(list)
     .register(health)

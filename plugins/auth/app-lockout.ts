@@ -1,4 +1,11 @@
-import { HttpError, isHttpError, type Middleware, type Reply, type RequestContext } from 'fw'
+import {
+  documentResponses,
+  HttpError,
+  isHttpError,
+  type Middleware,
+  type Reply,
+  type RequestContext,
+} from 'fw'
 import { clearFailures, lockoutKey, releaseAttempt, reserveAttempt } from './lockout.js'
 import type { AuthRuntime } from './runtime.js'
 
@@ -71,5 +78,7 @@ export function appLockout(rt: AuthRuntime, options: LockoutOptions): Middleware
     return reply
   }
   made.add(middleware)
-  return middleware
+  return documentResponses(middleware, {
+    429: 'Too many failed sign-ins for this account: see `Retry-After`.',
+  })
 }

@@ -57,6 +57,11 @@ export interface AuthOptions {
   /** The template of the sign-in page (default `login`). */
   loginView?: string
   /**
+   * Named middleware run before the sign-in form's `POST /login` (a rate limit, say:
+   * `['limit:login']`), after the app's own groups would; default none.
+   */
+  loginMiddleware?: readonly string[]
+  /**
    * Fills the auth tables of an empty database (demo users, say); run by the database plugin after
    * the migrations, under its lock. Answers whether it wrote anything.
    */
@@ -221,7 +226,11 @@ export default definePlugin<AuthOptions | undefined, AuthApi>({
     kernel.router.claim('auth', '/account/*', '/login')
     declareAccountRoutes(kernel, rt)
     setupAuthorizationServer(kernel, rt)
-    if (webLogin) declareWebLogin(kernel, rt, { view: options.loginView ?? 'login' })
+    if (webLogin)
+      declareWebLogin(kernel, rt, {
+        view: options.loginView ?? 'login',
+        middleware: options.loginMiddleware ?? [],
+      })
     if (kernel.hasPlugin('health')) {
       const health = kernel.plugin('health')
       health.signInWith(api.signInUrl)

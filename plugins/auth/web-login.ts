@@ -199,8 +199,15 @@ async function withCsrfMeta(rt: AuthRuntime, reply: Reply, ctx: RequestContext):
   return reply.header('cache-control', 'no-store, private')
 }
 
-/** Declares `GET /login`, `POST /login` and `POST /logout`, and the CSRF meta tag of signed-in pages. */
-export function declareWebLogin(kernel: Kernel, rt: AuthRuntime, options: { view: string }): void {
+/**
+ * Declares `GET /login`, `POST /login` (behind the `loginMiddleware` option's middleware) and
+ * `POST /logout`, and the CSRF meta tag of signed-in pages.
+ */
+export function declareWebLogin(
+  kernel: Kernel,
+  rt: AuthRuntime,
+  options: { view: string; middleware: readonly string[] },
+): void {
   kernel.router
     .get('login', async (ctx) => {
       const pending =
@@ -208,7 +215,10 @@ export function declareWebLogin(kernel: Kernel, rt: AuthRuntime, options: { view
       return page(rt, ctx, options.view, { step: pending ? 'code' : 'password' })
     })
     .name('auth.web.login')
-  kernel.router.post('login', (ctx) => submit(rt, ctx, options.view)).name('auth.web.submit')
+  kernel.router
+    .post('login', (ctx) => submit(rt, ctx, options.view))
+    .middleware(...options.middleware)
+    .name('auth.web.submit')
   kernel.router.post('logout', (ctx) => signOut(rt, ctx, options.view)).name('auth.web.logout')
   tapCsrfMeta(kernel, rt)
 }

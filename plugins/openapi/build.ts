@@ -37,8 +37,8 @@ export interface DocumentInfo {
 export interface RouteFacts {
   /** The schemes it requires. */
   readonly security: readonly SecurityName[]
-  /** True when a sign-in lockout guards it (it may answer 429). */
-  readonly lockout: boolean
+  /** Statuses its middleware may answer instead of the route (`documentResponses`), with their meaning. */
+  readonly responses: Readonly<Record<number, string>>
 }
 
 /** The facts of a route (generate.ts reads them off the kernel's registered middleware). */
@@ -127,8 +127,8 @@ const ERROR_REF = { $ref: '#/components/schemas/Error' }
 
 /**
  * The errors an operation can answer, from what fw knows of its route: 401 and 403 when it needs a
- * credential, 404 when its path has a parameter, 400 and 422 when it takes a body, 429 when a
- * lockout guards it.
+ * credential, 404 when its path has a parameter, 400 and 422 when it takes a body, and what its middleware
+ * documented (a lockout's or a rate limit's 429).
  */
 function derivedErrors(route: Route, facts: RouteFacts): Record<number, string> {
   const out: Record<number, string> = {}
@@ -141,8 +141,7 @@ function derivedErrors(route: Route, facts: RouteFacts): Record<number, string> 
     out[400] = 'The body is not valid JSON.'
     out[422] = 'The body does not match the schema.'
   }
-  if (facts.lockout) out[429] = 'Too many failed sign-ins for this account: see `Retry-After`.'
-  return out
+  return { ...out, ...facts.responses }
 }
 
 /** The declared responses, then the derived errors; every error with fw's JSON error body. */

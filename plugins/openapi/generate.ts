@@ -2,7 +2,8 @@
 // it, build the document, merge the overrides, write it.
 import { existsSync, readFileSync, statSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
-import { writeFileAtomic, type Kernel, type Middleware } from 'fw'
+import { responsesOf, writeFileAtomic, type Kernel, type Middleware } from 'fw'
+import type {} from 'fw/plugins/auth'
 import type {} from 'fw/plugins/auth'
 import type { OpenAPIObject } from 'openapi3-ts/oas30'
 import {
@@ -61,8 +62,9 @@ function isDirectory(path: string): boolean {
 }
 
 /**
- * What a route's middleware (the api and auth plugins', by identity) and permissions tell the
- * document: the schemes it needs, and whether a sign-in lockout guards it.
+ * What a route's middleware (the api plugin's, by identity) and permissions tell the document: the
+ * schemes it needs, and the statuses its middleware documented (`documentResponses`: a lockout's
+ * or a rate limit's 429).
  */
 function factsResolver(
   kernel: Kernel,
@@ -75,18 +77,17 @@ function factsResolver(
     known.set(api.apiKey, ['apiKey'])
     known.set(api.unified, ['bearerAuth'])
   }
-  const isLockout = kernel.hasPlugin('auth') ? kernel.plugin('auth').isLockout : () => false
   return (route) => {
     const found = new Set<SecurityName>()
-    let lockout = false
+    let responses: Record<number, string> = {}
     for (const name of route.middleware) {
       const fn = kernel.middlewareFor(name)
       for (const scheme of extra[name] ?? (fn === undefined ? [] : (known.get(fn) ?? [])))
         found.add(scheme)
-      lockout ||= isLockout(fn)
+      responses = { ...responses, ...responsesOf(fn) }
     }
     if (route.permissions.length > 0) found.add('bearerAuth')
-    return { security: [...found].sort(), lockout }
+    return { security: [...found].sort(), responses }
   }
 }
 

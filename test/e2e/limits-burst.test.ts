@@ -1,0 +1,45 @@
+import { fileURLToPath } from 'node:url'
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
+import { servePlayground, type ServedApp } from './serve-process.js'
+
+// A burst of 100 requests to a rate-limited route, split over two `fw serve` processes on one
+// PostgreSQL database: the limiter counts in the shared table, one atomic statement a hit, so
+// exactly its 10 points get through whichever process answers. PGlite belongs to one process, so
+// this suite exists only on the PostgreSQL pass (DATABASE_URL=postgresql://…; CI runs it); the
+// one-process burst on either database is in test/plugins/limits/stores.test.ts.
+const test = suite<{ db?: TestDatabase; apps: ServedApp[] }>('limits burst', { apps: [] })
+const onPostgres = /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '')
+const app = fileURLToPath(new URL('fixtures/limited-app.ts', import.meta.url))
+
+test.after(async (context) => {
+  await Promise.all(context.apps.map((served) => served.stop()))
+  await context.db?.drop()
+})
+
+if (onPostgres) {
+  test('lets exactly 10 of 100 concurrent requests through over two processes', async (context) => {
+    const db = (context.db = await createTestDatabase())
+    const env = { FW_APP: app, DATABASE_URL: db.url, NODE_ENV: 'production' }
+    const first = await servePlayground(env)
+    context.apps.push(first)
+    const second = await servePlayground(env)
+    context.apps.push(second)
+    const replies = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => fetch(`${(i % 2 === 0 ? first : second).url}/limited`)),
+    )
+    const statuses = replies.map((r) => r.status)
+    assert.is(statuses.filter((s) => s === 200).length, 10, statuses.join(' '))
+    assert.is(statuses.filter((s) => s === 429).length, 90)
+    const refused = replies.find((r) => r.status === 429)!
+    assert.is(refused.headers.get('ratelimit-policy'), '"burst";q=10;w=60')
+    assert.match(refused.headers.get('ratelimit') ?? '', /^"burst";r=0;t=\d+$/)
+    assert.is(
+      refused.headers.get('retry-after'),
+      /t=(\d+)/.exec(refused.headers.get('ratelimit')!)![1],
+    )
+  })
+}
+
+test.run()
