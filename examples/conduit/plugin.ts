@@ -10,6 +10,9 @@ import * as schemas from './schemas.js'
 const res = schemas.responses
 
 function declareRoutes(kernel: Kernel): void {
+  // `articles/feed` is the feed's path alone; a control character is in no slug and no username.
+  kernel.router.pattern('slug', articles.SLUG)
+  kernel.router.pattern('username', profiles.USERNAME)
   kernel.router.group({ prefix: 'api', name: 'conduit.', json: true }, (r) => {
     r.post('users', users.register)
       .name('users.register')
@@ -34,16 +37,16 @@ function declareRoutes(kernel: Kernel): void {
       s.get('user', users.current).name('user.show').schema({ responses: res.currentUser })
       s.put('user', users.update)
         .name('user.update')
-        .schema({ body: schemas.updateUser, responses: res.currentUser })
+        .schema({ body: schemas.updateUser, responses: res.updatedUser })
       s.post('profiles/{username}/follow', profiles.follow)
         .name('profiles.follow')
         .schema({ responses: res.follow })
       s.delete('profiles/{username}/follow', profiles.unfollow)
         .name('profiles.unfollow')
-        .schema({ responses: res.follow })
+        .schema({ responses: res.unfollow })
       s.get('articles/feed', articles.feed)
         .name('articles.feed')
-        .schema({ query: schemas.feedQuery, responses: { ...res.articles, ...res.follow } })
+        .schema({ query: schemas.feedQuery, responses: res.feed })
       s.post('articles', articles.create)
         .name('articles.create')
         .schema({ body: schemas.newArticle, responses: res.created })
@@ -55,10 +58,10 @@ function declareRoutes(kernel: Kernel): void {
         .schema({ responses: res.deleted })
       s.post('articles/{slug}/favorite', articles.favorite)
         .name('articles.favorite')
-        .schema({ responses: { ...res.follow, ...res.article } })
+        .schema({ responses: res.favorite })
       s.delete('articles/{slug}/favorite', articles.unfavorite)
         .name('articles.unfavorite')
-        .schema({ responses: { ...res.follow, ...res.article } })
+        .schema({ responses: res.favorite })
       s.post('articles/{slug}/comments', comments.create)
         .name('comments.create')
         .schema({ body: schemas.newComment, responses: res.comment })
