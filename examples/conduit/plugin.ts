@@ -5,6 +5,7 @@ import * as comments from './controllers/comments.js'
 import * as profiles from './controllers/profiles.js'
 import * as users from './controllers/users.js'
 import { failure, tapErrorShape } from './errors.js'
+import { normalizeNames } from './names.js'
 import * as schemas from './schemas.js'
 
 const res = schemas.responses
@@ -16,10 +17,11 @@ function declareRoutes(kernel: Kernel): void {
   kernel.router.group({ prefix: 'api', name: 'conduit.', json: true }, (r) => {
     r.post('users', users.register)
       .name('users.register')
+      .middleware('conduit.names')
       .schema({ body: schemas.newUser, responses: res.registered })
     r.post('users/login', users.login)
       .name('users.login')
-      .middleware('conduit.lockout')
+      .middleware('conduit.names', 'conduit.lockout')
       .schema({ body: schemas.loginUser, responses: res.signedIn })
     r.get('profiles/{username}', profiles.show)
       .name('profiles.show')
@@ -37,6 +39,7 @@ function declareRoutes(kernel: Kernel): void {
       s.get('user', users.current).name('user.show').schema({ responses: res.currentUser })
       s.put('user', users.update)
         .name('user.update')
+        .middleware('conduit.names')
         .schema({ body: schemas.updateUser, responses: res.updatedUser })
       s.post('profiles/{username}/follow', profiles.follow)
         .name('profiles.follow')
@@ -74,8 +77,8 @@ function declareRoutes(kernel: Kernel): void {
 }
 
 /**
- * The Conduit API under `/api`: its routes, the `conduit.signedIn` and `conduit.lockout`
- * middleware, its error shape.
+ * The Conduit API under `/api`: its routes, the `conduit.signedIn`, `conduit.names` and
+ * `conduit.lockout` middleware, its error shape.
  */
 export default definePlugin({
   name: 'conduit',
@@ -86,6 +89,8 @@ export default definePlugin({
       if ((await ctx.identity()) === undefined) throw failure(401, 'a valid token is required')
       return next()
     })
+    // Usernames and emails as they are stored, before the body schema judges them (`names.ts`).
+    kernel.middleware('conduit.names', normalizeNames)
     // Sign-in by email under the auth plugin's lockout: failures count per email, a locked one
     // answers 429 with Retry-After (and the API document says so).
     kernel.middleware(

@@ -17,19 +17,29 @@ function wrapped(key: string, properties: Record<string, JsonSchema>, required: 
   } satisfies JsonSchema
 }
 
-export const newUser = wrapped(
-  'user',
-  { username: text, email: { type: 'string', format: 'email' }, password: text },
-  ['username', 'email', 'password'],
-)
+// A username and an email as stored (`names.ts` normalizes them before this check): within their
+// columns, `users.username varchar(100)` and `users.email varchar(255)`, so none is a database error.
+const username: JsonSchema = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 100,
+  description: 'NFKC, trimmed; no invisible or control characters.',
+}
+const email: JsonSchema = { type: 'string', format: 'email', maxLength: 255 }
+
+export const newUser = wrapped('user', { username, email, password: text }, [
+  'username',
+  'email',
+  'password',
+])
 
 export const loginUser = wrapped('user', { email: text, password: text }, ['email', 'password'])
 
 const nullableText: JsonSchema = { type: 'string', nullable: true }
 
 export const updateUser = wrapped('user', {
-  username: text,
-  email: { type: 'string', format: 'email' },
+  username,
+  email,
   password: text,
   bio: nullableText,
   image: nullableText,
