@@ -20,6 +20,12 @@ export const root = dirname(fileURLToPath(import.meta.url))
 const DEVELOPMENT_KEY = 'base64:Y29uZHVpdC1kZXZlbG9wbWVudC1rZXktbm90LWZvci1wcm9k'
 
 /**
+ * How long a token is valid, in seconds: a day. RealWorld's clients sign in again when the API
+ * refuses their token (401). `FW_CONFIG='{"auth":{"token_ttl":3600}}'` sets another.
+ */
+export const TOKEN_TTL = 86_400
+
+/**
  * The RealWorld (Conduit) backend on fw: the database plugin (embedded PGlite in `var/db`, or
  * PostgreSQL with `DATABASE_URL`), the auth plugin with `Authorization: Token <jwt>`, and the
  * `conduit` plugin with the API under `/api`. `npm run example:conduit` serves it.
@@ -40,7 +46,7 @@ export default function createApp({
     logger,
     config: {
       app: { name: 'conduit', ...(production ? {} : { key: DEVELOPMENT_KEY }) },
-      auth: { token_scheme: 'Token' },
+      auth: { token_scheme: 'Token', token_ttl: TOKEN_TTL },
       database: { url: `pglite://${join(root, 'var', 'db')}` },
     },
   })

@@ -5,18 +5,23 @@ import * as comments from './controllers/comments.js'
 import * as profiles from './controllers/profiles.js'
 import * as users from './controllers/users.js'
 import { failure, tapErrorShape } from './errors.js'
+import { normalizeNames } from './names.js'
 import * as schemas from './schemas.js'
 
 const res = schemas.responses
 
 function declareRoutes(kernel: Kernel): void {
+  // `articles/feed` is the feed's path alone; a control character is in no slug and no username.
+  kernel.router.pattern('slug', articles.SLUG)
+  kernel.router.pattern('username', profiles.USERNAME)
   kernel.router.group({ prefix: 'api', name: 'conduit.', json: true }, (r) => {
     r.post('users', users.register)
       .name('users.register')
+      .middleware('conduit.names')
       .schema({ body: schemas.newUser, responses: res.registered })
     r.post('users/login', users.login)
       .name('users.login')
-      .middleware('conduit.lockout')
+      .middleware('conduit.names', 'conduit.lockout')
       .schema({ body: schemas.loginUser, responses: res.signedIn })
     r.get('profiles/{username}', profiles.show)
       .name('profiles.show')
@@ -34,16 +39,17 @@ function declareRoutes(kernel: Kernel): void {
       s.get('user', users.current).name('user.show').schema({ responses: res.currentUser })
       s.put('user', users.update)
         .name('user.update')
-        .schema({ body: schemas.updateUser, responses: res.currentUser })
+        .middleware('conduit.names')
+        .schema({ body: schemas.updateUser, responses: res.updatedUser })
       s.post('profiles/{username}/follow', profiles.follow)
         .name('profiles.follow')
         .schema({ responses: res.follow })
       s.delete('profiles/{username}/follow', profiles.unfollow)
         .name('profiles.unfollow')
-        .schema({ responses: res.follow })
+        .schema({ responses: res.unfollow })
       s.get('articles/feed', articles.feed)
         .name('articles.feed')
-        .schema({ query: schemas.feedQuery, responses: { ...res.articles, ...res.follow } })
+        .schema({ query: schemas.feedQuery, responses: res.feed })
       s.post('articles', articles.create)
         .name('articles.create')
         .schema({ body: schemas.newArticle, responses: res.created })
@@ -55,10 +61,10 @@ function declareRoutes(kernel: Kernel): void {
         .schema({ responses: res.deleted })
       s.post('articles/{slug}/favorite', articles.favorite)
         .name('articles.favorite')
-        .schema({ responses: { ...res.follow, ...res.article } })
+        .schema({ responses: res.favorite })
       s.delete('articles/{slug}/favorite', articles.unfavorite)
         .name('articles.unfavorite')
-        .schema({ responses: { ...res.follow, ...res.article } })
+        .schema({ responses: res.favorite })
       s.post('articles/{slug}/comments', comments.create)
         .name('comments.create')
         .schema({ body: schemas.newComment, responses: res.comment })
@@ -71,8 +77,8 @@ function declareRoutes(kernel: Kernel): void {
 }
 
 /**
- * The Conduit API under `/api`: its routes, the `conduit.signedIn` and `conduit.lockout`
- * middleware, its error shape.
+ * The Conduit API under `/api`: its routes, the `conduit.signedIn`, `conduit.names` and
+ * `conduit.lockout` middleware, its error shape.
  */
 export default definePlugin({
   name: 'conduit',
@@ -83,6 +89,8 @@ export default definePlugin({
       if ((await ctx.identity()) === undefined) throw failure(401, 'a valid token is required')
       return next()
     })
+    // Usernames and emails as they are stored, before the body schema judges them (`names.ts`).
+    kernel.middleware('conduit.names', normalizeNames)
     // Sign-in by email under the auth plugin's lockout: failures count per email, a locked one
     // answers 429 with Retry-After (and the API document says so).
     kernel.middleware(

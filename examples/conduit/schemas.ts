@@ -17,19 +17,29 @@ function wrapped(key: string, properties: Record<string, JsonSchema>, required: 
   } satisfies JsonSchema
 }
 
-export const newUser = wrapped(
-  'user',
-  { username: text, email: { type: 'string', format: 'email' }, password: text },
-  ['username', 'email', 'password'],
-)
+// A username and an email as stored (`names.ts` normalizes them before this check): within their
+// columns, `users.username varchar(100)` and `users.email varchar(255)`, so none is a database error.
+const username: JsonSchema = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 100,
+  description: 'NFKC, trimmed; no invisible or control characters.',
+}
+const email: JsonSchema = { type: 'string', format: 'email', maxLength: 255 }
+
+export const newUser = wrapped('user', { username, email, password: text }, [
+  'username',
+  'email',
+  'password',
+])
 
 export const loginUser = wrapped('user', { email: text, password: text }, ['email', 'password'])
 
 const nullableText: JsonSchema = { type: 'string', nullable: true }
 
 export const updateUser = wrapped('user', {
-  username: text,
-  email: { type: 'string', format: 'email' },
+  username,
+  email,
   password: text,
   bio: nullableText,
   image: nullableText,
@@ -127,58 +137,60 @@ const errorBody: JsonSchema = one(
 
 const error = (description: string) => ({ description, schema: errorBody })
 
-/** The errors an operation can answer besides its success. */
+// The errors each operation can answer, every one in RealWorld's body (`errors.ts` gives the
+// kernel's own errors that shape): `test/examples/conduit-openapi.test.ts` sends each.
 const unauthorized = { 401: error('No valid `Authorization: Token …`.') }
-const invalid = { 422: error('The body does not match (each problem a message).') }
 const notFound = { 404: error('No such article, profile or comment.') }
 const forbidden = { 403: error('Someone else’s article or comment.') }
+/** What a filter of free text can meet: a character no PostgreSQL text can hold. */
+const unstorable = { 400: error('A filter holds a character no text can hold (NUL, U+0000).') }
+/** What a request body can meet before or in its handler. */
+const badBody = {
+  400: error('The body is not JSON, or holds a character no text can hold (NUL, U+0000).'),
+  413: error('The body is larger than the server takes (1 MiB).'),
+  422: error('The body does not match (each problem a message), or a name is taken.'),
+}
+const badPage = { 422: error('`limit` or `offset` is out of range.') }
+
+const articlesPage = {
+  description: 'A page of articles, newest first, and how many match.',
+  schema: {
+    type: 'object',
+    required: ['articles', 'articlesCount'],
+    properties: {
+      articles: { type: 'array', items: listedArticle },
+      articlesCount: { type: 'integer' },
+    },
+  } satisfies JsonSchema,
+}
+const theUser = (description: string) => ({ description, schema: one('user', user) })
+const theProfile = { description: 'The profile.', schema: one('profile', profile) }
+const theArticle = { description: 'The article.', schema: one('article', article) }
 
 export const responses = {
-  user: { 200: { description: 'The user.', schema: one('user', user) }, ...invalid },
-  registered: { 201: { description: 'The new user.', schema: one('user', user) }, ...invalid },
+  registered: { 201: theUser('The new user.'), ...badBody },
   signedIn: {
-    200: { description: 'The user.', schema: one('user', user) },
+    200: theUser('The user.'),
     ...unauthorized,
-    ...invalid,
+    ...badBody,
+    429: error('Too many failed sign-ins for this email: see `Retry-After`.'),
   },
-  currentUser: {
-    200: { description: 'The signed-in user.', schema: one('user', user) },
-    ...unauthorized,
-    ...invalid,
-  },
-  profile: { 200: { description: 'The profile.', schema: one('profile', profile) }, ...notFound },
+  currentUser: { 200: theUser('The signed-in user.'), ...unauthorized },
+  updatedUser: { 200: theUser('The signed-in user, changed.'), ...unauthorized, ...badBody },
+  profile: { 200: theProfile, ...notFound },
   follow: {
-    200: { description: 'The profile.', schema: one('profile', profile) },
+    200: theProfile,
     ...unauthorized,
     ...notFound,
+    422: error('You cannot follow yourself.'),
   },
-  articles: {
-    200: {
-      description: 'A page of articles, newest first, and how many match.',
-      schema: {
-        type: 'object',
-        required: ['articles', 'articlesCount'],
-        properties: {
-          articles: { type: 'array', items: listedArticle },
-          articlesCount: { type: 'integer' },
-        },
-      },
-    },
-    ...invalid,
-  },
-  article: { 200: { description: 'The article.', schema: one('article', article) }, ...notFound },
-  created: {
-    201: { description: 'The new article.', schema: one('article', article) },
-    ...unauthorized,
-    ...invalid,
-  },
-  changed: {
-    200: { description: 'The article.', schema: one('article', article) },
-    ...unauthorized,
-    ...forbidden,
-    ...notFound,
-    ...invalid,
-  },
+  unfollow: { 200: theProfile, ...unauthorized, ...notFound },
+  articles: { 200: articlesPage, ...unstorable, ...badPage },
+  feed: { 200: articlesPage, ...unauthorized, ...badPage },
+  article: { 200: theArticle, ...notFound },
+  created: { 201: { ...theArticle, description: 'The new article.' }, ...unauthorized, ...badBody },
+  changed: { 200: theArticle, ...unauthorized, ...forbidden, ...notFound, ...badBody },
+  favorite: { 200: theArticle, ...unauthorized, ...notFound },
   deleted: { 204: { description: 'Deleted.' }, ...unauthorized, ...forbidden, ...notFound },
   comments: {
     200: {
@@ -191,13 +203,16 @@ export const responses = {
     200: { description: 'The new comment.', schema: one('comment', comment) },
     ...unauthorized,
     ...notFound,
-    ...invalid,
+    ...badBody,
   },
   tags: {
     200: {
       description: 'The tags in use.',
       schema: one('tags', { type: 'array', items: { type: 'string' } }),
     },
+    // It reads nothing from the request: its only client error is one the server answers before
+    // any route, in fw's own error body (`Error`), to a request that names its `Host` twice.
+    400: { description: 'A malformed request (it names its `Host` twice).' },
   },
 }
 

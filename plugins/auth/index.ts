@@ -23,6 +23,7 @@ import { TokenCache } from './token-cache.js'
 import {
   issueAccessToken,
   revokeAccessToken,
+  revokeUserTokens,
   verifyAccessToken,
   type IssuedToken,
   type TokenCheck,
@@ -102,6 +103,12 @@ export interface AuthApi {
   verifyToken(token: string): Promise<TokenCheck>
   /** Revokes an access token whose signature verifies. */
   revokeToken(token: string): Promise<boolean>
+  /**
+   * Revokes every token of a user (bearer tokens, web sessions, refresh tokens) but the one of id
+   * `keep` (a request's own, `identity.tokenId`), at once on every instance; answers how many.
+   * What a password change calls.
+   */
+  revokeUserTokens(userId: number, keep?: string): Promise<number>
   /** The CSRF token of a web-session identity (what `X-CSRF-Token` must carry), else undefined. */
   csrfToken(identity: Identity | undefined): string | undefined
   /**
@@ -206,6 +213,7 @@ export default definePlugin<AuthOptions | undefined, AuthApi>({
       },
       verifyToken: (token) => verifyAccessToken(rt, token),
       revokeToken: (token) => revokeAccessToken(rt, token),
+      revokeUserTokens: (userId, keep) => revokeUserTokens(rt, userId, keep),
       csrfToken: (identity) =>
         identity?.via === 'session' && identity.tokenId !== undefined
           ? csrfTokenOf(rt, identity.tokenId)

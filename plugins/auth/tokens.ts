@@ -283,3 +283,22 @@ export async function revokeAccessToken(rt: AuthRuntime, token: string): Promise
   await announceRevocation(rt, String(rows[0]!.id))
   return true
 }
+
+/**
+ * Revokes every unrevoked token of a user (bearer tokens, web sessions, refresh tokens) but the
+ * one of id `keep`, then announces each to the other instances as {@link revokeAccessToken} does;
+ * answers how many. What a password change calls (`test/examples/conduit-tokens.test.ts`).
+ */
+export async function revokeUserTokens(
+  rt: AuthRuntime,
+  userId: number,
+  keep?: string,
+): Promise<number> {
+  const rows = await query(
+    rt,
+    'update "auth_tokens" set "revoked" = true where "user_id" = ? and "revoked" = false and "id" <> ? returning "id"',
+    [userId, keep ?? ''],
+  )
+  await Promise.all(rows.map((row) => announceRevocation(rt, String(row.id))))
+  return rows.length
+}

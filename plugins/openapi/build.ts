@@ -193,10 +193,12 @@ function operation(
     responses: responses(route, facts),
   }
   // One requirement naming every scheme: the route needs all of them (an API key and a token).
-  if (facts.security.length > 0)
-    op.security = [
-      Object.fromEntries(facts.security.map((name) => [name, []])) as SecurityRequirementObject,
-    ]
+  // A public operation says so with `security: []` rather than leaving a reader (or Redocly's
+  // `security-defined`) to guess (test/examples/conduit-openapi.test.ts).
+  op.security =
+    facts.security.length > 0
+      ? [Object.fromEntries(facts.security.map((name) => [name, []])) as SecurityRequirementObject]
+      : []
   return op
 }
 

@@ -13,10 +13,11 @@ export interface Conduit {
   close(): Promise<void>
 }
 
-export async function startConduit(): Promise<Conduit> {
+/** The app on a database of its own; `env` adds to its environment (`FW_CONFIG`, say). */
+export async function startConduit(env: NodeJS.ProcessEnv = {}): Promise<Conduit> {
   const db = await createTestDatabase()
   const logger = createMemoryLogger()
-  const kernel = createApp({ env: { DATABASE_URL: db.url, NODE_ENV: 'test' }, logger })
+  const kernel = createApp({ env: { ...env, DATABASE_URL: db.url, NODE_ENV: 'test' }, logger })
   await kernel.boot()
   await kernel.plugin('database').prepare()
   return {

@@ -32,6 +32,13 @@ export async function show(ctx: RequestContext) {
   return { article: await articleOr404(ctx, ctx.params.slug!, await viewerId(ctx)) }
 }
 
+/**
+ * What a `{slug}` of the routes takes: any segment but `feed`, the feed's own path (so `PUT
+ * /api/articles/feed` answers 405, not "no such article"), and none with a control character (no
+ * slug has one: such a request is a 404 before any query).
+ */
+export const SLUG = /(?!feed$)[^\p{C}]+/u
+
 /** `How to train your dragon` → `how-to-train-your-dragon-3f9a1c`: readable, and unique. */
 function slugOf(title: string): string {
   const words = title

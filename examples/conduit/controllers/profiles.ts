@@ -3,6 +3,12 @@ import { entityManager, PROFILE_COLUMNS, profileOf, queryOne, viewerId } from '.
 import { Follow } from '../entities.js'
 import { failure } from '../errors.js'
 
+/**
+ * What a `{username}` of the routes takes: no control character (no username has one, see
+ * `names.ts`), so such a request is a 404 before any query.
+ */
+export const USERNAME = /[^\p{C}]+/u
+
 /** The profile of `username` as the viewer sees it, or a 404. */
 async function profile(ctx: RequestContext, viewer: number) {
   const row = await queryOne(

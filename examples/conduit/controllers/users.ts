@@ -104,9 +104,12 @@ export async function current(ctx: RequestContext) {
  * Updates the signed-in user (`PUT /api/user`): any of email, username, password (the auth
  * plugin's `User` entity), bio, image (the app's `UserProfile`, created on the first). One flush
  * writes the columns that changed, in one transaction; the answer is built from the entities.
+ * A new password revokes every other token of the user: whoever held one signs in again; the
+ * token of this request stays valid, and is the one answered.
  */
 export async function update(ctx: RequestContext) {
-  const id = await signedIn(ctx)
+  const identity = (await ctx.identity())!
+  const id = Number(identity.id)
   const { user } = await ctx.body<{
     user: {
       email?: string
@@ -130,6 +133,8 @@ export async function update(ctx: RequestContext) {
     if (user.image !== undefined) profile.image = user.image
   }
   await em.flush().catch(takenFailure)
+  if (user.password !== undefined)
+    await ctx.kernel.plugin('auth').revokeUserTokens(id, identity.tokenId)
   const shown = {
     email: account.email,
     username: account.username,
