@@ -275,10 +275,10 @@ function problemOf(plan: Plan, c: Case, res: InjectResponse): string | undefined
 
 /** One request and its answer, as a finding shows it (bodies cut short). */
 function describe(req: ReturnType<typeof request>, res: InjectResponse | Error): string {
-  const cut = (s: string) => (s.length > 300 ? `${s.slice(0, 300)}… (${s.length} chars)` : s)
+  const cut = (s: string, n = 300) => (s.length > n ? `${s.slice(0, n)}… (${s.length} chars)` : s)
   const headers = Object.entries(req.headers)
     .filter(([k]) => k !== 'accept')
-    .map(([k, v]) => `${k}: ${cut(v)}`)
+    .map(([k, v]) => `${k}: ${cut(v, 60)}`)
   const sent = [`${req.method} ${cut(req.url)}`, ...headers, ...(req.body ? [cut(req.body)] : [])]
   const got = res instanceof Error ? `threw ${res.message}` : `${res.status} ${cut(res.body)}`
   return `${sent.join('\n      ')}\n    → ${got}`
