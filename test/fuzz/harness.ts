@@ -45,8 +45,8 @@ export interface FuzzSettings {
   seed: number
   /** Only these operations, `METHOD /path` each (all when empty). */
   only: string[]
-  /** Print each operation's answers by mode and status (`FW_FUZZ_VERBOSE=1`). */
-  verbose: boolean
+  /** `FW_FUZZ_VERBOSE`: 1 prints each operation's answers by kind of case and status, 2 each request too. */
+  verbose: number
 }
 
 /** The settings from the environment; `FW_FUZZ_SEED=random` draws a seed (reported on failure). */
@@ -59,7 +59,12 @@ export function fuzzSettings(env = process.env, defaultRuns = 40): FuzzSettings 
   if (!Number.isSafeInteger(seed) || !Number.isSafeInteger(runs) || runs < 1)
     throw new Error('FW_FUZZ_SEED must be an integer or "random", FW_FUZZ_RUNS a positive integer')
   const only = (env.FW_FUZZ_OPS ?? '').split(',').map((s) => s.trim())
-  return { runs, seed, only: only.filter((s) => s !== ''), verbose: env.FW_FUZZ_VERBOSE === '1' }
+  return {
+    runs,
+    seed,
+    only: only.filter((s) => s !== ''),
+    verbose: Number(env.FW_FUZZ_VERBOSE ?? 0) || 0,
+  }
 }
 
 type Mode = 'valid' | 'invalid' | 'anonymous' | 'forged'
@@ -304,7 +309,7 @@ export async function fuzz(target: FuzzTarget, settings: FuzzSettings): Promise<
           res = error as Error
         }
         const problem = res instanceof Error ? 'the request threw' : problemOf(plan, c, res)
-        if (process.env.FW_FUZZ_TRACE) console.log(c.mode, describe(req, res).slice(0, 400))
+        if (settings.verbose > 1) console.log(`[${c.mode}] ${describe(req, res)}`)
         const tally = `${c.mode} ${res instanceof Error ? 'threw' : res.status}`
         statuses.set(tally, (statuses.get(tally) ?? 0) + 1)
         if (!(res instanceof Error)) target.observe?.(plan, res)
@@ -322,7 +327,7 @@ export async function fuzz(target: FuzzTarget, settings: FuzzSettings): Promise<
       }),
       { seed: settings.seed, numRuns: settings.runs, endOnFailure: true },
     )
-    if (settings.verbose)
+    if (settings.verbose > 0)
       console.log(
         `${plan.label} (${Date.now() - started} ms): ${[...statuses].map(([k, n]) => `${k}×${n}`).join(', ')}`,
       )
