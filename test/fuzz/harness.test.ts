@@ -117,4 +117,14 @@ test('finds each kind of lie an app tells about its document, and nothing else',
   ])
 })
 
+test('refuses to fuzz an operation the document does not have, rather than pass on nothing', async () => {
+  const settings = { ...fuzzSettings({ FW_FUZZ_OPS: 'GET /nowhere' }), runs: 1 }
+  const run = fuzz({ kernel: app(), document: DOCUMENT, secret: () => 'secret' }, settings)
+  await run.then(
+    () => assert.unreachable('fuzzed nothing and passed'),
+    (error: Error) =>
+      assert.match(error.message, 'no such operation in the document: GET /nowhere'),
+  )
+})
+
 test.run()

@@ -12,7 +12,7 @@ import { Ajv } from 'ajv'
 import addFormatsModule from 'ajv-formats'
 import type { InjectResponse, Kernel } from 'fw'
 import type { OpenAPIObject, SecuritySchemeObject } from 'openapi3-ts/oas30'
-import { invalidText, invalidValue, malformedJson, validValue, type Schema } from './inputs.js'
+import { invalidText, invalidValue, malformedJson, validValue } from './inputs.js'
 import { planOperations, type Param, type Plan } from './plan.js'
 
 // ajv-formats is CommonJS with `exports.default`: its default import is the module object.
@@ -50,12 +50,12 @@ export interface FuzzSettings {
 }
 
 /** The settings from the environment; `FW_FUZZ_SEED=random` draws a seed (reported on failure). */
-export function fuzzSettings(env = process.env, defaultRuns = 40): FuzzSettings {
+export function fuzzSettings(env: NodeJS.ProcessEnv = process.env): FuzzSettings {
   const seed =
     env.FW_FUZZ_SEED === 'random'
       ? Math.floor(Math.random() * 2 ** 31)
       : Number(env.FW_FUZZ_SEED ?? 4242)
-  const runs = Number(env.FW_FUZZ_RUNS ?? defaultRuns)
+  const runs = Number(env.FW_FUZZ_RUNS ?? 40)
   if (!Number.isSafeInteger(seed) || !Number.isSafeInteger(runs) || runs < 1)
     throw new Error('FW_FUZZ_SEED must be an integer or "random", FW_FUZZ_RUNS a positive integer')
   const only = (env.FW_FUZZ_OPS ?? '').split(',').map((s) => s.trim())
@@ -292,9 +292,11 @@ function describe(req: ReturnType<typeof request>, res: InjectResponse | Error):
 /** Fuzzes every documented operation (destructive ones last); the distinct problems found. */
 export async function fuzz(target: FuzzTarget, settings: FuzzSettings): Promise<Finding[]> {
   const ajv = addFormats(new Ajv({ allErrors: false, strict: false }))
-  const plans = planOperations(target.document, ajv).filter(
-    (p) => settings.only.length === 0 || settings.only.includes(p.label),
-  )
+  const all = planOperations(target.document, ajv)
+  const unknown = settings.only.filter((label) => !all.some((p) => p.label === label))
+  if (all.length === 0 || unknown.length > 0)
+    throw new Error(`no such operation in the document: ${unknown.join(', ') || 'none at all'}`)
+  const plans = all.filter((p) => settings.only.length === 0 || settings.only.includes(p.label))
   const findings = new Map<string, Finding>()
   for (const plan of plans) {
     const statuses = new Map<string, number>()
@@ -337,14 +339,13 @@ export async function fuzz(target: FuzzTarget, settings: FuzzSettings): Promise<
 
 /** The findings as an assertion message: each with its example, then how to replay the run. */
 export function report(app: string, findings: Finding[], settings: FuzzSettings): string {
+  const only = settings.only.length > 0 ? ` FW_FUZZ_OPS='${settings.only.join(',')}'` : ''
   const lines = findings.map(
     (f) => `  ${f.operation}: ${f.problem} (${f.count}×)\n    e.g. ${f.example}`,
   )
   return [
     `${findings.length} problem(s) in ${app}'s API:`,
     ...lines,
-    `replay: FW_FUZZ_SEED=${settings.seed} FW_FUZZ_RUNS=${settings.runs} node scripts/test.mjs test/fuzz/${app}.test.ts`,
+    `replay: FW_FUZZ_SEED=${settings.seed} FW_FUZZ_RUNS=${settings.runs}${only} node scripts/test.mjs test/fuzz/${app}.test.ts`,
   ].join('\n')
 }
-
-export type { Schema }
