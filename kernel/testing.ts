@@ -10,7 +10,7 @@ import type { AnyEvent, EventMap, EventType, FwEvent, PhaseName } from './events
 import type { InjectRequest, InjectResponse } from './http/inject.js'
 import { createKernel } from './create-kernel.js'
 import type { Kernel } from './kernel.js'
-import type { KernelOptions } from './types.js'
+import type { AppFactory, KernelOptions } from './types.js'
 import type { Logger } from './logger.js'
 import type { AnyPlugin, Plugin } from './plugin.js'
 
@@ -123,6 +123,53 @@ export function createTestKernel<const E extends readonly PluginEntry[] = readon
     ;(kernel.register as (p: unknown, o: unknown) => Kernel)(plugin, pluginOptions)
   }
   return kernel as Kernel & { readonly logger: MemoryLogger }
+}
+
+/** Options of {@link createTestApp}. */
+export interface TestAppOptions {
+  /**
+   * Variables over the test defaults, `NODE_ENV=test` and `DATABASE_URL=pglite://memory` (a fresh
+   * embedded database per app); nothing of the machine's environment is read.
+   */
+  env?: NodeJS.ProcessEnv
+  /** The app's root, passed to the factory (`AppOptions.root`). Default: the factory's own. */
+  root?: string
+  /** Run the migrations and the seed (the database plugin's `prepare()`) once booted. Default: true. */
+  prepare?: boolean
+}
+
+/**
+ * The app an {@link AppFactory} builds, booted for a test: a fresh in-memory database, a memory
+ * logger, migrations applied. Close it when done (`await kernel.close()`).
+ *
+ * @example
+ * import createApp from '../app.js'
+ * const kernel = await createTestApp(createApp)
+ * const res = await kernel.inject('/')
+ * await kernel.close()
+ */
+export async function createTestApp(
+  factory: AppFactory,
+  options: TestAppOptions = {},
+): Promise<Kernel> {
+  const env = { NODE_ENV: 'test', DATABASE_URL: 'pglite://memory', ...options.env }
+  const kernel = await factory({
+    env,
+    logger: createMemoryLogger(),
+    ...(options.root === undefined ? {} : { root: options.root }),
+  })
+  try {
+    await kernel.boot()
+    if (options.prepare !== false && kernel.hasPlugin('database')) {
+      // The database plugin's api, named structurally: the kernel does not depend on the plugin.
+      const db = (kernel.plugin as (name: string) => { prepare(): Promise<unknown> })('database')
+      await db.prepare()
+    }
+  } catch (error) {
+    await kernel.close().catch(() => undefined)
+    throw error
+  }
+  return kernel
 }
 
 /** Sends a request through `kernel.inject()`: a shorthand for suites. */
