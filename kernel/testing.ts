@@ -2,6 +2,7 @@
 // same way: a kernel with a quiet logger, in-process requests, the CLI as a child process, and
 // assertions on the event log.
 import { spawn } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -128,8 +129,9 @@ export function createTestKernel<const E extends readonly PluginEntry[] = readon
 /** Options of {@link createTestApp}. */
 export interface TestAppOptions {
   /**
-   * Variables over the test defaults, `NODE_ENV=test` and `DATABASE_URL=pglite://memory` (a fresh
-   * embedded database per app); nothing of the machine's environment is read.
+   * Variables over the test defaults: `NODE_ENV=test`, `DATABASE_URL=pglite://memory` (a fresh
+   * embedded database per app) and a random `FW_APP_KEY`; nothing of the machine's environment is
+   * read.
    */
   env?: NodeJS.ProcessEnv
   /** The app's root, passed to the factory (`AppOptions.root`). Default: the factory's own. */
@@ -140,7 +142,7 @@ export interface TestAppOptions {
 
 /**
  * The app an {@link AppFactory} builds, booted for a test: a fresh in-memory database, a memory
- * logger, migrations applied. Close it when done (`await kernel.close()`).
+ * logger, an application key of its own, migrations applied. Close it when done (`await kernel.close()`).
  *
  * @example
  * import createApp from '../app.js'
@@ -152,7 +154,12 @@ export async function createTestApp(
   factory: AppFactory,
   options: TestAppOptions = {},
 ): Promise<Kernel> {
-  const env = { NODE_ENV: 'test', DATABASE_URL: 'pglite://memory', ...options.env }
+  const env = {
+    NODE_ENV: 'test',
+    DATABASE_URL: 'pglite://memory',
+    FW_APP_KEY: `base64:${randomBytes(32).toString('base64')}`,
+    ...options.env,
+  }
   const kernel = await factory({
     env,
     logger: createMemoryLogger(),
