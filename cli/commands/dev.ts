@@ -42,7 +42,7 @@ export class DevCommand extends Command<FwContext> {
     // Production has none of it (no watcher, no loader hook, no reload stream): `fw serve`.
     if (env.NODE_ENV === 'production') return this.serve()
     // Unset, NODE_ENV is development: the app and its plugins see what `fw dev` is for, and an
-    // app needs no setting to be served (test/cli/dev-mode.test.ts).
+    // app needs no setting to be served (test/e2e/dev-mode.test.ts).
     if (env.NODE_ENV === undefined || env.NODE_ENV === '') env.NODE_ENV = 'development'
     const { startDevServer } = await import('../dev/dev-server.js')
     const server = await startDevServer({

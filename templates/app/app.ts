@@ -7,7 +7,7 @@ import health from 'fw/plugins/health'
 import logging from 'fw/plugins/logging'
 import openapi from 'fw/plugins/openapi'
 import views from 'fw/plugins/views'
-import { controllersIn, defaultsIn, pluginsIn } from './modules.js'
+import { controllersIn, entitiesIn, migrationsIn, pluginsIn } from './modules.js'
 
 /** This module's folder: `controllers/`, `entities/`, `migrations/`, `plugins/` (under `dist/` when built). */
 const here = dirname(fileURLToPath(import.meta.url))
@@ -37,8 +37,8 @@ export default async function createApp({
   kernel
     .register(views)
     .register(database, {
-      entities: await defaultsIn(join(here, 'entities')),
-      migrations: () => defaultsIn(join(here, 'migrations')),
+      entities: await entitiesIn(join(here, 'entities')),
+      migrations: () => migrationsIn(join(here, 'migrations')),
     })
     .register(auth)
     .register(health)

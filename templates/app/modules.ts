@@ -2,6 +2,7 @@ import { existsSync, readdirSync } from 'node:fs'
 import { basename, extname, join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { ControllerClass, Plugin } from 'fw'
+import type { EntityDeclaration, MigrationEntry } from 'fw/plugins/database'
 
 /** A module of the app: TypeScript from the sources, JavaScript under `dist/`; no tests, no maps. */
 const MODULE = /^[^.].*\.(?:ts|js)$/
@@ -21,6 +22,16 @@ export async function defaultsIn<T>(dir: string): Promise<T[]> {
     found.push(module.default)
   }
   return found
+}
+
+/** The entities of `entities/` (each module default-exports one, made by `deferEntity`). */
+export function entitiesIn(dir: string): Promise<EntityDeclaration[]> {
+  return defaultsIn(dir)
+}
+
+/** The migrations of `migrations/` (each module default-exports one, made by `defineMigration`). */
+export function migrationsIn(dir: string): Promise<MigrationEntry[]> {
+  return defaultsIn(dir)
 }
 
 /** The controller classes of `controllers/` (each module default-exports one). */
