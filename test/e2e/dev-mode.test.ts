@@ -3,7 +3,7 @@
 // that works; and the playground signs in with no FW_APP_KEY (the development key).
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { copyPlayground, createTempPackage, runInCopy } from './dev-process.js'
+import { copyPlayground, createTempPackage, runInCopy, until } from './dev-process.js'
 
 const test = suite('fw dev: development mode by default')
 
@@ -57,12 +57,20 @@ test('the playground signs in with no FW_APP_KEY set', async () => {
     const csrf = /name="_csrf" value="([^"]+)"/.exec(html)?.[1]
     assert.ok(csrf, 'the form carries a token')
     const cookie = /fw_login_csrf=[^;]+/.exec(page.headers.get('set-cookie') ?? '')?.[0]
-    const res = await fetch(`${running.url}/login`, {
-      method: 'POST',
-      redirect: 'manual',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: cookie ?? '' },
-      body: new URLSearchParams({ _csrf: csrf!, username: 'editor', password: 'editor-pass' }),
-    })
+    // The embedded database opens after the socket: a 503 until it has (never a 403).
+    const res = await until(
+      async () => {
+        const answer = await fetch(`${running.url}/login`, {
+          method: 'POST',
+          redirect: 'manual',
+          headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: cookie ?? '' },
+          body: new URLSearchParams({ _csrf: csrf!, username: 'editor', password: 'editor-pass' }),
+        })
+        return answer.status === 503 ? undefined : answer
+      },
+      'POST /login answers once the database is open',
+      120_000,
+    )
     assert.is(res.status, 303, await res.text())
     assert.match(res.headers.get('set-cookie') ?? '', 'fw_session=')
   } finally {
