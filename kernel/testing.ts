@@ -1,6 +1,6 @@
 // `fw/testing`: the helpers fw's own suites use, published so a plugin author tests a plugin the
-// same way: a kernel with a quiet logger, in-process requests, the CLI as a child process, and
-// assertions on the event log.
+// same way and an app its own app: a kernel with a quiet logger, an app booted on an in-memory
+// database, in-process requests, the CLI as a child process, and assertions on the event log.
 import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync } from 'node:fs'

@@ -55,6 +55,29 @@ function guideFile(path: string): string {
   return found
 }
 
+/**
+ * While fw admits a range of MikroORM's packages, which move together, npm may pick a release
+ * whose own pins the registry lacks: the installs take the versions of fw's lock file. Once fw
+ * pins them exactly, nothing is added.
+ */
+function pins(): { overrides?: Record<string, string> } {
+  const fw = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')) as {
+    dependencies: Record<string, string>
+  }
+  const ranged = Object.keys(fw.dependencies).filter(
+    (name) => name.startsWith('@mikro-orm/') && /^[\^~]/.test(fw.dependencies[name]!),
+  )
+  if (ranged.length === 0) return {}
+  const lock = JSON.parse(readFileSync(join(repo, 'package-lock.json'), 'utf8')) as {
+    packages: Record<string, { version: string }>
+  }
+  return {
+    overrides: Object.fromEntries(
+      ranged.map((name) => [name, lock.packages[`node_modules/${name}`]!.version]),
+    ),
+  }
+}
+
 /** Runs a command to its end: its exit code and output. */
 function run(
   cmd: string,
@@ -92,6 +115,7 @@ function serve(script: string[], env: NodeJS.ProcessEnv): Promise<Server> {
   child.stdout!.on('data', (c: Buffer) => (out += c.toString()))
   child.stderr!.on('data', (c: Buffer) => (out += c.toString()))
   const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()))
+  child.on('error', (error) => (out += `\n${String(error)}`))
   const stop = async (): Promise<void> => {
     if (child.exitCode === null) process.kill(-child.pid!, 'SIGTERM')
     await exited
@@ -131,7 +155,7 @@ test('npx fw new from the tarball; npm install, npm test', async () => {
   assert.is(packed.code, 0, packed.output)
   const tarball = join(work, packed.output.trim().split('\n').at(-1)!)
   mkdirSync(tools)
-  writeFileSync(join(tools, 'package.json'), '{ "private": true }\n')
+  writeFileSync(join(tools, 'package.json'), `${JSON.stringify({ private: true, ...pins() })}\n`)
   const tooled = await run('npm', ['install', tarball, ...INSTALL], tools)
   assert.is(tooled.code, 0, tooled.output)
   const started = performance.now()
@@ -141,6 +165,7 @@ test('npx fw new from the tarball; npm install, npm test', async () => {
     dependencies: { fw: string }
   }
   assert.is(pkg.dependencies.fw, `file:${tarball}`)
+  writeFileSync(join(app, 'package.json'), `${JSON.stringify({ ...pkg, ...pins() }, null, 2)}\n`)
   ran.add('npm install')
   const install = await run('npm', ['install', ...INSTALL], app)
   assert.is(install.code, 0, install.output)

@@ -8,6 +8,10 @@ export default class HomeController {
   @get('', { name: 'index' })
   async index(ctx: RequestContext) {
     const identity = await ctx.identity()
-    return view('home', { title: 'Home', app: ctx.kernel.config.app.name, user: identity?.username })
+    return view('home', {
+      title: 'Home',
+      app: ctx.kernel.config.app.name,
+      user: identity?.username,
+    })
   }
 }

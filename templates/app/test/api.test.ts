@@ -19,6 +19,9 @@ test('GET /api/status answers JSON from the migrated database', async () => {
 })
 
 test('an unknown API route answers 404', async () => {
-  const res = await kernel.inject({ url: '/api/nothing-here', headers: { accept: 'application/json' } })
+  const res = await kernel.inject({
+    url: '/api/nothing-here',
+    headers: { accept: 'application/json' },
+  })
   assert.equal(res.status, 404)
 })

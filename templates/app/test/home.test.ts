@@ -23,7 +23,9 @@ test('GET / answers the home page in the layout', async () => {
 })
 
 test('the home page greets a signed-in user by name', async () => {
-  await kernel.plugin('auth').createUser({ username: 'ada', password: 'a long passphrase', email: 'ada@example.test' })
+  await kernel
+    .plugin('auth')
+    .createUser({ username: 'ada', password: 'a long passphrase', email: 'ada@example.test' })
   const login = await kernel.inject({
     method: 'POST',
     url: '/account/login',
@@ -31,6 +33,9 @@ test('the home page greets a signed-in user by name', async () => {
   })
   assert.equal(login.status, 200, login.body)
   const { access_token } = login.json<{ access_token: string }>()
-  const res = await kernel.inject({ url: '/', headers: { authorization: `Bearer ${access_token}` } })
+  const res = await kernel.inject({
+    url: '/',
+    headers: { authorization: `Bearer ${access_token}` },
+  })
   assert.match(res.body, /Signed in as <strong>ada<\/strong>/)
 })
