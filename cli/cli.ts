@@ -6,6 +6,8 @@ import { CreatePluginCommand } from './commands/create-plugin.js'
 import { DevCommand } from './commands/dev.js'
 import { DownCommand } from './commands/down.js'
 import { KeyGenerateCommand } from './commands/key-generate.js'
+import { MAKE_COMMANDS } from './commands/make-commands.js'
+import { NewCommand } from './commands/new.js'
 import { RouteListCommand } from './commands/route-list.js'
 import { ServeCommand, serveFlagsOf } from './commands/serve.js'
 import { UpCommand } from './commands/up.js'
@@ -31,6 +33,8 @@ export const BUILTIN_COMMANDS: readonly CommandClass<FwContext>[] = [
   DownCommand,
   UpCommand,
   CreatePluginCommand,
+  NewCommand,
+  ...MAKE_COMMANDS,
 ]
 
 /** Options of {@link runCli}: where the CLI runs and what it writes to. */

@@ -150,10 +150,15 @@ async function importFactory(
   return mod.default as AppFactory
 }
 
-async function build(factory: AppFactory, file: string, env: NodeJS.ProcessEnv): Promise<Kernel> {
+async function build(
+  factory: AppFactory,
+  file: string,
+  env: NodeJS.ProcessEnv,
+  root: string,
+): Promise<Kernel> {
   let kernel: Kernel
   try {
-    kernel = await factory({ env })
+    kernel = await factory({ env, root })
   } catch (cause) {
     throw new AppLoadError(`The app factory in ${file} failed: ${describe(cause)}`, { cause })
   }
@@ -183,14 +188,16 @@ export async function loadApp(options: LoadAppOptions = {}): Promise<Kernel> {
   const env = options.env ?? process.env
   const location = findApp(options.cwd ?? process.cwd(), env)
   const file = options.source ? location.file : preferCompiled(location.file, env, runsTypeScript())
+  // The source's folder, also when the compiled copy under `dist/` runs: the app's root
+  // (`AppOptions.root`), so views, `public/`, `var/` and `.env` are the same built or not.
   const moduleDir = dirname(location.file)
   loadEnvFile(join(moduleDir, '.env'), env)
   const factory = await importFactory(file, location.from, env)
-  let kernel = await build(factory, file, env)
+  let kernel = await build(factory, file, env, moduleDir)
   // The app root is only known once the factory ran; when it is not the module's folder, its .env
   // is the one `fw key:generate` writes, so load it and build again (nothing is booted yet).
   if (resolve(kernel.root) !== moduleDir && loadEnvFile(join(kernel.root, '.env'), env)) {
-    kernel = await build(factory, file, env)
+    kernel = await build(factory, file, env, moduleDir)
   }
   if (options.boot !== false) {
     try {

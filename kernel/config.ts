@@ -31,6 +31,11 @@ export interface FwConfig {
     key: string | undefined
     /** The application's own directory: `var/log`, `var/keys`, `var/MAINTENANCE` live under it. */
     root: string
+    /**
+     * Where it runs, from `NODE_ENV`: `production`, `development`, `test` or unset. Only
+     * `production` changes what fw does (no development application key).
+     */
+    env: string | undefined
   }
   /** Development mode switch (one of four; see `isDevelopment`). */
   debug: boolean
@@ -186,7 +191,7 @@ export interface ConfigSlice {
 function kernelSlice(root: string): ConfigSlice {
   return {
     defaults: {
-      app: { name: 'fw', key: undefined, root },
+      app: { name: 'fw', key: undefined, root, env: undefined },
       debug: false,
       development: false,
       features: [],
@@ -210,6 +215,7 @@ function kernelSlice(root: string): ConfigSlice {
       'app.name': 'string',
       'app.key': 'string?',
       'app.root': 'string',
+      'app.env': 'string?',
       debug: 'boolean',
       development: 'boolean',
       features: 'string[]',
@@ -224,7 +230,12 @@ function kernelSlice(root: string): ConfigSlice {
       'http.security_headers.referrer_policy': 'string',
       'http.security_headers.content_security_policy': 'string',
     },
-    env: { 'http.port': 'PORT', 'http.host': 'HOST', 'app.key': 'FW_APP_KEY' },
+    env: {
+      'http.port': 'PORT',
+      'http.host': 'HOST',
+      'app.key': 'FW_APP_KEY',
+      'app.env': 'NODE_ENV',
+    },
   }
 }
 

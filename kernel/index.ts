@@ -64,6 +64,7 @@ export type {
 export { HTTP_METHODS } from './types.js'
 export type {
   AppFactory,
+  AppOptions,
   CommandClass,
   CommandContext,
   HttpMethod,

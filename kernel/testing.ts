@@ -1,7 +1,8 @@
 // `fw/testing`: the helpers fw's own suites use, published so a plugin author tests a plugin the
-// same way: a kernel with a quiet logger, in-process requests, the CLI as a child process, and
-// assertions on the event log.
+// same way and an app its own app: a kernel with a quiet logger, an app booted on an in-memory
+// database, in-process requests, the CLI as a child process, and assertions on the event log.
 import { spawn } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -10,7 +11,7 @@ import type { AnyEvent, EventMap, EventType, FwEvent, PhaseName } from './events
 import type { InjectRequest, InjectResponse } from './http/inject.js'
 import { createKernel } from './create-kernel.js'
 import type { Kernel } from './kernel.js'
-import type { KernelOptions } from './types.js'
+import type { AppFactory, KernelOptions } from './types.js'
 import type { Logger } from './logger.js'
 import type { AnyPlugin, Plugin } from './plugin.js'
 
@@ -123,6 +124,59 @@ export function createTestKernel<const E extends readonly PluginEntry[] = readon
     ;(kernel.register as (p: unknown, o: unknown) => Kernel)(plugin, pluginOptions)
   }
   return kernel as Kernel & { readonly logger: MemoryLogger }
+}
+
+/** Options of {@link createTestApp}. */
+export interface TestAppOptions {
+  /**
+   * Variables over the test defaults: `NODE_ENV=test`, `DATABASE_URL=pglite://memory` (a fresh
+   * embedded database per app) and a random `FW_APP_KEY`; nothing of the machine's environment is
+   * read.
+   */
+  env?: NodeJS.ProcessEnv
+  /** The app's root, passed to the factory (`AppOptions.root`). Default: the factory's own. */
+  root?: string
+  /** Run the migrations and the seed (the database plugin's `prepare()`) once booted. Default: true. */
+  prepare?: boolean
+}
+
+/**
+ * The app an {@link AppFactory} builds, booted for a test: a fresh in-memory database, a memory
+ * logger, an application key of its own, migrations applied. Close it when done (`await kernel.close()`).
+ *
+ * @example
+ * import createApp from '../app.js'
+ * const kernel = await createTestApp(createApp)
+ * const res = await kernel.inject('/')
+ * await kernel.close()
+ */
+export async function createTestApp(
+  factory: AppFactory,
+  options: TestAppOptions = {},
+): Promise<Kernel> {
+  const env = {
+    NODE_ENV: 'test',
+    DATABASE_URL: 'pglite://memory',
+    FW_APP_KEY: `base64:${randomBytes(32).toString('base64')}`,
+    ...options.env,
+  }
+  const kernel = await factory({
+    env,
+    logger: createMemoryLogger(),
+    ...(options.root === undefined ? {} : { root: options.root }),
+  })
+  try {
+    await kernel.boot()
+    if (options.prepare !== false && kernel.hasPlugin('database')) {
+      // The database plugin's api, named structurally: the kernel does not depend on the plugin.
+      const db = (kernel.plugin as (name: string) => { prepare(): Promise<unknown> })('database')
+      await db.prepare()
+    }
+  } catch (error) {
+    await kernel.close().catch(() => undefined)
+    throw error
+  }
+  return kernel
 }
 
 /** Sends a request through `kernel.inject()`: a shorthand for suites. */

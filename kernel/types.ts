@@ -59,11 +59,26 @@ export type BindingLoader = (value: string, ctx: RequestContext) => Promise<unkn
  */
 export type CommandClass = abstract new () => object
 
+/** What the CLI and `createTestApp` (`fw/testing`) give an {@link AppFactory}. */
+export interface AppOptions {
+  /** The environment to read (`DATABASE_URL`, `FW_APP_KEY`, `PORT`, …). Default: `process.env`. */
+  env?: NodeJS.ProcessEnv
+  /**
+   * The app's folder: where `views/`, `public/`, `var/` and `.env` live. The CLI passes the folder
+   * of the app module's source, also when it runs the compiled copy under `dist/`, so a factory
+   * that roots its kernel here serves the same files built or not (docs/getting-started.md).
+   */
+  root?: string
+  /** Where failures go instead of the app's own logger (a test's memory logger). */
+  logger?: Logger
+}
+
 /**
  * What an application module default-exports: a function that builds its kernel (plugins
- * registered, not booted, not listening). The CLI and `npm run playground` call it.
+ * registered, not booted, not listening). The CLI, `createTestApp` and `npm run playground` call
+ * it.
  */
-export type AppFactory = (options?: { env?: NodeJS.ProcessEnv }) => Kernel | Promise<Kernel>
+export type AppFactory = (options?: AppOptions) => Kernel | Promise<Kernel>
 
 /**
  * What a CLI command gets as `this.context`: clipanion's `BaseContext` fields plus the loaded

@@ -23,7 +23,7 @@ export class DevCommand extends Command<FwContext> {
 
       A file that fails to load leaves the last good build serving; the error is printed once with its place and a code frame, and open pages show it until a save fixes it. Open pages reload themselves after each change.
 
-      Development only: under \`NODE_ENV=production\` it is \`fw serve\` (no watcher, no loader hook, no reload stream); an app whose config turns development mode off is refused. See docs/dev.md.
+      Development mode: with \`NODE_ENV\` unset it sets \`NODE_ENV=development\`; under \`NODE_ENV=production\` it is \`fw serve\` (no watcher, no loader hook, no reload stream); under another \`NODE_ENV\` the app must turn development mode on itself (config \`development\`), else it is refused, saying so. See docs/dev.md.
     `,
     examples: [
       ['Serve in development on the configured port', '$0 dev'],
@@ -41,6 +41,9 @@ export class DevCommand extends Command<FwContext> {
       throw new UsageError('--host must not be empty (e.g. --host=127.0.0.1).')
     // Production has none of it (no watcher, no loader hook, no reload stream): `fw serve`.
     if (env.NODE_ENV === 'production') return this.serve()
+    // Unset, NODE_ENV is development: the app and its plugins see what `fw dev` is for, and an
+    // app needs no setting to be served (test/e2e/dev-mode.test.ts).
+    if (env.NODE_ENV === undefined || env.NODE_ENV === '') env.NODE_ENV = 'development'
     const { startDevServer } = await import('../dev/dev-server.js')
     const server = await startDevServer({
       cwd: this.context.kernel.root,

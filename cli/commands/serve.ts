@@ -1,6 +1,7 @@
 import cluster from 'node:cluster'
 import { Command, Option, UsageError } from 'clipanion'
 import type { Kernel } from 'fw'
+import type {} from 'fw/plugins/auth'
 import { serveClustered } from '../cluster.js'
 import type { FwContext } from '../context.js'
 import { parsePort, parseWholeNumber, parseWorkers } from '../options.js'
@@ -134,7 +135,13 @@ export class ServeCommand extends Command<FwContext> {
     }
     if (!(await this.#requirementsHold(kernel))) return 1
     const { url } = await listen(kernel, port, host)
-    if (cluster.isPrimary) stdout.write(`fw: ${kernel.config.app.name} listening on ${url}\n`)
+    if (cluster.isPrimary) {
+      stdout.write(`fw: ${kernel.config.app.name} listening on ${url}\n`)
+      if (kernel.hasPlugin('auth') && !kernel.plugin('auth').hasAppKey)
+        this.context.stderr.write(
+          'fw: no application key (FW_APP_KEY): sign-in and tokens are off. Make one with `npx fw key:generate`.\n',
+        )
+    }
     const signal = await nextSignal()
     if (cluster.isPrimary)
       stdout.write(

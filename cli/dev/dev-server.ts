@@ -63,7 +63,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   if (!current.isDevelopment()) {
     await releaseCarried()
     throw new UsageError(
-      'fw dev is for development, and this app is not in development mode. Use fw serve.',
+      `fw dev serves in development mode, and this app is not in it: NODE_ENV is '${options.env.NODE_ENV ?? ''}' and its config does not set development: true. Unset NODE_ENV or set NODE_ENV=development (or turn development on in the app's config); fw serve serves without it.`,
     )
   }
   const listening = current

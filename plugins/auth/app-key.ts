@@ -18,6 +18,25 @@ export interface DerivedKeys {
 
 const SALT = Buffer.from('fw.auth.v1')
 
+/**
+ * The application key when none is set, in development mode only (`fw dev`, the playground, a new
+ * app): sign-in works with nothing set. It is public, so it never signs when `NODE_ENV=production`
+ * (test/plugins/auth/development-key.test.ts).
+ */
+export const DEVELOPMENT_APP_KEY = 'base64:Znctb25seS1mb3ItZGV2ZWxvcG1lbnQtbm90LWEtc2VjcmV0'
+
+/**
+ * The key the app signs with: `app.key` (`FW_APP_KEY`) when set; else {@link DEVELOPMENT_APP_KEY}
+ * in development mode outside production; else none (nothing is signed).
+ */
+export function signingAppKey(
+  app: { readonly key: string | undefined; readonly env: string | undefined },
+  development: boolean,
+): string | undefined {
+  if (app.key !== undefined && app.key !== '') return app.key
+  return development && app.env !== 'production' ? DEVELOPMENT_APP_KEY : undefined
+}
+
 function derive(appKey: string, info: string): Buffer {
   return Buffer.from(hkdfSync('sha256', Buffer.from(appKey, 'utf8'), SALT, info, 32))
 }

@@ -8,7 +8,7 @@ import type {} from 'fw/plugins/health'
 import type {} from 'fw/plugins/views'
 import { declareAccountRoutes } from './account-routes.js'
 import { appLockout, isLockout, type LockoutOptions } from './app-lockout.js'
-import { deriveKeys } from './app-key.js'
+import { deriveKeys, signingAppKey } from './app-key.js'
 import { tapAuthenticate, tapSessionPhase } from './authenticate.js'
 import { authProjection } from './debug-projection.js'
 import { authEntities } from './entities.js'
@@ -76,7 +76,10 @@ export interface AuthOptions {
 
 /** What `kernel.plugin('auth')` returns. */
 export interface AuthApi {
-  /** True when an application key is configured: tokens can be issued, TOTP secrets sealed. */
+  /**
+   * True when tokens can be signed and TOTP secrets sealed: an application key is set, or the
+   * development key applies (development mode outside production).
+   */
   readonly hasAppKey: boolean
   /**
    * Creates a user (password hashed with scrypt, TOTP secret sealed under the application key).
@@ -192,7 +195,7 @@ export default definePlugin<AuthOptions | undefined, AuthApi>({
     const rt: AuthRuntime = {
       kernel,
       db,
-      keys: deriveKeys(kernel.config.app.key),
+      keys: deriveKeys(signingAppKey(kernel.config.app, kernel.isDevelopment())),
       now: options.now ?? Date.now,
       issuer: options.issuer ?? kernel.config.app.name,
       tokenTtl: ttl !== undefined && ttl > 0 ? ttl : undefined,

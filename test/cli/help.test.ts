@@ -3,7 +3,20 @@ import * as assert from 'uvu/assert'
 import { runCli } from 'fw/testing'
 
 const test = suite('cli')
-const BUILTINS = ['route:list', 'serve', 'key:generate', 'down', 'up', 'create:plugin']
+const BUILTINS = [
+  'route:list',
+  'serve',
+  'key:generate',
+  'down',
+  'up',
+  'create:plugin',
+  'new',
+  'make:controller',
+  'make:entity',
+  'make:migration',
+  'make:plugin',
+  'make:test',
+]
 
 test('lists every built-in command on --help and exits 0', async () => {
   const { code, stdout } = await runCli(['--help'])

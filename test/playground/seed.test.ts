@@ -188,7 +188,8 @@ test('creates alice without an application key, her second factor pending, and s
     return kernel
   }
   try {
-    const first = await start({})
+    // In production: in development the playground signs with the development key.
+    const first = await start({ NODE_ENV: 'production' })
     assert.is(await first.plugin('database').em().count(User), 4)
     assert.is((await first.plugin('auth').findUser('alice'))?.totp_secret, 'pending-seal')
     await first.close()

@@ -1,0 +1,162 @@
+import { Command, Option, UsageError } from 'clipanion'
+import { builtinCommand } from '../builtin-command.js'
+import {
+  controllerFile,
+  entityFile,
+  entityMigrationFile,
+  migrationFile,
+  pluginFile,
+  tableOf,
+  testFile,
+} from './make-templates.js'
+import { appFolder, migrationStamp, namesOf, spell, writeFiles, type NewFile } from './scaffold.js'
+
+/** fw's own plugins: an app's plugin of the same name would be refused at register. */
+const FW_PLUGINS = new Set([
+  'admin',
+  'api',
+  'auth',
+  'database',
+  'debug',
+  'health',
+  'list',
+  'logging',
+  'openapi',
+  'telemetry',
+  'views',
+])
+
+/** The base of the generators: the name, `--force`, the app's folder, and writing. */
+function makeCommand(path: string) {
+  abstract class MakeCommand extends builtinCommand(path, { needsApp: false }) {
+    name = Option.String({ name: 'name' })
+    force = Option.Boolean('--force', false, { description: 'Replace files that exist' })
+
+    /** The files to write for `this.name`, relative to the app's folder. */
+    abstract files(root: string): NewFile[]
+
+    override async execute(): Promise<number> {
+      const { env, stdout, stderr } = this.context
+      const root = appFolder(this.context.kernel.root, env)
+      return writeFiles(root, this.files(root), { force: this.force, stdout, stderr })
+    }
+  }
+  return MakeCommand
+}
+
+function details(what: string): string {
+  return `${what}\n\nThe name is checked and normalised (\`BlogPost\`, \`blog_post\` and \`blog-post\` are one name). An existing file is never replaced: the command writes nothing and exits 1, unless \`--force\`. It prints each file it writes, relative to the app's folder (the folder of \`fw.app\`).`
+}
+
+const USAGE = { category: 'Generators' } as const
+
+/** `fw make:controller <name>`: `controllers/<name>.ts`. */
+export class MakeControllerCommand extends makeCommand('make:controller') {
+  static override usage = Command.Usage({
+    ...USAGE,
+    description: 'Write a controller into controllers/',
+    details: details(
+      'Writes `controllers/<name>.ts`: a controller class whose routes are under `/<name>` (named `<name>.…`), with `GET /<name>`. The app registers every module of `controllers/`.',
+    ),
+    examples: [['A controller under /blog-posts', '$0 make:controller blog-posts']],
+  })
+
+  files(): NewFile[] {
+    const words = namesOf(this.name, 'controller', 'blog-posts').kebab.split('-')
+    const n =
+      words.length > 1 && words.at(-1) === 'controller' ? spell(words.slice(0, -1)) : spell(words)
+    return [{ path: `controllers/${n.kebab}.ts`, content: controllerFile(n) }]
+  }
+}
+
+/** The file name and recorded name of a new migration: `Migration<timestamp>_<snake>`. */
+function migrationName(root: string, snake: string): string {
+  return `Migration${migrationStamp(root)}_${snake}`
+}
+
+/** `fw make:migration <name>`: `migrations/Migration<timestamp>_<name>.ts`. */
+export class MakeMigrationCommand extends makeCommand('make:migration') {
+  static override usage = Command.Usage({
+    ...USAGE,
+    description: 'Write a migration into migrations/',
+    details: details(
+      'Writes `migrations/Migration<timestamp>_<name>.ts` (UTC, `YYYYMMDDHHMMSS`; later than every migration there), named as the auth plugin names its own, with `up` and `down` to fill in; `create_<table>` starts with that table. `fw migrate` (and `fw dev`, `fw serve`) applies it.',
+    ),
+    examples: [
+      ['A migration that adds a column', '$0 make:migration add_body_to_notes'],
+      ['A migration that creates a table', '$0 make:migration create_tags'],
+    ],
+  })
+
+  files(root: string): NewFile[] {
+    const n = namesOf(this.name, 'migration', 'add_body_to_notes')
+    const name = migrationName(root, n.snake)
+    return [{ path: `migrations/${name}.ts`, content: migrationFile(name, n) }]
+  }
+}
+
+/** `fw make:entity <Name>`: `entities/<name>.ts` and the migration of its table. */
+export class MakeEntityCommand extends makeCommand('make:entity') {
+  static override usage = Command.Usage({
+    ...USAGE,
+    description: 'Write an entity into entities/, and the migration of its table',
+    details: details(
+      'Writes `entities/<name>.ts` (class `<Name>`, table `<names>`: `id`, `name`, `created_at`) and `migrations/Migration<timestamp>_create_<names>.ts`, which creates that table. Add properties to both.',
+    ),
+    examples: [['The entity Note (table notes)', '$0 make:entity Note']],
+  })
+
+  files(root: string): NewFile[] {
+    const n = namesOf(this.name, 'entity', 'Note or BlogPost')
+    const name = migrationName(root, `create_${tableOf(n)}`)
+    return [
+      { path: `entities/${n.kebab}.ts`, content: entityFile(n) },
+      { path: `migrations/${name}.ts`, content: entityMigrationFile(name, n) },
+    ]
+  }
+}
+
+/** `fw make:test <name>`: `test/<name>.test.ts`. */
+export class MakeTestCommand extends makeCommand('make:test') {
+  static override usage = Command.Usage({
+    ...USAGE,
+    description: 'Write a test into test/',
+    details: details(
+      'Writes `test/<name>.test.ts`: the app built by `createTestApp` (fw/testing) on a fresh in-memory database, migrated, and a first test of `GET /`. `npm test` runs it.',
+    ),
+    examples: [['A test file for notes', '$0 make:test notes']],
+  })
+
+  files(): NewFile[] {
+    const n = namesOf(this.name, 'test', 'notes')
+    return [{ path: `test/${n.kebab}.test.ts`, content: testFile(n) }]
+  }
+}
+
+/** `fw make:plugin <name>`: `plugins/<name>.ts`. */
+export class MakePluginCommand extends makeCommand('make:plugin') {
+  static override usage = Command.Usage({
+    ...USAGE,
+    description: 'Write a plugin of the app into plugins/',
+    details: details(
+      "Writes `plugins/<name>.ts`: a plugin named `<name>` with one route, `GET /<name>`. The app registers every module of `plugins/`, after fw's plugins. For a plugin package of its own, use `fw create:plugin`.",
+    ),
+    examples: [['A plugin named audit', '$0 make:plugin audit']],
+  })
+
+  files(): NewFile[] {
+    const n = namesOf(this.name, 'plugin', 'audit')
+    if (FW_PLUGINS.has(n.kebab))
+      throw new UsageError(`'${n.kebab}' is the name of an fw plugin: pick another.`)
+    return [{ path: `plugins/${n.kebab}.ts`, content: pluginFile(n) }]
+  }
+}
+
+/** The generators, in the order `fw --help` lists them. */
+export const MAKE_COMMANDS = [
+  MakeControllerCommand,
+  MakeEntityCommand,
+  MakeMigrationCommand,
+  MakePluginCommand,
+  MakeTestCommand,
+]
