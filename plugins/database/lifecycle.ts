@@ -22,9 +22,8 @@ export type MigrationEntry = MigrationObject | SqlMigration
 
 /**
  * Migrations (run with every plugin's in one order: README.md "Migration order"), or a function
- * that imports them: a loader
- * keeps `@mikro-orm/migrations` (~0.1 s) out of processes that never migrate, such as
- * `fw route:list`.
+ * that imports them: a loader keeps `@mikro-orm/migrations` (~0.1 s) out of processes that never
+ * migrate, such as `fw route:list`.
  *
  * @example
  * migrations: () => import('./migrations/index.js').then((m) => m.migrations)
