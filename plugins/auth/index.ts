@@ -36,6 +36,8 @@ import {
   type AuthUser,
   type NewUser,
 } from './users.js'
+import { listUsers, setPassword, type ListedUser } from './user-admin.js'
+import { userCommands } from './user-commands.js'
 import { declareWebLogin } from './web-login.js'
 
 /** Options of the auth plugin. */
@@ -100,6 +102,13 @@ export interface AuthApi {
   sealPendingTotp(username: string, secret: string, em?: EntityManager): Promise<boolean>
   /** Replaces a user's backup codes with 10 new ones, answered in clear (only hashes are stored). */
   generateBackupCodes(userId: number): Promise<string[]>
+  /**
+   * Replaces a user's password (not empty) and revokes every token and web session the user
+   * holds; answers how many were revoked, or undefined for an unknown username.
+   */
+  setPassword(username: string, password: string): Promise<{ revoked: number } | undefined>
+  /** Every user by id, without password hashes or TOTP secrets. */
+  listUsers(): Promise<ListedUser[]>
   /** Issues an access token for a user, as a login would; fails without an application key. */
   issueToken(userId: number): Promise<IssuedToken>
   /** Verifies an access token (signature, claims, stored row). */
@@ -209,6 +218,8 @@ export default definePlugin<AuthOptions | undefined, AuthApi>({
       findUser: (username, em) => findUserByUsername(rt, username, em),
       sealPendingTotp: (username, secret, em) => sealPendingTotp(rt, username, secret, em),
       generateBackupCodes: (userId) => generateBackupCodes(rt, userId),
+      setPassword: (username, password) => setPassword(rt, username, password),
+      listUsers: () => listUsers(rt),
       async issueToken(userId) {
         const user = await findUserById(rt, userId)
         if (user === undefined) throw new Error(`issueToken(): no user ${userId}`)
@@ -236,6 +247,7 @@ export default definePlugin<AuthOptions | undefined, AuthApi>({
     // Sign-in at the site root only: an admin area never takes it (README.md "Claimed paths").
     kernel.router.claim('auth', '/account/*', '/login')
     declareAccountRoutes(kernel, rt)
+    for (const command of userCommands) kernel.command(command)
     setupAuthorizationServer(kernel, rt)
     if (webLogin)
       declareWebLogin(kernel, rt, {
@@ -269,6 +281,7 @@ export {
 } from './entities.js'
 export type { TokenKind } from './entities.js'
 export type { NewUser, AuthUser } from './users.js'
+export type { ListedUser } from './user-admin.js'
 export type { IssuedToken, TokenCheck, TokenRefusal } from './tokens.js'
 export type { AuthCredential, AuthSource, ReportedClaims } from './events.js'
 export { LOCK_STEPS } from './lockout.js'

@@ -69,7 +69,7 @@ export class CreateAuthTables extends Migration {
   }
 }
 
-/** The auth plugin's migrations (named after the playground's first so they sort after it). */
+/** The auth plugin's migrations: before those of the app and of the plugins that depend on auth. */
 export const authMigrations = [
   { name: 'Migration20261121130000_create_auth_tables', class: CreateAuthTables },
 ] as const

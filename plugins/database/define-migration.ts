@@ -14,7 +14,7 @@ export type MigrationSteps = readonly string[] | ((sql: AddSql) => void | Promis
 
 /** A migration as SQL: what {@link defineMigration} returns and `addMigrations` takes. */
 export interface SqlMigration {
-  /** Unique among the app's migrations; migrations run in name order, so start it with a timestamp. */
+  /** Unique among the app's migrations; start it with a timestamp (README.md "Migration order"). */
   readonly name: string
   /** What migrating up runs, in one transaction with the other pending migrations. */
   readonly up: MigrationSteps

@@ -42,6 +42,26 @@ export const databaseErrors = definePluginErrors('database', {
     message: ({ method }: { method: string }) =>
       `database.${method}() was called after the database started opening. Call it in your plugin's setup(), and list 'database' in its dependsOn.`,
   },
+  FW_ERR_DATABASE_MISSING: {
+    when: 'A command that does not create the database (`fw migrate --status`, `fw migrate:rollback`, `fw db:seed`, `fw health:check`) found that the database `DATABASE_URL` names does not exist (PostgreSQL: no such database on the server; PGlite: no data directory). Nothing is created.',
+    fix: 'Fix `DATABASE_URL` if it is mistyped; else create the database with `fw migrate`.',
+    message: ({ database }: { database: string }) =>
+      `The database ${database} does not exist. Check DATABASE_URL, or create it with fw migrate.`,
+  },
+  FW_ERR_DATABASE_MIGRATION_IRREVERSIBLE: {
+    when: '`fw migrate:rollback` would revert a migration that has no `down`, or one the app no longer has. Nothing was reverted.',
+    fix: 'Give the migration a `down` (`defineMigration({ down })`, or a `down()` method), or roll back fewer steps.',
+    message: ({ name, unknown }: { name: string; unknown?: boolean }) =>
+      unknown === true
+        ? `Migration ${name} ran but this app has no such migration, so it cannot be reverted; nothing was rolled back.`
+        : `Migration ${name} has no down, so it cannot be reverted; nothing was rolled back.`,
+  },
+  FW_ERR_DATABASE_MIGRATIONS_PENDING: {
+    when: '`fw db:seed` found migrations that have not run: the seeds would write into tables that are not there yet.',
+    fix: 'Run `fw migrate` first (it seeds too).',
+    message: ({ count, first }: { count: number; first: string }) =>
+      `${count} migration(s) have not run (first: ${first}). Run fw migrate first.`,
+  },
 })
 
 declare module 'fw' {

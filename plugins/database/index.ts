@@ -16,7 +16,9 @@ import { databaseErrorMessage, summaryOf } from './error-summary.js'
 import { databaseErrors } from './errors.js'
 import './events.js'
 import { DatabaseLifecycle } from './lifecycle.js'
-import { MigrateCommand } from './migrate-command.js'
+import { databaseCommands } from './migrate-command.js'
+import { migrationApi } from './migration-api.js'
+import { APP_PLACE } from './migration-order.js'
 import { PgNotifications } from './notifications.js'
 import type { DatabaseTimeouts } from './orm.js'
 import { databaseReadiness } from './readiness.js'
@@ -61,6 +63,11 @@ export default definePlugin<DatabaseOptions, DatabaseApi>({
       inRequest: () => currentContext() !== undefined,
     })
     const opened = () => life.opened()
+    // Who adds migrations (README.md "Migration order"): a plugin in its setup, at its place in the
+    // setup order (the boot timeline holds the plugins set up before it); the app once every
+    // plugin is set up (this plugin's boot tap below marks that).
+    let pluginsSetUp = false
+    const placeOfCaller = () => (pluginsSetUp ? APP_PLACE : kernel.bootTimeline.length)
     /**
      * The fast read path (`sql`, `query`, `runStatement` without an EntityManager): no
      * EntityManager, no unit of work; the transaction of `em`, else the one the calling code runs
@@ -92,7 +99,7 @@ export default definePlugin<DatabaseOptions, DatabaseApi>({
       target,
       ready: () => life.open(),
       addEntities: (...more) => life.addEntities(more),
-      addMigrations: (more) => life.addMigrations(more),
+      addMigrations: (more) => life.addMigrations(more, placeOfCaller()),
       addSeed: (more) => life.addSeed(more),
       availability: () => life.availability(),
       em: () => {
@@ -113,7 +120,7 @@ export default definePlugin<DatabaseOptions, DatabaseApi>({
       sql: <Row extends object>(strings: TemplateStringsArray, ...values: unknown[]) =>
         read(sql<Row>(strings, ...values), undefined, currentContext()) as Promise<Row[]>,
       prepare: () => life.prepare(),
-      status: () => life.status(),
+      ...migrationApi(life, timeoutsOf(kernel).acquireMs),
       migrations: () => life.migrations(),
       subscribe(channel, handler, onListening) {
         notifications?.subscribe(channel, handler, onListening)
@@ -129,13 +136,14 @@ export default definePlugin<DatabaseOptions, DatabaseApi>({
     // Bindings are declared at boot (every plugin has added its entities by then); the database
     // itself opens on the first request, or earlier when serving or when a command asks.
     kernel.hooks.boot.tapPromise({ name: 'database', stage: -100 }, async () => {
+      pluginsSetUp = true
       registerBindings(kernel, opened, life.entities)
     })
     // Once open, a synchronous no-op: a request that does not wait for the database costs no promise.
     kernel.hooks.request.tap({ name: 'database', stage: -100 }, () =>
       life.current === undefined ? life.open().then(() => undefined) : undefined,
     )
-    kernel.command(MigrateCommand)
+    for (const command of databaseCommands) kernel.command(command)
     // A database that cannot be reached does not stop the start: the app listens (health says
     // why), routes that need the database answer 503, and the background retries connect,
     // migrate and seed when it comes back (DatabaseLifecycle.prepareOrWait).

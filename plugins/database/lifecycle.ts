@@ -9,6 +9,7 @@ import type { DatabaseTarget } from './connection-url.js'
 import type { SqlMigration } from './define-migration.js'
 import { summaryOf } from './error-summary.js'
 import { databaseErrors } from './errors.js'
+import { APP_PLACE, orderedMigrations, type PlacedMigrations } from './migration-order.js'
 import type { DatabaseTimeouts, OpenedDatabase } from './orm.js'
 import type { PrepareResult } from './prepare.js'
 import type * as SerializeModuleNs from './serialize.js'
@@ -20,9 +21,9 @@ import type * as SerializeModuleNs from './serialize.js'
 export type MigrationEntry = MigrationObject | SqlMigration
 
 /**
- * Migrations (run in name order with every plugin's), or a function that imports them: a loader
- * keeps `@mikro-orm/migrations` (~0.1 s) out of processes that never migrate, such as
- * `fw route:list`.
+ * Migrations (run with every plugin's in one order: README.md "Migration order"), or a function
+ * that imports them: a loader keeps `@mikro-orm/migrations` (~0.1 s) out of processes that never
+ * migrate, such as `fw route:list`.
  *
  * @example
  * migrations: () => import('./migrations/index.js').then((m) => m.migrations)
@@ -70,7 +71,7 @@ export class DatabaseLifecycle {
   readonly target: DatabaseTarget
   readonly #options: LifecycleOptions
   readonly #entities: EntityDeclaration[]
-  readonly #migrations: Migrations[]
+  readonly #migrations: PlacedMigrations[]
   readonly #seeds: Seed[]
   #availability: Availability = { state: 'ready', error: undefined, attempts: 0 }
   #db: OpenedDatabase | undefined
@@ -90,7 +91,9 @@ export class DatabaseLifecycle {
     this.target = options.target
     this.#options = options
     this.#entities = [...(options.entities ?? [])]
-    this.#migrations = options.migrations ? [options.migrations] : []
+    this.#migrations = options.migrations
+      ? [{ migrations: options.migrations, place: APP_PLACE }]
+      : []
     this.#seeds = options.seed ? [options.seed] : []
   }
 
@@ -104,9 +107,10 @@ export class DatabaseLifecycle {
     this.#entities.push(...entities)
   }
 
-  addMigrations(migrations: Migrations): void {
+  /** Adds migrations; `place`: who adds them (migration-order.ts), the app's by default. */
+  addMigrations(migrations: Migrations, place = APP_PLACE): void {
     this.#refuseLate('addMigrations')
-    this.#migrations.push(migrations)
+    this.#migrations.push({ migrations, place })
   }
 
   addSeed(seed: Seed): void {
@@ -166,13 +170,7 @@ export class DatabaseLifecycle {
       import('./orm.js'),
       import('./serialize.js'),
     ])
-    // Migrations run in name order (names start with a timestamp), whichever plugin added them.
-    const loaded = (
-      await Promise.all(this.#migrations.map((m) => (typeof m === 'function' ? m() : m)))
-    )
-      .flat()
-      .map(migrationObjectOf)
-    loaded.sort((x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : 0))
+    const loaded = (await orderedMigrations(this.#migrations)).map(migrationObjectOf)
     const logger = this.#options.logger
     // A deferred entity's schema (and with it `@mikro-orm/core`) is built here, on opening.
     const schemas = this.#entities.map(schemaOf)
@@ -218,37 +216,41 @@ export class DatabaseLifecycle {
     if (!check.ok) throw check.error ?? new Error(check.reason)
   }
 
-  /** Runs pending migrations and the seeds under the advisory lock. */
-  async prepare(): Promise<PrepareResult> {
+  /** Every seed in the order added, as one (answers whether any wrote); undefined without seeds. */
+  get seed(): Seed | undefined {
+    const seeds = this.#seeds
+    if (seeds.length === 0) return undefined
+    return async (em) => {
+      let wrote = false
+      for (const run of seeds) wrote = (await run(em)) || wrote
+      return wrote
+    }
+  }
+
+  /** Runs pending migrations and (unless `seed: false`) the seeds under the advisory lock. */
+  async prepare(options: { seed?: boolean } = {}): Promise<PrepareResult> {
     await this.connect()
     const { prepareDatabase } = await import('./prepare.js')
-    const seeds = this.#seeds
-    const seed =
-      seeds.length === 0
-        ? undefined
-        : async (em: EntityManager): Promise<boolean> => {
-            let wrote = false
-            for (const run of seeds) wrote = (await run(em)) || wrote
-            return wrote
-          }
     const result = await prepareDatabase(
       this.#db!.orm,
       this.target,
-      seed,
+      options.seed === false ? undefined : this.seed,
       this.#options.timeouts.acquireMs,
     )
-    await this.#readMigrations()
+    await this.readMigrations()
     return result
   }
 
-  /** Executed and pending migration names. */
+  /** Executed and pending migration names; reads only (see {@link readMigrations}). */
   async status(): Promise<{ executed: string[]; pending: string[] }> {
-    await this.connect()
-    const { executed, pending } = await this.#readMigrations()
-    return { executed: executed.map((m) => m.name), pending: pending.map((m) => m.name) }
+    await this.open()
+    const states = await this.readMigrations()
+    const names = (ran: boolean) =>
+      states.filter((m) => (m.executed_at !== null) === ran).map((m) => m.name)
+    return { executed: names(true), pending: names(false) }
   }
 
-  /** Every migration with its state, as last read by {@link prepare} or {@link status}. */
+  /** Every migration with its state, as last read by {@link prepare} or {@link readMigrations}. */
   migrations(): readonly MigrationState[] {
     return this.#migrationStates
   }
@@ -322,20 +324,15 @@ export class DatabaseLifecycle {
     if (this.#carry === undefined) await this.#db?.close()
   }
 
-  /** Reads the migrations' state into the snapshot {@link migrations} answers. */
-  async #readMigrations() {
-    const migrator = this.#db!.orm.getMigrator()
-    const executed = await migrator.getExecutedMigrations()
-    const pending = await migrator.getPendingMigrations()
-    this.#migrationStates = [
-      ...executed.map((m) => ({
-        name: m.name,
-        executed_at: new Date(m.executed_at as unknown as string | Date).toISOString(),
-      })),
-      ...pending.map((m) => ({ name: m.name, executed_at: null })),
-    ]
+  /**
+   * Reads the migrations' state (creating nothing, not even the migrations table) into the
+   * snapshot {@link migrations} answers; the database must be open.
+   */
+  async readMigrations(): Promise<readonly MigrationState[]> {
+    const { readMigrationStates } = await import('./migration-runs.js')
+    this.#migrationStates = await readMigrationStates(this.opened().orm)
     migrationsSeen.set(this.#db!, this.#migrationStates)
-    return { executed, pending }
+    return this.#migrationStates
   }
 
   #refuseLate(method: string): void {

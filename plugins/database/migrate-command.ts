@@ -1,6 +1,25 @@
-import { Command, Option } from 'clipanion'
+import { Command, Option, UsageError } from 'clipanion'
 import type { CommandContext } from 'fw'
 import type {} from './index.js'
+
+/** Failures that are the user's to fix: printed as one line (`fw: …`), exit 1. */
+const USER_ERRORS: ReadonlySet<string> = new Set([
+  'FW_ERR_DATABASE_MISSING',
+  'FW_ERR_DATABASE_MIGRATION_IRREVERSIBLE',
+  'FW_ERR_DATABASE_MIGRATIONS_PENDING',
+])
+
+/** Runs `fn`, turning the user's errors into clipanion's one-line usage errors. */
+async function plainly<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn()
+  } catch (error) {
+    const code = (error as { code?: unknown }).code
+    if (typeof code === 'string' && USER_ERRORS.has(code))
+      throw new UsageError((error as Error).message)
+    throw error
+  }
+}
 
 /** `fw migrate [--status]`: runs pending migrations (and the seed), or lists them. */
 export class MigrateCommand extends Command<CommandContext> {
@@ -11,7 +30,9 @@ export class MigrateCommand extends Command<CommandContext> {
     details: `
       Runs every pending migration in order, under PostgreSQL's advisory lock so that several
       processes never migrate at once, then the application's seed (which only fills an empty
-      database). With \`--status\`, lists executed and pending migrations and changes nothing.
+      database). A PostgreSQL database that does not exist yet is created. With \`--status\`,
+      lists executed and pending migrations and changes nothing: a database that does not exist
+      is an error naming it (exit 1), and no migrations table is created.
     `,
     examples: [
       ['Run pending migrations', '$0 migrate'],
@@ -25,7 +46,7 @@ export class MigrateCommand extends Command<CommandContext> {
     const db = this.context.kernel.plugin('database')
     const out = this.context.stdout
     if (this.status) {
-      const { executed, pending } = await db.status()
+      const { executed, pending } = await plainly(() => db.status())
       for (const name of executed) out.write(`  ran      ${name}\n`)
       for (const name of pending) out.write(`  pending  ${name}\n`)
       out.write(`${executed.length} ran, ${pending.length} pending\n`)
@@ -42,3 +63,107 @@ export class MigrateCommand extends Command<CommandContext> {
     return 0
   }
 }
+
+/** `fw migrate:rollback [--step N]`: reverts the last N migrations that ran. */
+export class MigrateRollbackCommand extends Command<CommandContext> {
+  static override paths = [['migrate:rollback']]
+  static override usage = Command.Usage({
+    category: 'Database',
+    description: 'Revert the last migrations that ran (their down)',
+    details: `
+      Reverts the last \`--step\` migrations that ran (default 1), newest first, in one
+      transaction under the migration lock: all of them or none. Refuses (exit 1, naming it)
+      before reverting anything when one of them has no \`down\`. A database that does not
+      exist is an error naming it.
+    `,
+    examples: [
+      ['Revert the last migration', '$0 migrate:rollback'],
+      ['Revert the last three', '$0 migrate:rollback --step 3'],
+    ],
+  })
+
+  step = Option.String('--step', '1', { description: 'How many migrations to revert (default 1)' })
+
+  async execute(): Promise<number> {
+    const step = Number(this.step)
+    if (!Number.isInteger(step) || step < 1)
+      throw new UsageError(`--step must be a whole number above 0, got '${this.step}'.`)
+    const db = this.context.kernel.plugin('database')
+    const out = this.context.stdout
+    const reverted = await plainly(() => db.rollback(step))
+    for (const name of reverted) out.write(`  reverted ${name}\n`)
+    out.write(
+      reverted.length === 0
+        ? 'Nothing to roll back.\n'
+        : `${reverted.length} migration(s) reverted.\n`,
+    )
+    return 0
+  }
+}
+
+/** `fw migrate:fresh [--seed] [--force]`: drops the schema's objects and migrates again. */
+export class MigrateFreshCommand extends Command<CommandContext> {
+  static override paths = [['migrate:fresh']]
+  static override usage = Command.Usage({
+    category: 'Database',
+    description: "Drop every table of the app's schema and run all migrations again",
+    details: `
+      Drops every object of the database's current schema (tables, the migrations table, views,
+      sequences, types, functions; not an extension's), then runs every migration, and with
+      \`--seed\` the application's seeds. Every row is lost: with \`NODE_ENV=production\` it
+      refuses unless \`--force\`.
+    `,
+    examples: [
+      ['Start over with an empty, migrated database', '$0 migrate:fresh'],
+      ['The same, then seed it', '$0 migrate:fresh --seed'],
+    ],
+  })
+
+  seed = Option.Boolean('--seed', false, { description: 'Run the seeds afterwards' })
+  force = Option.Boolean('--force', false, { description: 'Run even with NODE_ENV=production' })
+
+  async execute(): Promise<number> {
+    if (this.context.env.NODE_ENV === 'production' && !this.force)
+      throw new UsageError(
+        'migrate:fresh drops every table, and NODE_ENV is production: add --force to do it anyway.',
+      )
+    const db = this.context.kernel.plugin('database')
+    const out = this.context.stdout
+    const result = await db.fresh({ seed: this.seed })
+    out.write("Dropped the schema's objects.\n")
+    for (const name of result.migrated) out.write(`  migrated ${name}\n`)
+    out.write(`${result.migrated.length} migration(s) ran.\n`)
+    if (result.seeded) out.write('Seeded the database.\n')
+    return 0
+  }
+}
+
+/** `fw db:seed`: runs the seeds now, whatever the database holds. */
+export class DbSeedCommand extends Command<CommandContext> {
+  static override paths = [['db:seed']]
+  static override usage = Command.Usage({
+    category: 'Database',
+    description: "Run the application's seeds now",
+    details: `
+      Runs every seed (the database plugin's \`seed\` option, then those plugins added), whatever
+      the database holds: each seed decides what to write. Under the migration lock; refuses while
+      a migration has not run, and when the database does not exist.
+    `,
+    examples: [['Seed the database', '$0 db:seed']],
+  })
+
+  async execute(): Promise<number> {
+    const db = this.context.kernel.plugin('database')
+    const wrote = await plainly(() => db.seed())
+    this.context.stdout.write(wrote ? 'Seeded.\n' : 'The seeds had nothing to write.\n')
+    return 0
+  }
+}
+
+/** Every command of the database plugin. */
+export const databaseCommands = [
+  MigrateCommand,
+  MigrateRollbackCommand,
+  MigrateFreshCommand,
+  DbSeedCommand,
+] as const

@@ -127,8 +127,30 @@ export interface DatabaseApi {
   ready(): Promise<void>
   /** Runs pending migrations and the seed under the advisory lock. */
   prepare(): Promise<PrepareResult>
-  /** Executed and pending migration names. */
+  /**
+   * Executed and pending migration names (executed in the order they ran, pending in the order
+   * they would). Reads only: fails with `FW_ERR_DATABASE_MISSING` when the database does not
+   * exist, and creates no migrations table.
+   */
   status(): Promise<{ executed: string[]; pending: string[] }>
+  /** Fails with `FW_ERR_DATABASE_MISSING` when the database does not exist; creates nothing. */
+  assertExists(): Promise<void>
+  /**
+   * Reverts the last `step` (default 1) migrations that ran, newest first, in one transaction
+   * under the migration lock; answers their names. Refuses before reverting anything
+   * (`FW_ERR_DATABASE_MIGRATION_IRREVERSIBLE`) when one has no `down`.
+   */
+  rollback(step?: number): Promise<string[]>
+  /**
+   * Drops every object of the database's current schema, then runs every migration, and the
+   * seeds with `seed: true` (README.md "Commands").
+   */
+  fresh(options?: { seed?: boolean }): Promise<PrepareResult>
+  /**
+   * Runs the seeds now, whatever the database holds (each seed decides what to write), under the
+   * migration lock; answers whether any wrote. Fails while a migration is pending.
+   */
+  seed(): Promise<boolean>
   /**
    * Every migration the app knows with its state, oldest first (`executed_at` null: pending), as
    * last read: when the database was prepared (at listen, `fw migrate`) or its status asked; `[]`
@@ -137,7 +159,10 @@ export interface DatabaseApi {
   migrations(): readonly MigrationState[]
   /** Adds entities (a plugin's own tables); only during setup, before the database opens at boot. */
   addEntities(...entities: EntityDeclaration[]): void
-  /** Adds migrations (run in name order with everyone's); only during setup. */
+  /**
+   * Adds migrations, run with everyone's in one order (README.md "Migration order": a plugin's
+   * after those of the plugins it depends on, the app's last, then by timestamp); only during setup.
+   */
   addMigrations(migrations: Migrations): void
   /** Adds a seed, run after the options' seed under the same lock; only during setup. */
   addSeed(seed: Seed): void

@@ -74,12 +74,15 @@ export class HealthRegistry {
 
   /**
    * Runs the checks and reports. A full run joins the one in flight, or reuses the last report
-   * while it is younger than the reuse window (unless `fresh`). With `only`, runs just those.
+   * while it is younger than the reuse window (unless `fresh`). With `only`, runs just those;
+   * with `timeoutMs`, under that timeout: both a run of its own.
    */
   run(options: RunOptions = {}): Promise<HealthReport> {
-    if (options.only !== undefined) {
-      const wanted = new Set(options.only)
-      return this.#probe(this.checks().filter((c) => wanted.has(c.name)))
+    const { only, timeoutMs } = options
+    if (only !== undefined || timeoutMs !== undefined) {
+      const wanted = only === undefined ? undefined : new Set(only)
+      const checks = this.checks().filter((c) => wanted?.has(c.name) ?? true)
+      return this.#probe(checks, timeoutMs)
     }
     if (this.#inflight) return this.#inflight
     const cached = this.#cached
@@ -109,15 +112,15 @@ export class HealthRegistry {
     this.#inflight = undefined
   }
 
-  async #probe(checks: readonly HealthCheck[]): Promise<HealthReport> {
-    const results = await Promise.all(checks.map((check) => this.#runOne(check)))
+  async #probe(checks: readonly HealthCheck[], timeoutMs?: number): Promise<HealthReport> {
+    const results = await Promise.all(checks.map((check) => this.#runOne(check, timeoutMs)))
     const map: Record<string, HealthResult> = {}
     for (const r of results) if (r !== undefined) map[r.name] = r
     return { status: worst(Object.values(map).map((r) => r.status)), checks: map }
   }
 
-  async #runOne(check: HealthCheck): Promise<HealthResult | undefined> {
-    const timeoutMs = check.timeoutMs ?? this.#timeoutMs
+  async #runOne(check: HealthCheck, forced?: number): Promise<HealthResult | undefined> {
+    const timeoutMs = forced ?? check.timeoutMs ?? this.#timeoutMs
     const started = performance.now()
     const checkedAt = new Date(this.#now()).toISOString()
     let timer: NodeJS.Timeout | undefined

@@ -26,6 +26,12 @@ export interface HealthCheck {
   run(): Promise<HealthResult> | HealthResult
   /** Overrides the registry's per-check timeout (default 2000 ms). */
   readonly timeoutMs?: number
+  /**
+   * Readies what `run` needs and is not the thing measured (the database check opens and connects
+   * the database). `fw health:check` awaits every selected check's `open` first, outside the
+   * timeouts; a failure is left to `run` to report. A served app has opened its resources already.
+   */
+  open?(): Promise<void>
 }
 
 /** The full report (README.md "The report"): the worst status and every result by name. */
@@ -40,6 +46,8 @@ export interface RunOptions {
   only?: readonly string[]
   /** Run now even when a result of the reuse window is at hand (still joins a run in flight). */
   fresh?: boolean
+  /** Every check's timeout for this run, in ms, over its own and the registry's; never cached or shared. */
+  timeoutMs?: number
 }
 
 const RANK: Record<HealthStatus, number> = { ok: 0, degraded: 1, down: 2 }

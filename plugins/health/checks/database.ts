@@ -11,10 +11,26 @@ import { CheckOmitted, result, type HealthCheck } from '../types.js'
  * its database is still waiting for it. When the database never opened (`ready()` rejected: a bad URL, a missing
  * driver, an unusable PGlite directory), that counts as the connection failing at boot: the check
  * leaves the report and drops itself from the registry (README.md "Built-in checks": omitted).
+ * Its `open` opens and connects first, so that `fw health:check` (a process whose database is not
+ * open yet) does not count that against the timeout (test/plugins/health/cli-database.test.ts).
  */
 export function databaseCheck(kernel: Kernel): HealthCheck {
+  /** Why `open` found no database: reported by `run`, which then opens nothing (creates nothing). */
+  let missing: unknown
   return {
     name: 'database',
+    async open() {
+      const db = kernel.plugin('database')
+      if (db.availability().state === 'waiting') return
+      try {
+        await db.assertExists()
+      } catch (error) {
+        missing = error
+        return
+      }
+      await db.ready()
+      await db.orm.checkConnection()
+    },
     async run() {
       const db = kernel.plugin('database')
       // Unreachable when the app started, and not yet back: down at once, without another try
@@ -28,6 +44,8 @@ export function databaseCheck(kernel: Kernel): HealthCheck {
           { driver: db.target.kind, attempts: availability.attempts },
         )
       }
+      if (missing !== undefined)
+        return result('down', 'database', messageOf(missing), { driver: db.target.kind })
       try {
         await db.ready()
       } catch (error) {
@@ -37,8 +55,9 @@ export function databaseCheck(kernel: Kernel): HealthCheck {
         throw new CheckOmitted(`the database did not open: ${messageOf(error)}`)
       }
       try {
-        // Connecting (PGlite's first start takes a second or more) is not the round trip.
-        if (!(await db.orm.isConnected())) await db.orm.connect()
+        // Connecting (PGlite's first start takes a second or more) is not the round trip; nor
+        // does the check create a missing database, as `orm.connect()` would.
+        if (!(await db.orm.isConnected())) await db.orm.checkConnection()
         const started = performance.now()
         const rows = await db.orm.em
           .getConnection()

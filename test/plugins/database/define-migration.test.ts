@@ -1,5 +1,5 @@
 // A plugin ships migrations as SQL with `defineMigration`, importing nothing from MikroORM: they
-// run with the app's (in name order), on PGlite or, with DATABASE_URL, on PostgreSQL, and revert.
+// run with the app's (in timestamp order), on PGlite or, with DATABASE_URL, on PostgreSQL, and revert.
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { definePlugin, FwError } from 'fw'
@@ -35,12 +35,12 @@ const helloStats = definePlugin({
   name: 'hello-stats',
   dependsOn: ['database'],
   setup(kernel) {
-    // Added out of order: they still run in name order.
+    // Added out of order: they still run in timestamp order.
     kernel.plugin('database').addMigrations([addSeen, createVisits])
   },
 })
 
-test('runs SQL migrations in name order, reports them, and reverts them', async () => {
+test('runs SQL migrations in timestamp order, reports them, and reverts them', async () => {
   const db = await createTestDatabase()
   const kernel = createTestKernel({
     plugins: [[database, { url: db.url, entities: [] }], [helloStats]],

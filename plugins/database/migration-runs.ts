@@ -1,0 +1,153 @@
+// What the migration commands do on an open database (README.md "Commands"): read the migrations'
+// state without creating anything, roll back, drop the schema's objects, run the seeds. Loaded
+// when such a command runs; everything that writes holds the migration lock (prepare.ts).
+import type { MigrationObject, MikroORM } from '@mikro-orm/core'
+import type { SqlEntityManager as EntityManager } from '@mikro-orm/knex'
+import type { Migrator } from '@mikro-orm/migrations'
+import type { DatabaseTarget } from './connection-url.js'
+import { databaseErrors } from './errors.js'
+import type { MigrationState } from './lifecycle.js'
+import { withMigrationLock } from './prepare.js'
+
+/** An open database, as the migration commands use it. */
+export interface RunTarget {
+  readonly orm: MikroORM
+  readonly target: DatabaseTarget
+  /** Bounds connecting for the migration lock (`database.acquire_timeout`). */
+  readonly acquireMs: number
+}
+
+function migrator(orm: MikroORM): Migrator {
+  return orm.getMigrator() as Migrator
+}
+
+/** The app's migrations in the order they run (migration-order.ts). */
+function known(orm: MikroORM): readonly MigrationObject[] {
+  return (orm.config.get('migrations').migrationsList ?? []) as MigrationObject[]
+}
+
+/**
+ * Every migration with its state: those the migrations table records, in the order they ran, then
+ * the app's others, pending, in the order they would run. Reads only: a database without the
+ * table has run nothing (MikroORM's own reading creates the table, and the database).
+ */
+export async function readMigrationStates(orm: MikroORM): Promise<MigrationState[]> {
+  const tableName = orm.config.get('migrations').tableName!
+  const schemaName = orm.config.get('schema') ?? orm.em.getPlatform().getDefaultSchemaName()!
+  const connection = orm.em.getConnection()
+  const [found] = await connection.execute<{ present: boolean }[]>(
+    'select to_regclass(?) is not null as present',
+    [`"${schemaName}"."${tableName}"`],
+  )
+  const rows: { name: string; executed_at: string | Date }[] = found?.present
+    ? await connection.execute(
+        `select name, executed_at from "${schemaName}"."${tableName}" order by id`,
+      )
+    : []
+  const ran = new Set(rows.map((r) => r.name))
+  return [
+    ...rows.map((r) => ({ name: r.name, executed_at: new Date(r.executed_at).toISOString() })),
+    ...known(orm)
+      .filter((m) => !ran.has(m.name))
+      .map((m) => ({ name: m.name, executed_at: null })),
+  ]
+}
+
+/**
+ * Reverts the last `step` migrations that ran, newest first, in one transaction. Before anything
+ * runs, refuses (`FW_ERR_DATABASE_MIGRATION_IRREVERSIBLE`, naming it) when one of them has no
+ * `down` or is not among the app's migrations. Answers the reverted names, in the order reverted.
+ */
+export async function rollbackMigrations(run: RunTarget, step: number): Promise<string[]> {
+  const { Migration } = await import('@mikro-orm/migrations')
+  return withMigrationLock(
+    run.target,
+    async () => {
+      const executed = (await readMigrationStates(run.orm)).filter((m) => m.executed_at !== null)
+      const last = executed.slice(-step).reverse()
+      const byName = new Map(known(run.orm).map((m) => [m.name, m]))
+      for (const { name } of last) {
+        const migration = byName.get(name)
+        const cls = migration?.class as { prototype?: { down?: unknown } } | undefined
+        if (cls?.prototype?.down === undefined || cls.prototype.down === Migration.prototype.down)
+          throw databaseErrors.error('FW_ERR_DATABASE_MIGRATION_IRREVERSIBLE', {
+            name,
+            ...(migration === undefined ? { unknown: true } : {}),
+          })
+      }
+      if (last.length === 0) return []
+      // Down to (and including) the oldest of them: umzug reverts the newest first.
+      const reverted = await migrator(run.orm).down({ to: last.at(-1)!.name })
+      return reverted.map((m) => m.name)
+    },
+    run.acquireMs,
+  )
+}
+
+/**
+ * Drops every object of the database's current schema (`public` unless the search path says
+ * otherwise): views, tables (the migrations table included), sequences, types and functions,
+ * except what an extension owns; one transaction, under the migration lock.
+ */
+export async function dropSchemaObjects(run: RunTarget): Promise<number> {
+  return withMigrationLock(
+    run.target,
+    async () => {
+      const connection = run.orm.em.getConnection()
+      const rows = await connection.execute<{ statement: string }[]>(DROP_STATEMENTS)
+      await connection.transactional(async (trx) => {
+        for (const { statement } of rows) await connection.execute(statement, [], 'run', trx)
+      })
+      return rows.length
+    },
+    run.acquireMs,
+  )
+}
+
+/** What `DROP … CASCADE` takes every object of the current schema away (none an extension's). */
+const DROP_STATEMENTS = `
+with own as (
+  select objid from pg_depend where deptype = 'e'
+)
+select format('drop %s if exists %I.%I cascade',
+         case c.relkind when 'v' then 'view' when 'm' then 'materialized view'
+           when 'S' then 'sequence' when 'f' then 'foreign table' else 'table' end,
+         n.nspname, c.relname) as statement
+  from pg_class c join pg_namespace n on n.oid = c.relnamespace
+ where n.nspname = current_schema() and c.relkind in ('r', 'p', 'v', 'm', 'S', 'f')
+   and c.oid not in (select objid from own)
+union all
+select format('drop type if exists %I.%I cascade', n.nspname, t.typname)
+  from pg_type t join pg_namespace n on n.oid = t.typnamespace
+ where n.nspname = current_schema() and t.typtype in ('e', 'd', 'r')
+   and t.oid not in (select objid from own)
+union all
+select format('drop routine if exists %I.%I(%s) cascade', n.nspname, p.proname,
+         pg_get_function_identity_arguments(p.oid))
+  from pg_proc p join pg_namespace n on n.oid = p.pronamespace
+ where n.nspname = current_schema() and p.prokind in ('f', 'p')
+   and p.oid not in (select objid from own)`
+
+/**
+ * Runs the seeds now, whatever the database holds (each decides what to write), under the
+ * migration lock; refuses (`FW_ERR_DATABASE_MIGRATIONS_PENDING`) while a migration has not run.
+ * Answers whether any wrote.
+ */
+export async function runSeeds(
+  run: RunTarget,
+  seed: ((em: EntityManager) => Promise<boolean>) | undefined,
+): Promise<boolean> {
+  return withMigrationLock(
+    run.target,
+    async () => {
+      const pending = (await readMigrationStates(run.orm)).filter((m) => m.executed_at === null)
+      if (pending.length > 0)
+        throw databaseErrors.error('FW_ERR_DATABASE_MIGRATIONS_PENDING', {
+          count: pending.length,
+          first: pending[0]!.name,
+        })
+      return seed === undefined ? false : seed(run.orm.em.fork() as EntityManager)
+    },
+    run.acquireMs,
+  )
+}

@@ -1,0 +1,133 @@
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Kernel } from 'fw'
+import { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
+import { runCli as run } from 'fw/testing'
+import { createTempApp, type TempApp } from '../../cli/temp-app.js'
+
+/** The CLI with room for a loaded machine (PGlite's start alone can take seconds there). */
+const runCli = (args: readonly string[], options: { env: NodeJS.ProcessEnv; input?: string }) =>
+  run(args, { ...options, timeoutMs: 180_000 })
+
+// `fw user:*` on an app of the database and auth plugins, against a database of this suite's own
+// (a PGlite directory, or a fresh PostgreSQL database), then a login through the same app module,
+// booted in this process once the CLI has exited. The tests run in order, on what the one before
+// left.
+const test = suite<{ app: TempApp; db?: TestDatabase; dir?: string; env: NodeJS.ProcessEnv }>(
+  'auth user commands',
+)
+const APP_KEY = 'base64:user-commands-suite-application-key-0123456789'
+
+test.before(async (context) => {
+  context.app = createTempApp({
+    preamble: `import database from ${JSON.stringify(import.meta.resolve('fw/plugins/database'))}
+import auth from ${JSON.stringify(import.meta.resolve('fw/plugins/auth'))}`,
+    setup: `  kernel.register(database, {}).register(auth)`,
+  })
+  if (/^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? ''))
+    context.db = await createTestDatabase()
+  else context.dir = mkdtempSync(join(tmpdir(), 'fw-user-commands-'))
+  const url = context.db?.url ?? `pglite://${join(context.dir!, 'data')}`
+  context.env = { ...context.app.env, DATABASE_URL: url, FW_APP_KEY: APP_KEY }
+})
+
+test.after(async ({ app, db, dir }) => {
+  app.remove()
+  await db?.drop()
+  if (dir !== undefined) rmSync(dir, { recursive: true, force: true })
+})
+
+/** Signs in through the app (`POST /account/login`), booted here on the suite's database. */
+async function login(
+  context: { app: TempApp; env: NodeJS.ProcessEnv },
+  password: string,
+): Promise<{ status: number; token?: string; kernel: Kernel }> {
+  const { default: factory } = (await import(context.app.module)) as {
+    default: (options: { env: NodeJS.ProcessEnv }) => Kernel
+  }
+  const kernel = factory({ env: context.env })
+  const res = await kernel.inject({
+    method: 'POST',
+    url: '/account/login',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: 'ann', password }),
+  })
+  const body = res.json() as { access_token?: string }
+  return { status: res.status, ...(body.access_token && { token: body.access_token }), kernel }
+}
+
+test('user:create refuses before the database is migrated', async ({ env }) => {
+  const { code, stderr } = await runCli(['user:create', 'ann', '--password-stdin'], {
+    env,
+    input: 'x',
+  })
+  assert.is(code, 1)
+  // PGlite: no directory yet; PostgreSQL: the suite's database, empty.
+  assert.match(stderr, /^fw: (The database .* does not exist|1 migration\(s\) have not run)/)
+  assert.is((await runCli(['migrate'], { env })).code, 0)
+})
+
+test('user:create reads the password from stdin; the user then signs in through the app', async (context) => {
+  const { env } = context
+  const { code, stdout, stderr } = await runCli(
+    ['user:create', 'ann', '--email', 'ann@example.test', '--usertype', '2', '--password-stdin'],
+    { env, input: 'correct horse battery\n' },
+  )
+  assert.is(code, 0, stderr)
+  assert.match(stdout, 'Created user ann (id 1, usertype 2).')
+  const { status, token, kernel } = await login(context, 'correct horse battery')
+  await kernel.close()
+  assert.is(status, 200)
+  assert.type(token, 'string')
+})
+
+test('user:create refuses a taken username, an empty password, and a password without a source', async ({
+  env,
+}) => {
+  const taken = await runCli(['user:create', 'ANN', '--password-stdin'], { env, input: 'pw' })
+  assert.is(taken.code, 1)
+  assert.match(taken.stderr, "fw: a user named 'ANN' already exists.")
+  const empty = await runCli(['user:create', 'bob', '--password-stdin'], { env, input: '\n' })
+  assert.is(empty.code, 1)
+  assert.match(empty.stderr, 'the password is empty')
+  const noTerminal = await runCli(['user:create', 'bob'], { env })
+  assert.is(noTerminal.code, 1)
+  assert.match(noTerminal.stderr, 'pipe it in with --password-stdin')
+})
+
+test('user:list prints the users without password hashes', async ({ env }) => {
+  const { code, stdout, stderr } = await runCli(['user:list'], { env })
+  assert.is(code, 0, stderr)
+  assert.match(stdout, /^Id\s+Username\s+Email\s+Usertype\s+2FA\s+Created$/m)
+  assert.match(stdout, /^1\s+ann\s+ann@example\.test\s+2\s+no\s+\d{4}-/m)
+  assert.not.match(stdout, 'scrypt')
+  assert.not.match(stdout, 'bob')
+})
+
+test('user:password replaces the password and revokes the tokens; an unknown user is refused', async (context) => {
+  const { env } = context
+  const before = await login(context, 'correct horse battery')
+  await before.kernel.close()
+  const { code, stdout, stderr } = await runCli(['user:password', 'ann', '--password-stdin'], {
+    env,
+    input: 'new secret',
+  })
+  assert.is(code, 0, stderr)
+  assert.match(stdout, /revoked 2 token\(s\)/)
+  const old = await login(context, 'correct horse battery')
+  await old.kernel.close()
+  assert.is(old.status, 401)
+  const now = await login(context, 'new secret')
+  const check = await now.kernel.plugin('auth').verifyToken(before.token!)
+  await now.kernel.close()
+  assert.is(now.status, 200)
+  assert.is(check.ok, false)
+  const unknown = await runCli(['user:password', 'nobody', '--password-stdin'], { env, input: 'x' })
+  assert.is(unknown.code, 1)
+  assert.match(unknown.stderr, "fw: no user named 'nobody'.")
+})
+
+test.run()
