@@ -78,7 +78,9 @@ function pathParameters(route: Route): ParameterObject[] {
       name: name!,
       in: 'path',
       required: true,
-      schema: digits ? { type: 'integer' } : { type: 'string' },
+      // `\d+` matches exactly the integers ≥ 0: a negative one matches no route (a 404, before
+      // any middleware), so the document must not offer it (test/fuzz finds the difference).
+      schema: digits ? { type: 'integer', minimum: 0 } : { type: 'string' },
     }
   })
 }

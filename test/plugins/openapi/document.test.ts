@@ -108,7 +108,9 @@ const golden = {
         operationId: 'v1.orders.show',
         summary: 'Shows one order.',
         tags: ['Orders'],
-        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }],
+        parameters: [
+          { name: 'id', in: 'path', required: true, schema: { type: 'integer', minimum: 0 } },
+        ],
         responses: { default: any, ...secured, 404: error('Nothing has this id.') },
         security: apiKey,
       },
