@@ -46,7 +46,8 @@ export default async function createApp({
   for (const plugin of await pluginsIn(join(here, 'plugins'))) kernel.register(plugin)
   for (const controller of await controllersIn(join(here, 'controllers')))
     kernel.router.controller(controller)
-  kernel.static('/', join(root, 'public'))
+  // `public/assets/` as `/assets/…` (the openapi plugin keeps its document in `public/api/`).
+  kernel.static('assets', join(root, 'public', 'assets'))
   return kernel
 }
 

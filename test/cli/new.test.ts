@@ -39,7 +39,7 @@ test('writes the layout, package.json and the app files, outside any app', async
     'entities/.gitkeep',
     'migrations/.gitkeep',
     'plugins/.gitkeep',
-    'public/style.css',
+    'public/assets/style.css',
     'test/home.test.ts',
     'test/api.test.ts',
     '.env.example',

@@ -239,8 +239,8 @@ test('npm run build, then NODE_ENV=production npm start serves the same pages', 
     const home = await get(`${prod.url}/`)
     assert.is(home.status, 200, home.body)
     // The views and public/ of the app's folder, not of dist/.
-    assert.match(home.body, '<link rel="stylesheet" href="/style.css">')
-    assert.is((await get(`${prod.url}/style.css`)).status, 200)
+    assert.match(home.body, '<link rel="stylesheet" href="/assets/style.css">')
+    assert.is((await get(`${prod.url}/assets/style.css`)).status, 200)
     assert.is((await get(`${prod.url}/bookmarks`)).status, 200)
     assert.is((await get(`${prod.url}/api/bookmarks`)).status, 200)
     // No key in production: nothing is signed, and the start says how to make one.
