@@ -36,6 +36,7 @@ export {
   errorRegistries,
 } from './errors.js'
 export { messageOf } from './message-of.js'
+export { importOptional, requireOptional } from './optional-package.js'
 export { hasRParam } from './builtin-routing.js'
 export type {
   CodesOf,
