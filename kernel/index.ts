@@ -107,6 +107,7 @@ export {
   normalizeKey,
   maskErrorMessage,
   maskPairs,
+  maskQuery,
   decodeComponent,
   redact,
   redactString,

@@ -3,7 +3,7 @@
 // reports of a request. The query string is masked by the kernel's one redaction rule, so a token
 // sent as `?access_token=…` never reaches the file (test/plugins/logging/access-log.test.ts).
 import { randomBytes } from 'node:crypto'
-import { maskPairs, type Kernel, type Redaction, type RequestContext } from 'fw'
+import { maskQuery, type Kernel, type Redaction, type RequestContext } from 'fw'
 
 /** What an access line holds besides the line's own keys (`level`, `time`, `app`, `request`). */
 export interface AccessFields {
@@ -18,18 +18,6 @@ export interface AccessFields {
 /** A hundred parameters at most are masked and written (each costs a redaction check). */
 const MAX_QUERY_PARAMS = 100
 
-/** `querystring` with the value of each parameter the rule calls secret (name, `[name]`, value) masked. */
-export function maskedQuery(querystring: string, redaction: Redaction): string {
-  return maskPairs(
-    querystring,
-    (name) => {
-      const inner = /\[([^[\]]*)\]$/.exec(name)?.[1]
-      return redaction.isSecretKey(name) || (inner !== undefined && redaction.isSecretKey(inner))
-    },
-    MAX_QUERY_PARAMS,
-  )
-}
-
 /**
  * The access line of a request whose reply left the pipeline, from its event log: the method and
  * path of `request.received`, the status and time of the last `response.prepared`; undefined when
@@ -41,7 +29,8 @@ export function accessFields(ctx: RequestContext, redaction: Redaction): AccessF
   const prepared = events.findLast((e) => e.type === 'response.prepared')
   if (received?.type !== 'request.received' || prepared?.type !== 'response.prepared')
     return undefined
-  const query = ctx.querystring === '' ? '' : `?${maskedQuery(ctx.querystring, redaction)}`
+  const query =
+    ctx.querystring === '' ? '' : `?${maskQuery(ctx.querystring, redaction, MAX_QUERY_PARAMS)}`
   return {
     method: received.data.method,
     path: `${received.data.path}${query}`,
