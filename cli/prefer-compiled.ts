@@ -1,8 +1,12 @@
 import { existsSync, readdirSync, statSync } from 'node:fs'
 import { dirname, join, relative } from 'node:path'
 
-/** Folders under the app's own folder whose files are not app sources. */
-const SKIPPED = new Set(['node_modules', 'dist', 'var', '.git'])
+/**
+ * Folders under the app's own folder whose files are not app sources: `public/` is served as it
+ * is, never compiled, and the running app writes there (the openapi plugin's document), which must
+ * not make the build look stale (test/cli/prefer-compiled.test.ts).
+ */
+const SKIPPED = new Set(['node_modules', 'dist', 'var', 'public', '.git'])
 const SOURCE = /\.(?:[cm]?tsx?|[cm]?js|json)$/
 
 /** The nearest folder at or above `dir` that holds a package.json. */
@@ -15,7 +19,7 @@ export function packageRoot(dir: string): string | undefined {
 
 /**
  * True when a source file under `dir` was modified after `than` (a time in ms); `node_modules`,
- * `dist`, `var` and `.git` are not looked into.
+ * `dist`, `var`, `public` and `.git` are not looked into.
  */
 export function newerSourceExists(dir: string, than: number): boolean {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {

@@ -36,6 +36,7 @@ export {
   errorRegistries,
 } from './errors.js'
 export { messageOf } from './message-of.js'
+export { importOptional, requireOptional } from './optional-package.js'
 export { hasRParam } from './builtin-routing.js'
 export type {
   CodesOf,
@@ -107,6 +108,7 @@ export {
   normalizeKey,
   maskErrorMessage,
   maskPairs,
+  maskQuery,
   decodeComponent,
   redact,
   redactString,

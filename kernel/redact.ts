@@ -215,6 +215,25 @@ export function maskPairs(
 }
 
 /**
+ * A query string as received, except the value of each parameter that `redaction` calls secret (by
+ * its name, its innermost `[name]`, or its value), which becomes `***`; `limit` keeps the first
+ * parameters only. Telemetry's `url.query` and the logging plugin's access line.
+ *
+ * @example
+ * maskQuery('page=2&user[password]=x', kernel.redaction) // 'page=2&user[password]=***'
+ */
+export function maskQuery(query: string, redaction: Redaction, limit?: number): string {
+  return maskPairs(
+    query,
+    (name) => {
+      const inner = /\[([^[\]]*)\]$/.exec(name)?.[1]
+      return redaction.isSecretKey(name) || (inner !== undefined && redaction.isSecretKey(inner))
+    },
+    limit,
+  )
+}
+
+/**
  * Gives `error` the message every report shows instead of its own: log lines, the `_debug`
  * payload, error reports, `exception.raised` and what projects it (telemetry's exception events).
  * For an error whose own message quotes values that must not leak: a database driver's inlines the

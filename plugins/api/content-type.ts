@@ -1,6 +1,5 @@
-import { createRequire } from 'node:module'
 import type * as Fxp from 'fast-xml-parser'
-import type { Middleware, Reply } from 'fw'
+import { requireOptional, type Middleware, type Reply } from 'fw'
 
 export const JSON_TYPE = 'application/json; charset=utf-8'
 export const XML_TYPE = 'application/xml; charset=utf-8'
@@ -94,7 +93,10 @@ let builder: Fxp.XMLBuilder | undefined
  */
 function xmlBuilder(): Fxp.XMLBuilder {
   if (builder === undefined) {
-    const { XMLBuilder } = createRequire(import.meta.url)('fast-xml-parser') as typeof Fxp
+    const { XMLBuilder } = requireOptional<typeof Fxp>(
+      'fast-xml-parser',
+      'an XML reply of the api plugin',
+    )
     builder = new XMLBuilder({ ignoreAttributes: true, format: false, suppressEmptyNode: false })
   }
   return builder

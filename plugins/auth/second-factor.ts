@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto'
-import { createRequire } from 'node:module'
 import type * as OtpAuth from 'otpauth'
+import { requireOptional } from 'fw'
 import { query, type AuthRuntime } from './runtime.js'
 
 let loaded: typeof OtpAuth | undefined
@@ -9,7 +9,10 @@ let loaded: typeof OtpAuth | undefined
  * route:list`) never needs it.
  */
 function otpauth(): typeof OtpAuth {
-  return (loaded ??= createRequire(import.meta.url)('otpauth') as typeof OtpAuth)
+  return (loaded ??= requireOptional<typeof OtpAuth>(
+    'otpauth',
+    "the auth plugin's second factor (TOTP)",
+  ))
 }
 
 /** TOTP (README.md "Flows"): RFC 6238, SHA-1, 6 digits, 30 s steps, ±1 step accepted. */

@@ -3,9 +3,10 @@
 import { currentContext, definePlugin, type Logger, type RequestContext } from 'fw'
 import type pino from 'pino'
 import type {} from 'fw/plugins/debug'
+import { accessLogOn, useAccessLog } from './access-log.js'
 import { loggingErrors } from './errors.js'
 import { logsProjection } from './debug-projection.js'
-import { createLineLogger } from './line-writer.js'
+import { createLineLogger, writeLine } from './line-writer.js'
 import { defaultLogFile, givenStream, logFilePath, openLogFile, type LogSink } from './log-file.js'
 import { createPino } from './pino-logger.js'
 import { redactPaths } from './secrets.js'
@@ -59,6 +60,15 @@ declare module 'fw' {
      */
     logFields?: Readonly<Record<string, string>>
   }
+  interface FwConfig {
+    logging: {
+      /**
+       * One `info` line per request (method, path, status, time, request id). Unset: on in
+       * development only. Env `FW_ACCESS_LOG`.
+       */
+      access_log: boolean | undefined
+    }
+  }
 }
 
 /**
@@ -72,6 +82,11 @@ const logging = definePlugin({
   name: 'logging',
   // debug: the `_debug` payload's `logs` key, and the file the dev panel reads.
   optionalDependsOn: ['debug'],
+  config: {
+    defaults: { logging: { access_log: undefined } },
+    schema: { 'logging.access_log': 'boolean?' },
+    env: { 'logging.access_log': 'FW_ACCESS_LOG' },
+  },
   setup(kernel, options: LoggingOptions = {}): LoggingApi {
     const previous = kernel.logger
     const file = options.destination
@@ -111,6 +126,12 @@ const logging = definePlugin({
 
     kernel.useLogger(appLogger)
     if (options.requestScope !== false) kernel.useRequestScope()
+    if (accessLogOn(kernel)) {
+      useAccessLog(kernel, (ctx, line) => {
+        const message = `${line.method} ${line.path} ${line.status} ${line.duration_ms} ms`
+        writeLine(open(), 'info', message, { ...line }, ctx, kernel.redaction, false)
+      })
+    }
     // Last, so that other shutdown taps can still log; the kernel's logger is handed back first.
     kernel.hooks.shutdown.tapPromise({ name: 'logging', stage: 1000 }, async () => {
       kernel.useLogger(previous)

@@ -9,7 +9,8 @@ export type LineLevel = 'error' | 'warn' | 'info'
  * Writes one line: to the file through pino, with `request` = the request's id when it has one
  * (`ctx.state.requestId`, read when the line is written, so an id issued later still counts) and
  * the request's `ctx.state.logFields` (a trace id…), and
- * as a `log.written` event in the request's log. Lines below the configured level are neither.
+ * as a `log.written` event in the request's log (unless `record` is false: the access line, which
+ * the log itself made). Lines below the configured level are neither.
  */
 export function writeLine(
   base: pino.Logger,
@@ -18,6 +19,7 @@ export function writeLine(
   context: Record<string, unknown> | undefined,
   ctx: RequestContext | undefined,
   redaction: Redaction,
+  record = true,
 ): void {
   if (!base.isLevelEnabled(level)) return
   const clean = toLogContext(context, redaction)
@@ -25,7 +27,7 @@ export function writeLine(
   const fields = ctx?.state.logFields
   const line = id === undefined ? clean : { ...clean, request: id }
   base[level](fields === undefined ? line : { ...line, ...fields }, message)
-  ctx?.log.record('log.written', { level, message, context: clean })
+  if (record) ctx?.log.record('log.written', { level, message, context: clean })
 }
 
 /**

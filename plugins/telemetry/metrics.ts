@@ -1,8 +1,9 @@
 // The Prometheus metrics (text exposition format, with prom-client: the de-facto Node client,
 // maintained, and its own registry here so an app's other metrics stay apart): request duration by
 // route and status, requests in flight, statement duration, the health checks' state.
+import type * as PromClient from 'prom-client'
 import type { Histogram, Gauge, Registry } from 'prom-client'
-import type { RequestContext } from 'fw'
+import { importOptional, type RequestContext } from 'fw'
 import { methodAttribute } from './method.js'
 import { operationOf } from './operation.js'
 
@@ -15,9 +16,15 @@ export interface Metrics {
   readonly health: Gauge<'check'>
 }
 
-/** Loads prom-client and makes the instruments (only when metrics are on). */
+/**
+ * Loads prom-client (an optional peer dependency: FW_ERR_PACKAGE_MISSING when absent) and makes the
+ * instruments (only when metrics are on).
+ */
 export async function createMetrics(prefix: string): Promise<Metrics> {
-  const client = await import('prom-client')
+  const client = await importOptional<typeof PromClient>(
+    'prom-client',
+    "the telemetry plugin's metrics (telemetry.metrics)",
+  )
   const registry = new client.Registry()
   const buckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
   return {

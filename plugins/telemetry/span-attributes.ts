@@ -12,7 +12,7 @@ import {
   type TextMapGetter,
 } from '@opentelemetry/api'
 import { W3CTraceContextPropagator } from '@opentelemetry/core'
-import { maskPairs, type AnyEvent, type FwEvent, type Redaction, type RequestContext } from 'fw'
+import { maskQuery, type AnyEvent, type FwEvent, type Redaction, type RequestContext } from 'fw'
 import { methodAttribute } from './method.js'
 
 /** How requests are traced: the plugin's options and config, resolved at boot. */
@@ -77,14 +77,7 @@ const MAX_QUERY_PARAMS = 100
  * HTTP conventions name: `AWSAccessKeyId`, `Signature`, `sig`, `X-Goog-Signature`.)
  */
 export function redactedQuery(query: string, redaction: Redaction): string {
-  return maskPairs(
-    query,
-    (name) => {
-      const inner = /\[([^[\]]*)\]$/.exec(name)?.[1]
-      return redaction.isSecretKey(name) || (inner !== undefined && redaction.isSecretKey(inner))
-    },
-    MAX_QUERY_PARAMS,
-  )
+  return maskQuery(query, redaction, MAX_QUERY_PARAMS)
 }
 
 /** The method in a span's name: itself when known, else `HTTP` (HTTP semantic conventions). */

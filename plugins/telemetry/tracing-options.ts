@@ -1,11 +1,10 @@
 // Which way requests are traced, from the plugin's options, checked at setup: fw's span
 // records to an `exporter`, the SDK through a `tracerProvider` (given, or the global one), or not
 // at all. The chosen module loads at boot, so that an app that traces nothing does not import it.
-import { createRequire } from 'node:module'
 import type * as OtelApi from '@opentelemetry/api'
 import type { TracerProvider } from '@opentelemetry/api'
 import type { InstrumentationScope } from '@opentelemetry/core'
-import type { Kernel } from 'fw'
+import { importOptional, requireOptional, type Kernel } from 'fw'
 import { telemetryErrors } from './errors.js'
 import type { Tracing } from './record-tracing.js'
 import type { TraceSettings } from './span-attributes.js'
@@ -105,12 +104,24 @@ function globalProviderRegistered(): boolean {
 }
 
 function globalProvider(): TracerProvider {
-  const { trace } = createRequire(import.meta.url)('@opentelemetry/api') as typeof OtelApi
+  const { trace } = requireOptional<typeof OtelApi>('@opentelemetry/api', TRACING)
   return trace.getTracerProvider()
 }
 
 function delegateOf(provider: TracerProvider): TracerProvider {
   return (provider as { getDelegate?: () => TracerProvider }).getDelegate?.() ?? provider
+}
+
+/** What needs the OpenTelemetry packages, as FW_ERR_PACKAGE_MISSING names it. */
+const TRACING = "the telemetry plugin's tracing"
+
+/**
+ * The OpenTelemetry packages the tracing modules import (optional peer dependencies), loaded first
+ * so that a missing one is reported by name rather than as a module of fw's that failed to load.
+ */
+async function tracingPackages(): Promise<void> {
+  await importOptional('@opentelemetry/api', TRACING)
+  await importOptional('@opentelemetry/core', TRACING)
 }
 
 /**
@@ -136,8 +147,9 @@ export function tracingLoader(
       options.resource,
       config.telemetry.service_name ?? config.app.name,
     )
-    return async () =>
-      (await import('./record-tracing.js')).createRecordTracing({
+    return async () => {
+      await tracingPackages()
+      return (await import('./record-tracing.js')).createRecordTracing({
         exporter,
         sampleRatio,
         limits,
@@ -145,11 +157,15 @@ export function tracingLoader(
         settings,
         logger: kernel.logger,
       })
+    }
   }
   if (options.tracerProvider === undefined && !globalProviderRegistered()) return undefined
   const provider = delegateOf(options.tracerProvider ?? globalProvider())
   // The API's own provider answers no-op tracers: nothing to trace with.
   if (provider.constructor.name === 'NoopTracerProvider') return undefined
   const tracer = provider.getTracer('fw', VERSION)
-  return async () => (await import('./trace.js')).createSdkTracing(tracer, provider, settings)
+  return async () => {
+    await tracingPackages()
+    return (await import('./trace.js')).createSdkTracing(tracer, provider, settings)
+  }
 }

@@ -36,9 +36,10 @@ export function cacheCheck(options: CacheCheckOptions = {}): HealthCheck {
         })
       } catch (error) {
         const reason = messageOf(error)
-        const missing = /Cannot find (module|package) 'ioredis'/.test(reason)
+        // FW_ERR_PACKAGE_MISSING's message already says what to install.
+        const missing = (error as { code?: unknown }).code === 'FW_ERR_PACKAGE_MISSING'
         const hint = missing
-          ? 'the ioredis package is not installed (npm i ioredis)'
+          ? 'a cache on Redis needs it'
           : `is the Redis server running at ${where}?`
         return result(
           'degraded',

@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks'
-import { messageOf } from 'fw'
+import type * as IoRedis from 'ioredis'
+import { importOptional, messageOf } from 'fw'
 import { result, type HealthCheck } from '../types.js'
 
 /** Options of {@link redisCheck}. */
@@ -30,7 +31,7 @@ export function maskUrl(url: string): string {
  * sends `PING`, disconnects; resolves with the round trip in ms, rejects with the error.
  */
 export async function pingRedis(url: string, connectTimeoutMs = 1000): Promise<number> {
-  const { Redis } = await import('ioredis')
+  const { Redis } = await importOptional<typeof IoRedis>('ioredis', 'a Redis health check')
   const client = new Redis(url, {
     lazyConnect: true,
     connectTimeout: connectTimeoutMs,
@@ -69,7 +70,12 @@ export function redisCheck(options: RedisCheckOptions): HealthCheck {
           url: where,
         })
       } catch (error) {
-        return result('down', name, `Redis at ${where} unreachable: ${messageOf(error)}`, {
+        // A missing ioredis is the app's install, not the server: its message says what to do.
+        const missing = (error as { code?: unknown }).code === 'FW_ERR_PACKAGE_MISSING'
+        const message = missing
+          ? messageOf(error)
+          : `Redis at ${where} unreachable: ${messageOf(error)}`
+        return result('down', name, message, {
           url: where,
         })
       }

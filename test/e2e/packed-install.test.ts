@@ -1,0 +1,115 @@
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { execFile } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+
+// fw as a user gets it: the tarball `npm pack` makes (from dist/, which `npm ci` built through
+// `prepare`), installed into a fresh folder outside the repository with no lock file, so npm
+// resolves every dependency range afresh, as it will for them. An app of that folder loads fw,
+// runs its CLI, and a feature that needs an optional peer dependency names the package to install.
+const test = suite('packed-install')
+
+const repo = fileURLToPath(new URL('../../', import.meta.url))
+const run = promisify(execFile)
+const MINUTES = 60_000
+/** fw's optional peer dependencies: not installed with it. */
+const OPTIONAL = Object.keys(
+  (
+    JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')) as {
+      peerDependencies: Record<string, string>
+    }
+  ).peerDependencies,
+)
+
+const APP = `import { fileURLToPath } from 'node:url'
+import { createKernel, json } from 'fw'
+import database from 'fw/plugins/database'
+import telemetry from 'fw/plugins/telemetry'
+
+export default function createApp({ env = process.env } = {}) {
+  const kernel = createKernel({
+    root: fileURLToPath(new URL('.', import.meta.url)),
+    env,
+    config: { app: { name: 'packed' }, database: { url: 'pglite://memory' } },
+  })
+  kernel.register(database, {}).register(telemetry)
+  kernel.router.get('', () => json({ ok: true }))
+  return kernel
+}
+`
+
+let dir: string
+let tarball: string
+
+test.before(async () => {
+  assert.ok(existsSync(join(repo, 'dist', 'cli', 'bin.js')), 'dist/ is not built: npm run build')
+  dir = mkdtempSync(join(tmpdir(), 'fw-packed-'))
+  const packed = await run(
+    'npm',
+    ['pack', '--ignore-scripts', '--json', '--pack-destination', dir],
+    { cwd: repo, maxBuffer: 64 * 1024 * 1024, timeout: 5 * MINUTES },
+  )
+  tarball = join(dir, (JSON.parse(packed.stdout) as [{ filename: string }])[0].filename)
+  const app = join(dir, 'app')
+  await run('mkdir', [app])
+  writeFileSync(
+    join(app, 'package.json'),
+    JSON.stringify({ name: 'packed-app', private: true, type: 'module', fw: { app: './app.js' } }),
+  )
+  writeFileSync(join(app, 'app.js'), APP)
+  await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', tarball], {
+    cwd: app,
+    timeout: 5 * MINUTES,
+  })
+})
+
+test.after(() => rmSync(dir, { recursive: true, force: true }))
+
+const app = () => join(dir, 'app')
+
+test('the tarball stays under 1 MB', () => {
+  assert.ok(statSync(tarball).size <= 1_000_000, `${statSync(tarball).size} bytes`)
+})
+
+test('installs without the optional peer dependencies', () => {
+  const installed = OPTIONAL.filter((name) => existsSync(join(app(), 'node_modules', name)))
+  assert.equal(installed, [])
+})
+
+test('the app imports fw and its plugins', async () => {
+  const { stdout } = await run(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      "const fw = await import('fw'); console.log(typeof fw.createKernel)",
+    ],
+    { cwd: app(), timeout: MINUTES },
+  )
+  assert.is(stdout.trim(), 'function')
+})
+
+test('npx fw --help lists the built-in and the plugins’ commands', async () => {
+  const { stdout } = await run('npx', ['fw', '--help'], { cwd: app(), timeout: 2 * MINUTES })
+  assert.match(stdout, 'fw serve')
+  assert.match(stdout, 'fw migrate')
+})
+
+test('metrics without prom-client stop the app with the install line', async () => {
+  const failed = await run('npx', ['fw', 'route:list'], {
+    cwd: app(),
+    env: { ...process.env, FW_METRICS: 'true' },
+    timeout: 2 * MINUTES,
+  }).then(
+    () => undefined,
+    (error: { code?: number; stderr?: string }) => error,
+  )
+  assert.is(failed?.code, 1)
+  assert.match(failed?.stderr ?? '', "npm install prom-client@'^15")
+})
+
+test.run()

@@ -1,0 +1,82 @@
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { execFile } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+
+// fw's optional peer dependencies (package.json peerDependenciesMeta), made absent in a child
+// process the way an app that did not install them has them: a feature that needs one fails with
+// FW_ERR_PACKAGE_MISSING naming the package and its install line; the plugins without those
+// features work.
+const test = suite('optional-package')
+
+const fixtures = new URL('./fixtures/', import.meta.url)
+const ABSENT = [
+  '@opentelemetry/api',
+  '@opentelemetry/core',
+  'prom-client',
+  'ioredis',
+  'fast-xml-parser',
+  'otpauth',
+]
+
+interface Outcome {
+  feature: string
+  code?: string
+  message: string
+}
+
+async function run(features: string[]): Promise<Map<string, Outcome>> {
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    [
+      '--import',
+      import.meta.resolve('tsx'),
+      '-C',
+      'fw-source',
+      '--import',
+      fileURLToPath(new URL('absent-packages.mjs', fixtures)),
+      fileURLToPath(new URL('optional-features.ts', fixtures)),
+      ...features,
+    ],
+    { env: { ...process.env, FW_ABSENT_PACKAGES: ABSENT.join(',') }, timeout: 60_000 },
+  )
+  const lines = stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Outcome)
+  return new Map(lines.map((o) => [o.feature, o]))
+}
+
+let outcomes: Map<string, Outcome>
+test.before(async () => {
+  outcomes = await run(['plain', 'metrics', 'tracing', 'redis', 'xml'])
+})
+
+test('the telemetry, health and api plugins serve without their optional packages', () => {
+  assert.equal(outcomes.get('plain'), { feature: 'plain', message: '200' })
+})
+
+test('metrics without prom-client fail at boot naming it', () => {
+  const o = outcomes.get('metrics')
+  assert.is(o?.code, 'FW_ERR_PACKAGE_MISSING')
+  assert.match(o!.message, "npm install prom-client@'^15")
+})
+
+test('tracing without OpenTelemetry fails at boot naming its API package', () => {
+  const o = outcomes.get('tracing')
+  assert.is(o?.code, 'FW_ERR_PACKAGE_MISSING')
+  assert.match(o!.message, 'The package @opentelemetry/api is not installed')
+})
+
+test('a Redis check without ioredis reports down with the install line', () => {
+  assert.match(outcomes.get('redis')!.message, 'npm install ioredis@')
+})
+
+test('an XML reply without fast-xml-parser fails naming it', () => {
+  const o = outcomes.get('xml')
+  assert.is(o?.code, 'FW_ERR_PACKAGE_MISSING')
+  assert.match(o!.message, 'npm install fast-xml-parser@')
+})
+
+test.run()
