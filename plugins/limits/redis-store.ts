@@ -1,3 +1,5 @@
+import { importOptional } from 'fw'
+import type * as IoRedis from 'ioredis'
 import type { LimitStore, WindowCount } from './store.js'
 
 /** Adds the cost and starts the window's expiry on its first hit, in one atomic script. */
@@ -18,12 +20,13 @@ interface RedisClient {
 
 /**
  * Counts in Redis (`limits.redis_url`), shared by every instance: one script per hit (`INCRBY`,
- * then `PEXPIRE` on a key's first hit), which Redis runs atomically. ioredis loads on the first hit.
+ * then `PEXPIRE` on a key's first hit), which Redis runs atomically. ioredis (an optional peer
+ * dependency: `FW_ERR_PACKAGE_MISSING` names it when absent) loads on the first hit.
  */
 export function createRedisStore(url: string, prefix = 'fw:limit:'): LimitStore {
   let client: Promise<RedisClient> | undefined
   const connect = async (): Promise<RedisClient> => {
-    const { Redis } = await import('ioredis')
+    const { Redis } = await importOptional<typeof IoRedis>('ioredis', 'the Redis rate-limit store')
     return new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 1, enableOfflineQueue: true })
   }
   return {
