@@ -4,7 +4,11 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
-import { runCli } from 'fw/testing'
+import { runCli as run } from 'fw/testing'
+
+/** The CLI with room for a loaded machine (the playground's migrate and seed take 20 s there). */
+const runCli = (args: readonly string[], options: { env: NodeJS.ProcessEnv }) =>
+  run(args, { ...options, timeoutMs: 180_000 })
 
 // `fw migrate` on the playground, against a database of this suite's own: a fresh PostgreSQL
 // database on the PostgreSQL pass, a PGlite directory otherwise (in-memory PGlite would not outlive
