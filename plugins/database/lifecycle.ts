@@ -241,9 +241,13 @@ export class DatabaseLifecycle {
     return result
   }
 
-  /** Executed and pending migration names; reads only (see {@link readMigrations}). */
+  /**
+   * Executed and pending migration names, read without creating the migrations table. Connecting
+   * creates a PostgreSQL database that does not exist (MikroORM's `ensureDatabase`): the API's
+   * `status()` makes sure it exists first (migration-api.ts).
+   */
   async status(): Promise<{ executed: string[]; pending: string[] }> {
-    await this.open()
+    await this.connect()
     const states = await this.readMigrations()
     const names = (ran: boolean) =>
       states.filter((m) => (m.executed_at !== null) === ran).map((m) => m.name)

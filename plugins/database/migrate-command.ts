@@ -30,7 +30,7 @@ export class MigrateCommand extends Command<CommandContext> {
     details: `
       Runs every pending migration in order, under PostgreSQL's advisory lock so that several
       processes never migrate at once, then the application's seed (which only fills an empty
-      database). A PostgreSQL database that does not exist yet is created. With \`--status\`,
+      database). A database that does not exist yet is created. With \`--status\`,
       lists executed and pending migrations and changes nothing: a database that does not exist
       is an error naming it (exit 1), and no migrations table is created.
     `,

@@ -16,9 +16,9 @@ export type MigrationApi = Pick<
  */
 export function migrationApi(life: DatabaseLifecycle, acquireMs: number): MigrationApi {
   const assertExists = () => assertDatabaseExists(life.target, acquireMs)
-  /** Opens (and, with `connect`, connects) the database, and loads the runs. */
-  const open = async (connect: boolean) => {
-    await (connect ? life.connect() : life.open())
+  /** Connects the database, and loads the runs. */
+  const open = async () => {
+    await life.connect()
     const runs = await import('./migration-runs.js')
     const target: RunTarget = { orm: life.current!.orm, target: life.target, acquireMs }
     return { runs, target }
@@ -26,24 +26,25 @@ export function migrationApi(life: DatabaseLifecycle, acquireMs: number): Migrat
   return {
     assertExists,
     async status() {
+      // Once it exists, connecting (which would create it) changes nothing.
       await assertExists()
       return life.status()
     },
     async rollback(step = 1) {
       await assertExists()
-      const { runs, target } = await open(true)
+      const { runs, target } = await open()
       const reverted = await runs.rollbackMigrations(target, step)
       await life.readMigrations()
       return reverted
     },
     async fresh(options = {}) {
-      const { runs, target } = await open(true)
+      const { runs, target } = await open()
       await runs.dropSchemaObjects(target)
       return life.prepare({ seed: options.seed === true })
     },
     async seed() {
       await assertExists()
-      const { runs, target } = await open(true)
+      const { runs, target } = await open()
       return runs.runSeeds(target, life.seed)
     },
   }

@@ -1,5 +1,9 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import pg from 'pg'
 import { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
 import { runCli as run } from 'fw/testing'
 import { createTempApp, type TempApp } from '../../cli/temp-app.js'
@@ -19,13 +23,17 @@ test.after(async (context) => {
 })
 
 /** An app with the database (slow to open) and health; `extra` adds checks in a boot tap. */
-function app(context: { db: TestDatabase; apps: TempApp[] }, extra = ''): NodeJS.ProcessEnv {
+function app(
+  context: { db: TestDatabase; apps: TempApp[] },
+  extra = '',
+  url = context.db.url,
+): NodeJS.ProcessEnv {
   const created = createTempApp({
     preamble: `import health from ${JSON.stringify(import.meta.resolve('fw/plugins/health'))}
 import database from ${JSON.stringify(import.meta.resolve('fw/plugins/database'))}`,
     setup: `
   const slowMigrations = () => new Promise((resolve) => setTimeout(() => resolve([]), 2500))
-  kernel.register(database, { url: ${JSON.stringify(context.db.url)}, migrations: slowMigrations })
+  kernel.register(database, { url: ${JSON.stringify(url)}, migrations: slowMigrations })
   kernel.register(health, { diskSpace: false, memoryLimit: false, cache: false })
   kernel.hooks.boot.tapPromise('app-checks', async () => { ${extra} })`,
   })
@@ -44,6 +52,36 @@ test('opening the database is not counted against the database check timeout', a
   }
   assert.is(report.checks.database?.status, 'ok', `${stdout}\n${stderr}`)
   assert.is(code, 0)
+})
+
+test('a database that does not exist is down, named, and not created', async (context) => {
+  const name = `fw_missing_${process.pid}`
+  const dir = mkdtempSync(join(tmpdir(), 'fw-health-missing-'))
+  const postgres = context.db.url.startsWith('postgres')
+  const url = postgres
+    ? `postgresql://postgres@127.0.0.1:5432/${name}`
+    : `pglite://${join(dir, name)}`
+  try {
+    const { code, stdout } = await runCli(['health:check', '--json'], {
+      env: app(context, '', url),
+    })
+    const report = JSON.parse(stdout) as {
+      checks: Record<string, { status: string; message: string }>
+    }
+    assert.is(report.checks.database?.status, 'down')
+    const named = postgres ? `"${name}" does not exist` : `${name} does not exist`
+    assert.match(report.checks.database!.message, named)
+    assert.is(code, 2)
+    if (postgres) {
+      const client = new pg.Client({ connectionString: process.env.DATABASE_URL })
+      await client.connect()
+      const { rows } = await client.query('select 1 from pg_database where datname = $1', [name])
+      await client.end()
+      assert.is(rows.length, 0, 'no database was created')
+    } else assert.not.ok(existsSync(join(dir, name)), 'no PGlite directory was created')
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
 })
 
 test('--timeout <seconds> sets every check timeout', async (context) => {
