@@ -84,9 +84,11 @@ function run(
   args: readonly string[],
   cwd: string,
   env: NodeJS.ProcessEnv = cleanEnv(),
+  input?: string,
 ): Promise<{ code: number; output: string }> {
   return new Promise((done, fail) => {
-    const child = spawn(cmd, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(cmd, args, { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] })
+    child.stdin.end(input ?? '')
     let output = ''
     child.stdout.on('data', (c: Buffer) => (output += c.toString()))
     child.stderr.on('data', (c: Buffer) => (output += c.toString()))
@@ -234,6 +236,17 @@ test('npm run build, then NODE_ENV=production npm start serves the same pages', 
     env.DATABASE_URL = context.db.url
   }
   await step('npm run migrate', app, env)
+  // The last migration reverted and applied again; an account from the command line.
+  assert.match(await step('npx fw migrate:rollback', app, env), /revert|roll/i)
+  await step('npm run migrate', app, env)
+  const created = await run(
+    'npx',
+    ['fw', 'user:create', 'ada', '--email', 'ada@example.test', '--password-stdin'],
+    app,
+    { ...env, FW_APP_KEY: 'base64:new-app-whole-path-key-0123456789' },
+    'a long passphrase for ada\n',
+  )
+  assert.is(created.code, 0, created.output)
   const prod = await serve(['start'], env)
   try {
     const home = await get(`${prod.url}/`)
