@@ -59,13 +59,6 @@ export function verifyGrantToken(
   return expires
 }
 
-/** True when the request came over TLS, or a proxy says so with `X-Forwarded-Proto: https`. */
-export function cameOverHttps(ctx: RequestContext): boolean {
-  if (ctx.secure) return true
-  const proto = ctx.header('x-forwarded-proto')
-  return proto !== undefined && proto.split(',')[0]!.trim().toLowerCase() === 'https'
-}
-
 /** The `Set-Cookie` value that holds a grant until it expires. */
 export function grantCookie(token: string, expires: number, secure: boolean): string {
   const when = new Date(expires * 1000).toUTCString()
