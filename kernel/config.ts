@@ -69,6 +69,19 @@ export interface FwConfig {
       referrer_policy: string
       /** `Content-Security-Policy` on HTML pages (default none). */
       content_security_policy: string
+      /**
+       * `Strict-Transport-Security`, on responses to requests that came over HTTPS (TLS on the
+       * socket, or `X-Forwarded-Proto: https` from a proxy trusted with `trust_proxy`). Off while
+       * `max_age` is 0 (the default).
+       */
+      hsts: {
+        /** Seconds browsers keep to HTTPS (a year, 31536000, is usual; 0: no header). */
+        max_age: number
+        /** Adds `includeSubDomains`: every subdomain is HTTPS-only too. */
+        include_subdomains: boolean
+        /** Adds `preload` (the preload list also wants a year or more and `include_subdomains`). */
+        preload: boolean
+      }
     }
   }
 }
@@ -203,6 +216,7 @@ function kernelSlice(root: string): ConfigSlice {
           frame_options: 'DENY',
           referrer_policy: 'strict-origin-when-cross-origin',
           content_security_policy: '',
+          hsts: { max_age: 0, include_subdomains: false, preload: false },
         },
       },
     },
@@ -223,6 +237,9 @@ function kernelSlice(root: string): ConfigSlice {
       'http.security_headers.frame_options': 'string',
       'http.security_headers.referrer_policy': 'string',
       'http.security_headers.content_security_policy': 'string',
+      'http.security_headers.hsts.max_age': 'seconds',
+      'http.security_headers.hsts.include_subdomains': 'boolean',
+      'http.security_headers.hsts.preload': 'boolean',
     },
     env: { 'http.port': 'PORT', 'http.host': 'HOST', 'app.key': 'FW_APP_KEY' },
   }
