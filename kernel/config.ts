@@ -57,6 +57,17 @@ export interface FwConfig {
      */
     shutdown_delay: number
     /**
+     * Compression of responses on the socket: brotli or gzip by the request's `Accept-Encoding`,
+     * for text (HTML, JSON, JavaScript, CSS, SVG, XML, plain) of `threshold` bytes or more, static
+     * files included. Turn it off where a proxy in front compresses.
+     */
+    compression: {
+      /** Default true. */
+      enabled: boolean
+      /** The smallest body compressed, in bytes (default 1024). */
+      threshold: number
+    }
+    /**
      * Headers added to responses that do not set them. An empty string leaves one out.
      * `content_type_options` goes on every response; the others on HTML pages only.
      */
@@ -210,6 +221,7 @@ function kernelSlice(root: string): ConfigSlice {
         trust_proxy: false,
         drain_timeout: 30,
         shutdown_delay: 0,
+        compression: { enabled: true, threshold: 1024 },
         // No sniffing anywhere; pages cannot be framed and send only their origin to other sites.
         security_headers: {
           content_type_options: 'nosniff',
@@ -233,6 +245,8 @@ function kernelSlice(root: string): ConfigSlice {
       'http.trust_proxy': 'boolean',
       'http.drain_timeout': 'seconds',
       'http.shutdown_delay': 'seconds',
+      'http.compression.enabled': 'boolean',
+      'http.compression.threshold': { kind: 'integer', min: 0 },
       'http.security_headers.content_type_options': 'string',
       'http.security_headers.frame_options': 'string',
       'http.security_headers.referrer_policy': 'string',

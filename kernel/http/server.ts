@@ -1,7 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
-import polka from 'polka'
-import sirv from 'sirv'
 import type { RequestInit } from '../context.js'
 import { requestErrors } from '../error-codes.js'
 import type { HttpError } from '../errors.js'
@@ -11,36 +9,9 @@ import { IDLE_GRACE_MS, trackConnections } from './drain.js'
 import { BODY, nothingToDrain, readFraming, TWO_HOSTS } from './framing.js'
 import type { SecurityHeaders } from './security-headers.js'
 import { serialize } from './serialize.js'
-import { cameOverHttps, SocketRequest } from './socket-request.js'
-
-/** A folder served as static files under a URL prefix (by sirv, before the pipeline). */
-export interface StaticMount extends StaticOptions {
-  readonly prefix: string
-  readonly dir: string
-}
-
-/** How a static mount serves its files (`kernel.static(prefix, dir, options)`). */
-export interface StaticOptions {
-  /** Cache-Control max-age in seconds (default 0: revalidate). */
-  readonly maxAge?: number
-  /** Adds `immutable` to Cache-Control: for files whose names carry a content hash. */
-  readonly immutable?: boolean
-  /**
-   * Lets pages of other origins load and time the files: a request with an `Origin` gets it back
-   * in `Access-Control-Allow-Origin` and `Timing-Allow-Origin` (with `Vary: Origin`).
-   */
-  readonly crossOrigin?: boolean
-}
-
-/** The headers that let the request's origin read (and time) a response; none without one. */
-export function crossOriginHeaders(origin: string | undefined): Record<string, string> | undefined {
-  if (origin === undefined || origin === '') return undefined
-  return {
-    'access-control-allow-origin': origin,
-    'timing-allow-origin': origin,
-    vary: 'Origin',
-  }
-}
+import { SocketRequest } from './socket-request.js'
+import { mounted, staticApp, type StaticMount } from './static-files.js'
+import { Compression, type CompressionConfig } from './compression.js'
 
 /** How long `close()` lets requests finish before it closes every socket: 30 s. */
 export const DEFAULT_DRAIN_TIMEOUT_MS = 30_000
@@ -80,12 +51,14 @@ export async function startServer(
     port: number
     host: string
     trustProxy: boolean
+    compression: CompressionConfig
     statics: readonly StaticMount[]
     /** How long draining leaves an idle keep-alive socket open (default {@link IDLE_GRACE_MS}). */
     idleGraceMs?: number
   },
 ): Promise<RunningServer> {
   const always = Object.fromEntries(target.securityHeaders.always)
+  const compression = options.compression.enabled ? new Compression(options.compression) : undefined
   const failed = (res: ServerResponse, error: unknown): void => {
     // The pipeline turns every failure into a reply; reaching here is a kernel bug.
     target.onWriteError(error)
@@ -109,8 +82,19 @@ export async function startServer(
       if (req.readableDidRead && !req.readableEnded) res.shouldKeepAlive = false
       let handedOver = true
       if (reply === undefined) failed(res, error)
-      else
-        handedOver = write(res, serialize(reply, init.method, target.securityHeaders, init), target)
+      else {
+        const wire = serialize(reply, init.method, target.securityHeaders, init)
+        const sent = compression === undefined ? wire : compression.apply(wire, init)
+        if (!isThenable(sent)) handedOver = write(res, sent, target)
+        else {
+          // Compressed off the event loop: written when ready, followed to the response's close.
+          handedOver = false
+          sent.then(
+            (ready) => write(res, ready, target),
+            (thrown: unknown) => failed(res, thrown),
+          )
+        }
+      }
       if (!tracked) return
       // The socket is gone when the client went away (or its request broke) before the answer.
       const socket = req.socket as Socket | null
@@ -173,27 +157,11 @@ export async function startServer(
   // polka serves the static mounts (sirv), handing a miss on to the pipeline. Requests outside
   // every mount go to the pipeline directly: polka's loop costs two promises per request.
   const mounts = options.statics.map((m) => m.prefix)
-  const app = mounts.length === 0 ? undefined : polka()
-  for (const mount of options.statics) {
-    app!.use(
-      mount.prefix,
-      sirv(mount.dir, {
-        dev: false,
-        etag: true,
-        maxAge: mount.maxAge ?? 0,
-        immutable: mount.immutable ?? false,
-        setHeaders: (res: ServerResponse) => {
-          const security = target.securityHeaders
-          for (const [name, value] of security.always) res.setHeader(name, value)
-          if (security.https.length !== 0 && cameOverHttps(res.req, options.trustProxy))
-            for (const [name, value] of security.https) res.setHeader(name, value)
-          if (mount.crossOrigin !== true) return
-          const headers = crossOriginHeaders(res.req.headers.origin)
-          for (const [name, value] of Object.entries(headers ?? {})) res.setHeader(name, value)
-        },
-      }),
-    )
-  }
+  const app = staticApp(options.statics, {
+    security: target.securityHeaders,
+    trustProxy: options.trustProxy,
+    compression,
+  })
   app?.use((req: IncomingMessage, res: ServerResponse) => pipeline(req, res, false))
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const framing = readFraming(req.rawHeaders)
@@ -281,15 +249,4 @@ function refuse(res: ServerResponse, error: HttpError, always: Record<string, st
     'content-length': Buffer.byteLength(body),
   })
   res.end(body)
-}
-
-/** True when the URL's path lies under one of the mount prefixes (as polka's `use(prefix)` matches). */
-function mounted(prefixes: readonly string[], url: string): boolean {
-  for (const prefix of prefixes) {
-    if (!url.startsWith(prefix)) continue
-    const next = url.charCodeAt(prefix.length)
-    // End of the URL, '/', '?' or '#': the prefix is a whole segment.
-    if (Number.isNaN(next) || next === 47 || next === 63 || next === 35) return true
-  }
-  return false
 }

@@ -166,6 +166,7 @@ test('refuses a second owner of a top-level key', () => {
                 trust_proxy: false,
                 drain_timeout: 1,
                 shutdown_delay: 0,
+                compression: { enabled: true, threshold: 1 },
                 security_headers: {
                   content_type_options: '',
                   frame_options: '',
@@ -182,6 +183,8 @@ test('refuses a second owner of a top-level key', () => {
               'http.trust_proxy': 'boolean',
               'http.drain_timeout': 'seconds',
               'http.shutdown_delay': 'seconds',
+              'http.compression.enabled': 'boolean',
+              'http.compression.threshold': 'integer',
               'http.security_headers.content_type_options': 'string',
               'http.security_headers.frame_options': 'string',
               'http.security_headers.referrer_policy': 'string',
