@@ -3,12 +3,7 @@
 // `ctx.state.debug`.
 import { randomFillSync } from 'node:crypto'
 import type { RequestContext } from 'fw'
-import {
-  clearGrantCookie,
-  GRANT_COOKIE,
-  grantCookie,
-  verifyGrantToken,
-} from './grant.js'
+import { clearGrantCookie, GRANT_COOKIE, grantCookie, verifyGrantToken } from './grant.js'
 
 /** Why and how a request is annotated. */
 export interface DebugState {
