@@ -71,12 +71,11 @@ async function syncOrAsync(): Promise<void> {
       }
       for (let i = 0; i < 10; i++) sync()
       let cpu = process.cpuUsage()
-      let wall = performance.now()
+      const wall = performance.now()
       for (let i = 0; i < n; i++) sync()
       const syncCpu = cpuOf(process.cpuUsage(cpu)) / n
       const syncWall = ((performance.now() - wall) * 1000) / n
       cpu = process.cpuUsage()
-      wall = performance.now()
       for (let i = 0; i < n; i++) await compressAsync(body, encoding, options)
       const asyncCpu = cpuOf(process.cpuUsage(cpu)) / n
       line.push(

@@ -2,7 +2,7 @@
 // hmac = lowercase hex HMAC-SHA256 of the expiry string under `debug_token_secret`, else the
 // application key. No secret: nothing is ever granted, and there is no fallback.
 import { createHmac, timingSafeEqual } from 'node:crypto'
-import type { FwConfig, RequestContext } from 'fw'
+import type { FwConfig } from 'fw'
 
 /** The grant cookie. */
 export const GRANT_COOKIE = 'fw_debug'
