@@ -10,7 +10,7 @@ import { newerSourceExists, packageRoot } from './prefer-compiled.js'
 
 /**
  * What `fw --help` needs to know of a command a plugin contributed, without booting the app: its
- * paths, its usage line as clipanion prints it (`fw api:docs [--out #0]`) and its `usage` texts.
+ * paths, its usage line as fw prints it (`fw api:docs [--output <output>]`) and its `usage` texts.
  */
 export interface ManifestCommand {
   readonly paths: string[][]
@@ -183,9 +183,28 @@ export class ListingCli extends Cli<FwContext> {
   ): UsageLine {
     if (opts?.detailed !== false) {
       for (const [cls, line] of this.#usageLines) {
-        if (this.registrations.get(cls)?.index === n) return { usage: line, options: [] }
+        if (this.registrations.get(cls)?.index === n)
+          return { usage: withValueNames(line), options: [] }
       }
     }
-    return super.getUsageByIndex(n, opts)
+    const { usage, options } = super.getUsageByIndex(n, opts)
+    return {
+      usage: withValueNames(usage),
+      options: options.map((o) => ({ ...o, definition: withValueNames(o.definition) })),
+    }
   }
+}
+
+/** An option's names followed by clipanion's placeholders for its values (` #0`, ` #1`). */
+const VALUE_PLACEHOLDERS = /(--?[\w-]+(?:,--?[\w-]+)*)((?: #\d+)+)/g
+
+/**
+ * Names an option's value after the option in a usage text: clipanion prints `--ttl #0`, fw
+ * `--ttl <ttl>` (test/cli/help.test.ts "names option values").
+ */
+export function withValueNames(usage: string): string {
+  return usage.replace(VALUE_PLACEHOLDERS, (_, names: string, values: string) => {
+    const name = names.split(',').at(-1)!.replace(/^-+/, '')
+    return names + values.replace(/#\d+/g, `<${name}>`)
+  })
 }

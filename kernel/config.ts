@@ -62,6 +62,17 @@ export interface FwConfig {
      */
     shutdown_delay: number
     /**
+     * Compression of responses on the socket: brotli or gzip by the request's `Accept-Encoding`,
+     * for text (HTML, JSON, JavaScript, CSS, SVG, XML, plain) of `threshold` bytes or more, static
+     * files included. Turn it off where a proxy in front compresses.
+     */
+    compression: {
+      /** Default true. */
+      enabled: boolean
+      /** The smallest body compressed, in bytes (default 1024). */
+      threshold: number
+    }
+    /**
      * Headers added to responses that do not set them. An empty string leaves one out.
      * `content_type_options` goes on every response; the others on HTML pages only.
      */
@@ -74,6 +85,19 @@ export interface FwConfig {
       referrer_policy: string
       /** `Content-Security-Policy` on HTML pages (default none). */
       content_security_policy: string
+      /**
+       * `Strict-Transport-Security`, on responses to requests that came over HTTPS (TLS on the
+       * socket, or `X-Forwarded-Proto: https` from a proxy trusted with `trust_proxy`). Off while
+       * `max_age` is 0 (the default).
+       */
+      hsts: {
+        /** Seconds browsers keep to HTTPS (a year, 31536000, is usual; 0: no header). */
+        max_age: number
+        /** Adds `includeSubDomains`: every subdomain is HTTPS-only too. */
+        include_subdomains: boolean
+        /** Adds `preload` (the preload list also wants a year or more and `include_subdomains`). */
+        preload: boolean
+      }
     }
   }
 }
@@ -202,12 +226,14 @@ function kernelSlice(root: string): ConfigSlice {
         trust_proxy: false,
         drain_timeout: 30,
         shutdown_delay: 0,
+        compression: { enabled: true, threshold: 1024 },
         // No sniffing anywhere; pages cannot be framed and send only their origin to other sites.
         security_headers: {
           content_type_options: 'nosniff',
           frame_options: 'DENY',
           referrer_policy: 'strict-origin-when-cross-origin',
           content_security_policy: '',
+          hsts: { max_age: 0, include_subdomains: false, preload: false },
         },
       },
     },
@@ -225,10 +251,15 @@ function kernelSlice(root: string): ConfigSlice {
       'http.trust_proxy': 'boolean',
       'http.drain_timeout': 'seconds',
       'http.shutdown_delay': 'seconds',
+      'http.compression.enabled': 'boolean',
+      'http.compression.threshold': { kind: 'integer', min: 0 },
       'http.security_headers.content_type_options': 'string',
       'http.security_headers.frame_options': 'string',
       'http.security_headers.referrer_policy': 'string',
       'http.security_headers.content_security_policy': 'string',
+      'http.security_headers.hsts.max_age': 'seconds',
+      'http.security_headers.hsts.include_subdomains': 'boolean',
+      'http.security_headers.hsts.preload': 'boolean',
     },
     env: {
       'http.port': 'PORT',

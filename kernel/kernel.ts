@@ -8,7 +8,7 @@ import type { PhaseName } from './events.js'
 import { runIsolated, runSeries } from './hook-runner.js'
 import { createHooks, type KernelHooks } from './hooks.js'
 import type { InjectRequest, InjectResponse } from './http/inject.js'
-import type { StaticOptions } from './http/server.js'
+import type { StaticOptions } from './http/static-files.js'
 import { Serving, type ListeningAddress } from './http/serving.js'
 import { createConsoleLogger, type Logger } from './logger.js'
 import { createMaintenanceProbe, type MaintenanceProbe } from './maintenance.js'
@@ -250,7 +250,7 @@ export class Kernel {
         onWriteError: (error) => this.logger.error('writing a response failed', { error }),
         securityHeaders: this.#cycle.securityHeaders,
       },
-      { port, host, trustProxy: this.config.http.trust_proxy },
+      { ...this.config.http, port, host },
     )
   }
 

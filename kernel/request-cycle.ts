@@ -96,6 +96,9 @@ export class RequestCycle {
       init.method,
       log.all(),
       this.securityHeaders,
+      {
+        secure: () => init.secure === true,
+      },
     )
   }
 

@@ -11,8 +11,25 @@ import { routerErrors } from './router/router-error.js'
 
 type AjvClass = new (options: Options) => AjvInstance
 
-/** OpenAPI's Schema Object keywords that do not validate (ajv's strict mode refuses unknown ones). */
-const ANNOTATIONS = ['example', 'xml', 'externalDocs', 'discriminator']
+/**
+ * Keywords that do not validate (ajv's strict mode refuses unknown ones): OpenAPI's Schema Object
+ * annotations, and fw's {@link PATTERN_MESSAGE}.
+ */
+const ANNOTATIONS = ['example', 'xml', 'externalDocs', 'discriminator', 'x-pattern-message']
+
+/**
+ * The keyword that words a `pattern` for people: what the value must be, after the field's name
+ * (`'x-pattern-message': 'must not be blank'` → "The name must not be blank."). A pattern without
+ * one fails with "is not in the expected format": a message never shows the regular expression
+ * (`params.pattern` still carries it, for programs).
+ */
+const PATTERN_MESSAGE = 'x-pattern-message'
+
+/** A `pattern` failure's words: the schema's {@link PATTERN_MESSAGE}, or a generic phrase. */
+function patternMessage(parentSchema: unknown): string {
+  const own = (parentSchema as Record<string, unknown> | undefined)?.[PATTERN_MESSAGE]
+  return typeof own === 'string' && own.trim() !== '' ? own.trim() : 'is not in the expected format'
+}
 
 let validators: { strict: AjvInstance; coercing: AjvInstance } | undefined
 
@@ -27,6 +44,8 @@ function ajv(): { strict: AjvInstance; coercing: AjvInstance } {
     // strict mode would refuse valid schemas (`required` without `properties`) or log to stdout.
     const instance = new Ajv({
       allErrors: true,
+      // Errors carry the schema that failed, for a pattern's wording (only a failure pays for it).
+      verbose: true,
       coerceTypes,
       strictSchema: true,
       strictNumbers: true,
@@ -64,7 +83,7 @@ function issuesOf(errors: readonly ErrorObject[]): BodyIssue[] {
   return errors.map((e) => ({
     field: fieldOf(e),
     keyword: e.keyword,
-    message: e.message ?? 'is invalid',
+    message: e.keyword === 'pattern' ? patternMessage(e.parentSchema) : (e.message ?? 'is invalid'),
     params: e.params as Record<string, unknown>,
   }))
 }

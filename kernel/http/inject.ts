@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http'
 import type { RequestInit } from '../context.js'
 import type { AnyEvent } from '../events.js'
 import type { Reply } from '../reply.js'
-import type { SecurityHeaders } from './security-headers.js'
+import type { SecureQuery, SecurityHeaders } from './security-headers.js'
 import { serialize, type WireReply } from './serialize.js'
 
 /** A request for `kernel.inject()`: a URL at least; a plain-object body is sent as JSON. */
@@ -73,8 +73,9 @@ export async function injectResponse(
   method: string,
   events: readonly AnyEvent[],
   security?: SecurityHeaders,
+  request?: SecureQuery,
 ): Promise<InjectResponse> {
-  const wire = serialize(reply, method, security)
+  const wire = serialize(reply, method, security, request)
   return toInjectResponse(wire, await readPayload(wire), reply, events)
 }
 

@@ -4,6 +4,8 @@ import type { HeaderValue, Reply } from '../reply.js'
 import {
   addSecurityHeaders,
   NO_SECURITY_HEADERS,
+  PLAIN_REQUEST,
+  type SecureQuery,
   type SecurityHeaders,
 } from './security-headers.js'
 
@@ -27,7 +29,7 @@ const TYPES = {
  * Turns a reply into what the server writes. The socket path and `inject()` both use it, so what a
  * test sees is what a client gets. HEAD keeps the headers (and the length) a GET would send but no
  * body; 1xx/204/304 never carry one. `security` adds the configured security headers the reply did
- * not set itself.
+ * not set itself (the HTTPS-only ones when `request` came over HTTPS).
  *
  * The headers go out as one flat list rather than an object: Node then writes them without an
  * own-property check per name, and the reply's header object is read, never completed in place (a
@@ -38,6 +40,7 @@ export function serialize(
   reply: Reply,
   method: string,
   security: SecurityHeaders = NO_SECURITY_HEADERS,
+  request: SecureQuery = PLAIN_REQUEST,
 ): WireReply {
   const status = reply.status
   const noBody = status === 204 || status === 304 || status < 200
@@ -77,7 +80,7 @@ export function serialize(
     if (name === 'content-type') type = own[name]
     else if (name !== 'content-length' || (streamed && !noBody)) headers.push(name, own[name]!)
   }
-  addSecurityHeaders(headers, own, type, security)
+  addSecurityHeaders(headers, own, type, security, request)
   if (noBody) return { status, headers, payload: undefined }
   if (type !== undefined) headers.push('content-type', type)
   // As text: Node checks every header value with a regular expression, which for a number takes

@@ -1,51 +1,17 @@
-import {
-  createServer,
-  type IncomingHttpHeaders,
-  type IncomingMessage,
-  type Server,
-  type ServerResponse,
-} from 'node:http'
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
-import type { TLSSocket } from 'node:tls'
-import polka from 'polka'
-import sirv from 'sirv'
 import type { RequestInit } from '../context.js'
 import { requestErrors } from '../error-codes.js'
 import type { HttpError } from '../errors.js'
 import { isThenable, type MaybePromise } from '../hook-runner.js'
 import type { Reply } from '../reply.js'
 import { IDLE_GRACE_MS, trackConnections } from './drain.js'
+import { BODY, nothingToDrain, readFraming, TWO_HOSTS } from './framing.js'
 import type { SecurityHeaders } from './security-headers.js'
 import { serialize } from './serialize.js'
-
-/** A folder served as static files under a URL prefix (by sirv, before the pipeline). */
-export interface StaticMount extends StaticOptions {
-  readonly prefix: string
-  readonly dir: string
-}
-
-/** How a static mount serves its files (`kernel.static(prefix, dir, options)`). */
-export interface StaticOptions {
-  /** Cache-Control max-age in seconds (default 0: revalidate). */
-  readonly maxAge?: number
-  /** Adds `immutable` to Cache-Control: for files whose names carry a content hash. */
-  readonly immutable?: boolean
-  /**
-   * Lets pages of other origins load and time the files: a request with an `Origin` gets it back
-   * in `Access-Control-Allow-Origin` and `Timing-Allow-Origin` (with `Vary: Origin`).
-   */
-  readonly crossOrigin?: boolean
-}
-
-/** The headers that let the request's origin read (and time) a response; none without one. */
-export function crossOriginHeaders(origin: string | undefined): Record<string, string> | undefined {
-  if (origin === undefined || origin === '') return undefined
-  return {
-    'access-control-allow-origin': origin,
-    'timing-allow-origin': origin,
-    vary: 'Origin',
-  }
-}
+import { SocketRequest } from './socket-request.js'
+import { mounted, staticApp, type StaticMount } from './static-files.js'
+import { Compression, type CompressionConfig } from './compression.js'
 
 /** How long `close()` lets requests finish before it closes every socket: 30 s. */
 export const DEFAULT_DRAIN_TIMEOUT_MS = 30_000
@@ -76,50 +42,6 @@ export interface RunningServer {
 }
 
 /**
- * A request from the socket as the kernel takes it. Headers, scheme and address are read only when
- * asked (Node builds `req.headers` on first access, and the socket's address is a call into C++),
- * by methods rather than closures made per request: a route that reads none pays for none.
- */
-class SocketRequest implements RequestInit {
-  readonly method: string
-  readonly url: string
-  readonly body: IncomingMessage
-  readonly #trustProxy: boolean
-
-  constructor(req: IncomingMessage, trustProxy: boolean) {
-    this.method = req.method ?? 'GET'
-    // polka rewrites req.url under a mount; originalUrl is what the client sent.
-    this.url = (req as IncomingMessage & { originalUrl?: string }).originalUrl ?? req.url ?? '/'
-    this.body = req
-    this.#trustProxy = trustProxy
-  }
-
-  headers(): IncomingHttpHeaders {
-    return this.body.headers
-  }
-
-  secure(): boolean {
-    const req = this.body
-    if ((req.socket as TLSSocket).encrypted === true) return true
-    // Anyone can send the header: only a proxy the operator declared is believed.
-    if (!this.#trustProxy) return false
-    const forwardedProto = req.headers['x-forwarded-proto']
-    return (
-      typeof forwardedProto === 'string' &&
-      forwardedProto.split(',')[0]!.trim().toLowerCase() === 'https'
-    )
-  }
-
-  ip(): string {
-    const req = this.body
-    const forwardedFor = req.headers['x-forwarded-for']
-    if (this.#trustProxy && typeof forwardedFor === 'string')
-      return forwardedFor.split(',')[0]!.trim()
-    return req.socket.remoteAddress ?? ''
-  }
-}
-
-/**
  * Starts polka on `port`/`host`: sirv mounts first, then every other request goes through the
  * kernel's pipeline, whose reply is serialised the same way `inject()` does it.
  */
@@ -129,12 +51,14 @@ export async function startServer(
     port: number
     host: string
     trustProxy: boolean
+    compression: CompressionConfig
     statics: readonly StaticMount[]
     /** How long draining leaves an idle keep-alive socket open (default {@link IDLE_GRACE_MS}). */
     idleGraceMs?: number
   },
 ): Promise<RunningServer> {
   const always = Object.fromEntries(target.securityHeaders.always)
+  const compression = options.compression.enabled ? new Compression(options.compression) : undefined
   const failed = (res: ServerResponse, error: unknown): void => {
     // The pipeline turns every failure into a reply; reaching here is a kernel bug.
     target.onWriteError(error)
@@ -148,7 +72,7 @@ export async function startServer(
    * Writes the reply. `tracked`: the request came straight here, so this tells the connection
    * tracker when it is answered (a request through polka's mounts is watched by a listener).
    */
-  const respond = ({ req, res, reply, error, tracked }: Ready): void => {
+  const respond = ({ req, res, init, reply, error, tracked }: Ready): void => {
     // Nothing here may throw: it runs in a read or promise callback, or at the end of a loop turn
     // with other replies, where a throw would end the process (or lose the replies after it). A
     // failure ends this response (and at worst its socket) only.
@@ -158,12 +82,19 @@ export async function startServer(
       if (req.readableDidRead && !req.readableEnded) res.shouldKeepAlive = false
       let handedOver = true
       if (reply === undefined) failed(res, error)
-      else
-        handedOver = write(
-          res,
-          serialize(reply, req.method ?? 'GET', target.securityHeaders),
-          target,
-        )
+      else {
+        const wire = serialize(reply, init.method, target.securityHeaders, init)
+        const sent = compression === undefined ? wire : compression.apply(wire, init)
+        if (!isThenable(sent)) handedOver = write(res, sent, target)
+        else {
+          // Compressed off the event loop: written when ready, followed to the response's close.
+          handedOver = false
+          sent.then(
+            (ready) => write(res, ready, target),
+            (thrown: unknown) => failed(res, thrown),
+          )
+        }
+      }
       if (!tracked) return
       // The socket is gone when the client went away (or its request broke) before the answer.
       const socket = req.socket as Socket | null
@@ -209,40 +140,28 @@ export async function startServer(
   }
   const pipeline = (req: IncomingMessage, res: ServerResponse, tracked: boolean): void => {
     let reply: MaybePromise<Reply>
+    const init = new SocketRequest(req, options.trustProxy)
     try {
-      reply = target.handle(new SocketRequest(req, options.trustProxy))
+      reply = target.handle(init)
     } catch (error) {
-      answer({ req, res, reply: undefined, error, tracked })
+      answer({ req, res, init, reply: undefined, error, tracked })
       return
     }
-    if (!isThenable(reply)) answer({ req, res, reply, error: undefined, tracked })
+    if (!isThenable(reply)) answer({ req, res, init, reply, error: undefined, tracked })
     else
       reply.then(
-        (value) => answer({ req, res, reply: value, error: undefined, tracked }),
-        (error: unknown) => answer({ req, res, reply: undefined, error, tracked }),
+        (value) => answer({ req, res, init, reply: value, error: undefined, tracked }),
+        (error: unknown) => answer({ req, res, init, reply: undefined, error, tracked }),
       )
   }
   // polka serves the static mounts (sirv), handing a miss on to the pipeline. Requests outside
   // every mount go to the pipeline directly: polka's loop costs two promises per request.
   const mounts = options.statics.map((m) => m.prefix)
-  const app = mounts.length === 0 ? undefined : polka()
-  for (const mount of options.statics) {
-    app!.use(
-      mount.prefix,
-      sirv(mount.dir, {
-        dev: false,
-        etag: true,
-        maxAge: mount.maxAge ?? 0,
-        immutable: mount.immutable ?? false,
-        setHeaders: (res: ServerResponse) => {
-          for (const [name, value] of target.securityHeaders.always) res.setHeader(name, value)
-          if (mount.crossOrigin !== true) return
-          const headers = crossOriginHeaders(res.req.headers.origin)
-          for (const [name, value] of Object.entries(headers ?? {})) res.setHeader(name, value)
-        },
-      }),
-    )
-  }
+  const app = staticApp(options.statics, {
+    security: target.securityHeaders,
+    trustProxy: options.trustProxy,
+    compression,
+  })
   app?.use((req: IncomingMessage, res: ServerResponse) => pipeline(req, res, false))
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const framing = readFraming(req.rawHeaders)
@@ -289,6 +208,7 @@ const MAX_READY = 128
 interface Ready {
   readonly req: IncomingMessage
   readonly res: ServerResponse
+  readonly init: SocketRequest
   readonly reply: Reply | undefined
   readonly error: unknown
   readonly tracked: boolean
@@ -319,62 +239,6 @@ function write(
   return false
 }
 
-/** {@link readFraming}: the request names its host twice. */
-const TWO_HOSTS = 1
-/** {@link readFraming}: the request declares a body (`Content-Length` other than 0, or `Transfer-Encoding`). */
-const BODY = 2
-
-/**
- * What the request's framing headers say, in one pass over the raw header list (the parser has
- * built it already: a few string comparisons, no header object):
- *
- * - {@link TWO_HOSTS}: a proxy and the app could each pick a different host (Node keeps the first
- *   in `req.headers`), so HTTP/1.1 requires a 400.
- * - {@link BODY}: a request has a body only when it says so with one of these two headers (RFC
- *   9112 §6.3); without them there are no bytes after the head.
- */
-function readFraming(raw: readonly string[]): number {
-  let flags = 0
-  let hosts = 0
-  for (let i = 0; i < raw.length; i += 2) {
-    const name = raw[i]!
-    if (isName(name, 'host')) {
-      if (++hosts === 2) flags |= TWO_HOSTS
-    } else if (isName(name, 'content-length')) {
-      if (raw[i + 1] !== '0') flags |= BODY
-    } else if (isName(name, 'transfer-encoding')) flags |= BODY
-  }
-  return flags
-}
-
-/**
- * True when `name` is `lower` in any casing, compared in place (`toLowerCase` would copy the name).
- * `lower` is lower-case letters and `-` only.
- */
-function isName(name: string, lower: string): boolean {
-  if (name.length !== lower.length) return false
-  for (let i = 0; i < name.length; i++) {
-    if ((name.charCodeAt(i) | 0x20) !== lower.charCodeAt(i)) return false
-  }
-  return true
-}
-
-/**
- * Tells Node that a request without a body has nothing to drain. After every response Node "dumps"
- * a request nobody read, so that its remaining body bytes are pulled off the keep-alive socket:
- * it resumes the request stream, which then flows, ends and is destroyed, over several ticks and
- * events. For a request that declared no body there are no bytes to pull, and that cascade was
- * a sixth to a fifth of what Node itself spends on a small GET (bench/README.md "Issue 30, tenth
- * pass"). `_dumped` is the flag Node's `IncomingMessage` sets when it starts dumping; set now, the
- * dump is skipped and body bytes, should any arrive, would be dropped (as a dump drops them). The
- * request stream can still be read (it ends at once); it just does not emit `end` and `close` by
- * itself after the response. A Node without the field is left alone.
- */
-function nothingToDrain(req: IncomingMessage): void {
-  const dumped = req as IncomingMessage & { _dumped?: boolean }
-  if (dumped._dumped === false) dumped._dumped = true
-}
-
 /** Answers a request the server refuses before the pipeline, closing the connection after it. */
 function refuse(res: ServerResponse, error: HttpError, always: Record<string, string>): void {
   const body = JSON.stringify(error.body)
@@ -385,15 +249,4 @@ function refuse(res: ServerResponse, error: HttpError, always: Record<string, st
     'content-length': Buffer.byteLength(body),
   })
   res.end(body)
-}
-
-/** True when the URL's path lies under one of the mount prefixes (as polka's `use(prefix)` matches). */
-function mounted(prefixes: readonly string[], url: string): boolean {
-  for (const prefix of prefixes) {
-    if (!url.startsWith(prefix)) continue
-    const next = url.charCodeAt(prefix.length)
-    // End of the URL, '/', '?' or '#': the prefix is a whole segment.
-    if (Number.isNaN(next) || next === 47 || next === 63 || next === 35) return true
-  }
-  return false
 }

@@ -1,5 +1,7 @@
 import { kernelErrors } from '../error-codes.js'
-import type { RunningServer, ServerTarget, StaticMount, StaticOptions } from './server.js'
+import type { FwConfig } from '../config.js'
+import type { RunningServer, ServerTarget } from './server.js'
+import type { StaticMount, StaticOptions } from './static-files.js'
 
 /** Where a listening kernel accepts connections. */
 export interface ListeningAddress {
@@ -36,10 +38,16 @@ export class Serving {
 
   async start(
     target: ServerTarget,
-    options: { port: number; host: string; trustProxy: boolean },
+    http: Pick<FwConfig['http'], 'port' | 'host' | 'trust_proxy' | 'compression'>,
   ): Promise<ListeningAddress> {
     const { startServer } = await import('./server.js')
-    this.#server = await startServer(target, { ...options, statics: this.#statics })
+    this.#server = await startServer(target, {
+      port: http.port,
+      host: http.host,
+      trustProxy: http.trust_proxy,
+      compression: http.compression,
+      statics: this.#statics,
+    })
     const { address, family, port } = this.#server.address
     const shown = family === 'IPv6' ? `[${address}]` : address
     return { port, host: address, url: `http://${shown}:${port}` }

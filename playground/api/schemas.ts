@@ -11,8 +11,22 @@ const MAX_INT = 2_147_483_647
 
 /** The writable fields of a product with their rules (playground/README.md "The products API"). */
 const writable = {
-  name: { type: 'string', minLength: 1, maxLength: 200, pattern: '\\S', example: 'Desk lamp' },
-  sku: { type: 'string', minLength: 1, maxLength: 64, pattern: '\\S', example: 'LAMP-01' },
+  name: {
+    type: 'string',
+    minLength: 1,
+    maxLength: 200,
+    pattern: '\\S',
+    'x-pattern-message': 'must not be blank',
+    example: 'Desk lamp',
+  },
+  sku: {
+    type: 'string',
+    minLength: 1,
+    maxLength: 64,
+    pattern: '\\S',
+    'x-pattern-message': 'must not be blank',
+    example: 'LAMP-01',
+  },
   price: { type: 'number', minimum: 0, maximum: MAX_PRICE, example: 19.5 },
   stock: { type: 'integer', minimum: 0, maximum: MAX_INT, example: 3 },
   active: { type: 'boolean' },

@@ -45,7 +45,7 @@ export function shareMaintenance(kernel: Kernel, api: DatabaseApi): void {
     return value === undefined || value === null ? undefined : Number(value)
   }
   const store: MaintenanceStore = {
-    description: 'the database (every instance)',
+    description: 'the database',
     async write(retryAfter) {
       await api.ready()
       await api.runStatement({ sql: TABLE, bindings: [] })

@@ -3,7 +3,7 @@
 // Synchronous taps: a request that is not annotated passes straight on, with no promise.
 import { messageOf, type Kernel, type Reply, type RequestContext } from 'fw'
 import { allowOrigin, type OriginPolicy } from './cross-origin.js'
-import { serverTiming, summaryHeader } from './headers.js'
+import { requestTime, serverTiming, summaryHeader } from './headers.js'
 import { injectToolbar, toolbarMarkup } from './inject.js'
 import type { PayloadProjections } from './payload.js'
 import { decide, newRequestId, type Decider, type DebugState } from './state.js'
@@ -17,6 +17,8 @@ export interface Delivery {
   readonly scripts: ToolbarScripts
   readonly payload: PayloadProjections
   readonly policy: OriginPolicy
+  /** Whether the user may read the dev panel's log lines (null: unknown); undefined: no panel. */
+  readonly logAccess: ((ctx: RequestContext) => boolean | null) | undefined
 }
 
 const BODY_TYPES = /json|x-www-form-urlencoded/i
@@ -86,15 +88,19 @@ async function render(reply: Reply, ctx: RequestContext, d: Delivery): Promise<R
   const object = body.kind === 'json' ? plainJsonObject(body.value) : undefined
   if (!isHtml && (object === undefined || Object.hasOwn(object, '_debug'))) return reply
   if (isHtml && body.value.length === 0) return reply
-  return ctx.log.phase('debugbar', async () => {
+  // The payload's `time` is the start of this phase as the log records it, which is also what
+  // `X-Fw-Debug` reports (`requestTime`): one figure (test/plugins/debug/payload.test.ts "one time").
+  const start = ctx.log.now()
+  try {
     const payload = d.payload.build({
       ctx,
       events: ctx.log.all(),
       status: reply.status,
       id: ctx.state.requestId,
-      time: ctx.log.now(),
+      time: start,
       memoryBytes: process.memoryUsage().heapUsed,
       body: await capturedBody(ctx),
+      devpanel: d.logAccess === undefined ? false : d.logAccess(ctx),
     })
     if (object !== undefined) {
       reply.body = { kind: 'json', value: { ...object, _debug: payload } }
@@ -106,7 +112,10 @@ async function render(reply: Reply, ctx: RequestContext, d: Delivery): Promise<R
       }
     }
     return reply
-  })
+  } finally {
+    const end = ctx.log.now()
+    ctx.log.record('phase.completed', { name: 'debugbar', start, duration: end - start }, end)
+  }
 }
 
 /** The headers of an annotated response. */
@@ -119,7 +128,12 @@ function annotate(reply: Reply, ctx: RequestContext, d: Delivery, bootDurations:
   reply.header('server-timing', existing === undefined ? timing : `${String(existing)}, ${timing}`)
   reply.header(
     'x-fw-debug',
-    summaryHeader(events, total, process.memoryUsage().heapUsed, ctx.state.requestId),
+    summaryHeader(
+      events,
+      requestTime(events, total),
+      process.memoryUsage().heapUsed,
+      ctx.state.requestId,
+    ),
   )
   if (ctx.state.requestId !== undefined) reply.header('x-request-id', ctx.state.requestId)
   const vary = reply.getHeader('vary')

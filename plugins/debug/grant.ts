@@ -2,7 +2,7 @@
 // hmac = lowercase hex HMAC-SHA256 of the expiry string under `debug_token_secret`, else the
 // application key. No secret: nothing is ever granted, and there is no fallback.
 import { createHmac, timingSafeEqual } from 'node:crypto'
-import type { FwConfig, RequestContext } from 'fw'
+import type { FwConfig } from 'fw'
 
 /** The grant cookie. */
 export const GRANT_COOKIE = 'fw_debug'
@@ -57,13 +57,6 @@ export function verifyGrantToken(
   const nowSeconds = now / 1000
   if (expires <= nowSeconds || expires - nowSeconds > MAX_TTL) return undefined
   return expires
-}
-
-/** True when the request came over TLS, or a proxy says so with `X-Forwarded-Proto: https`. */
-export function cameOverHttps(ctx: RequestContext): boolean {
-  if (ctx.secure) return true
-  const proto = ctx.header('x-forwarded-proto')
-  return proto !== undefined && proto.split(',')[0]!.trim().toLowerCase() === 'https'
 }
 
 /** The `Set-Cookie` value that holds a grant until it expires. */

@@ -96,6 +96,19 @@ function routeLabel(events: readonly AnyEvent[]): string | undefined {
   return undefined
 }
 
+/**
+ * The request's time as the debug data reports it (`_debug.time`, `X-Fw-Debug`'s `time`): up to
+ * the start of the `debugbar` phase, where the payload was built, or `now` on a response that got
+ * no payload. `Server-Timing`'s `total` includes that phase.
+ */
+export function requestTime(events: readonly AnyEvent[], now: number): number {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const e = events[i]!
+    if (e.type === 'phase.completed' && e.data.name === 'debugbar') return e.data.start
+  }
+  return now
+}
+
 /** Escapes every non-ASCII character so a JSON text is a valid header value. */
 function asciiJson(value: unknown): string {
   return JSON.stringify(value).replace(
@@ -125,4 +138,3 @@ export function summaryHeader(
   if (errors > 0) out.errors = errors
   return asciiJson(out)
 }
-

@@ -3,13 +3,7 @@
 // `ctx.state.debug`.
 import { randomFillSync } from 'node:crypto'
 import type { RequestContext } from 'fw'
-import {
-  cameOverHttps,
-  clearGrantCookie,
-  GRANT_COOKIE,
-  grantCookie,
-  verifyGrantToken,
-} from './grant.js'
+import { clearGrantCookie, GRANT_COOKIE, grantCookie, verifyGrantToken } from './grant.js'
 
 /** Why and how a request is annotated. */
 export interface DebugState {
@@ -78,7 +72,9 @@ function decideGrant(
   offer: string | undefined,
   cookie: string | undefined,
 ): DebugState {
-  const secure = cameOverHttps(ctx)
+  // Over TLS, or through a proxy the operator trusts (`http.trust_proxy`): a client's own
+  // `X-Forwarded-Proto` counts for nothing (test/plugins/debug/grant.test.ts "Secure").
+  const secure = ctx.secure
   if (offer === 'off') {
     return { ...NONE, setCookie: clearGrantCookie(secure) }
   }

@@ -81,7 +81,7 @@ test('the first --help boots the app, lists its commands and writes the manifest
 }) => {
   const { code, stdout } = await fw(['--help'], app.env)
   assert.is(code, 0)
-  assert.match(stdout, 'fw greet [--who #0]')
+  assert.match(stdout, 'fw greet [--who <who>]')
   assert.match(stdout, 'Say hello')
   assert.equal(loads(app), ['loaded', 'setup'])
   // An undocumented command is not in clipanion's general help, booted or listed.
@@ -97,7 +97,7 @@ test('--help then lists them from the manifest without loading the app', async (
   const { code, stdout } = await fw(['--help'], app.env)
   assert.is(stdout, booted, 'the same help as the booted app printed')
   assert.is(code, 0)
-  assert.match(stdout, 'fw greet [--who #0]')
+  assert.match(stdout, 'fw greet [--who <who>]')
   assert.match(stdout, 'Say hello')
   assert.match(stdout, 'fw route:list')
   assert.is(loads(app).length, before, 'the app module was not imported')
@@ -127,12 +127,12 @@ test('a change to the app module voids the manifest: --help lists the new comman
   const before = loads(app).length
   const first = await fw(['--help'], app.env)
   assert.is(first.code, 0)
-  assert.match(first.stdout, 'fw wave [--who #0]')
+  assert.match(first.stdout, 'fw wave [--who <who>]')
   assert.not.match(first.stdout, 'fw greet')
   assert.equal(loads(app).slice(before), ['loaded', 'setup'])
 
   const again = await fw(['--help'], app.env)
-  assert.match(again.stdout, 'fw wave [--who #0]')
+  assert.match(again.stdout, 'fw wave [--who <who>]')
   assert.is(loads(app).length, before + 2, 'the second --help read the new manifest')
 })
 

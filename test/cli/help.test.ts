@@ -38,6 +38,24 @@ test("prints a command's detailed usage on <command> --help", async () => {
   }
 })
 
+test('names option values after the option, in the list and in a command\'s usage', async () => {
+  const { stdout } = await runCli(['--help'])
+  assert.match(stdout, 'fw serve [--port <port>] [--host <host>] [--workers <workers>]')
+  // A plugin's command (the playground's debug plugin), listed from the app.
+  assert.match(stdout, 'fw debug:token [--ttl <ttl>] [--url <url>]')
+  assert.not.match(stdout, '#0')
+  for (const [argv, line] of [
+    [['serve', '--help'], '--drain-timeout <drain-timeout>'],
+    [['down', '--help'], '--retry <retry>'],
+    [['debug:token', '--help'], '--ttl <ttl>'],
+  ] as const) {
+    const help = await runCli([...argv])
+    assert.is(help.code, 0, argv[0])
+    assert.match(help.stdout, line, argv[0])
+    assert.not.match(help.stdout, '#0', argv[0])
+  }
+})
+
 test('prints the version of fw on --version', async () => {
   const { code, stdout } = await runCli(['--version'])
   assert.is(code, 0)

@@ -85,11 +85,16 @@ test('fw down on one root takes every instance down, fw up on another brings all
     assert.equal(await res.json(), { error: 'maintenance', retry_after: 42 })
   }
   if (onPostgres) {
-    assert.match(down.stdout, 'on every instance')
+    assert.is(
+      down.stdout,
+      "The app is down for maintenance on every instance (state in the database); clients are told to retry after 42 s. Run 'fw up' to bring it back.\n",
+    )
     for (const a of apps) assert.not.ok(existsSync(join(a.root, 'var', 'MAINTENANCE')))
   } else assert.ok(existsSync(join(apps[0]!.root, 'var', 'MAINTENANCE')))
   const up = await runCli(['up'], { env: env(apps.at(-1)!) })
   assert.is(up.code, 0, up.stderr)
+  if (onPostgres)
+    assert.is(up.stdout, 'The app is up again on every instance (state in the database).\n')
   for (const s of served) assert.ok((await until(s.url, 200, 2000)) < 1000)
 })
 

@@ -1,6 +1,9 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { connect } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { html, json, text } from 'fw'
 import { createTestKernel } from 'fw/testing'
 import type { UserConfig } from 'fw'
@@ -100,6 +103,54 @@ test('X-Forwarded-Proto makes a request secure only behind a trusted proxy', asy
     } finally {
       await kernel.close(500)
     }
+  }
+})
+
+const HSTS = { max_age: 31_536_000, include_subdomains: true, preload: true }
+
+test('HSTS goes on every response to an HTTPS request once max_age is set, never over HTTP', async () => {
+  const kernel = app({ http: { security_headers: { hsts: HSTS } } })
+  for (const url of ['/data', '/page', '/nowhere']) {
+    const secure = await kernel.inject({ url, secure: true })
+    assert.is(
+      secure.headers['strict-transport-security'],
+      'max-age=31536000; includeSubDomains; preload',
+      url,
+    )
+    assert.is((await kernel.inject(url)).headers['strict-transport-security'], undefined, url)
+  }
+  const plain = app({ http: { security_headers: { hsts: { max_age: 600 } } } })
+  const res = await plain.inject({ url: '/data', secure: true })
+  assert.is(res.headers['strict-transport-security'], 'max-age=600')
+  // Off by default.
+  const off = await app().inject({ url: '/data', secure: true })
+  assert.is(off.headers['strict-transport-security'], undefined)
+})
+
+test('HSTS on the socket: behind a trusted proxy saying https, static files too; a client saying it gets none', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'fw-hsts-'))
+  writeFileSync(join(dir, 'a.txt'), 'static')
+  try {
+    for (const trust of [false, true]) {
+      const kernel = app({ http: { trust_proxy: trust, security_headers: { hsts: HSTS } } })
+      kernel.static('files', dir)
+      const { url } = await kernel.listen(0, '127.0.0.1')
+      try {
+        for (const path of ['/data', '/files/a.txt']) {
+          const res = await fetch(`${url}${path}`, { headers: { 'x-forwarded-proto': 'https' } })
+          assert.is(res.status, 200, path)
+          assert.is(
+            res.headers.get('strict-transport-security'),
+            trust ? 'max-age=31536000; includeSubDomains; preload' : null,
+            `${path}, trust_proxy ${trust}`,
+          )
+        }
+      } finally {
+        await kernel.close(500)
+      }
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
   }
 })
 

@@ -15,6 +15,7 @@ const product: JsonSchema = {
     tags: { type: 'array', items: { type: 'string' } },
     notes: { type: 'string', nullable: true },
     email: { type: 'string', format: 'email', example: 'ada@example.com' },
+    code: { type: 'string', pattern: '^[A-Z]{3}$', 'x-pattern-message': 'must be three capitals' },
   },
 }
 
@@ -64,6 +65,33 @@ test('answers 422 naming every wrong field, with the validator error collection'
   assert.ok(body.issues.some((i) => i.field === 'email' && i.keyword === 'format'))
   const raised = res.events.find((e) => e.type === 'exception.raised')
   assert.is((raised?.data as { code?: string }).code, 'FW_ERR_HTTP_BODY_INVALID')
+  await kernel.close()
+})
+
+test('a pattern fails in words (x-pattern-message, else a generic phrase), never the expression', async () => {
+  const kernel = app()
+  const res = await kernel.inject({
+    method: 'POST',
+    url: '/products',
+    headers: JSON_HEADERS,
+    body: JSON.stringify({ name: ' ', price: 1, stock: 1, code: 'eur' }),
+  })
+  assert.is(res.status, 422)
+  const body = res.json<{
+    errors: Record<string, string[]>
+    issues: { field: string; message: string; params: { pattern?: string } }[]
+  }>()
+  assert.equal(body.errors, {
+    name: ['The name is not in the expected format.'],
+    code: ['The code must be three capitals.'],
+  })
+  assert.equal(
+    body.issues.map((i) => i.message),
+    ['is not in the expected format', 'must be three capitals'],
+  )
+  assert.not.match(res.body, 'must match pattern')
+  // Programs still get the expression.
+  assert.is(body.issues.find((i) => i.field === 'code')?.params.pattern, '^[A-Z]{3}$')
   await kernel.close()
 })
 

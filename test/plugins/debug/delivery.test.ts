@@ -42,6 +42,7 @@ test('a JSON object gets _debug with every payload key; the headers are set', as
     'services',
     'migrations',
     'exceptions',
+    'devpanel',
   ])
   const request = body._debug.request as Record<string, unknown>
   assert.match(String(request.id), ID)
@@ -101,6 +102,26 @@ test('a request id is fresh per request and never taken from X-Request-Id', asyn
   assert.is(a.headers['x-request-id'], idA)
   assert.is.not(b.json<{ id: string }>().id, idA)
   await kernel.close()
+})
+
+test('one time figure: _debug.time (JSON and the page island) is X-Fw-Debug time', async () => {
+  const kernel = debugKernel()
+  await kernel.boot()
+  // A projection that takes a while: the payload's building is not part of the figure.
+  kernel.plugin('debug').project('slow', () => {
+    const until = performance.now() + 3
+    while (performance.now() < until);
+    return 'done'
+  })
+  const json = await kernel.inject('/obj')
+  const time = json.json<{ _debug: { time: number } }>()._debug.time
+  assert.is(summary(json.headers).time, time)
+  const page = await kernel.inject('/page')
+  const island = JSON.parse(islandOf(page.body)!) as { time: number }
+  assert.is(summary(page.headers).time, island.time)
+  // Server-Timing's total includes the building.
+  const total = /total;dur=([\d.]+)/.exec(String(page.headers['server-timing']))![1]!
+  assert.ok(Number(total) >= island.time + 3, `${total} ≥ ${island.time} + 3`)
 })
 
 test('an HTML page gets the island and the script once, before the last </body>, any case', async () => {

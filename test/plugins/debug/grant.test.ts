@@ -72,22 +72,58 @@ test('a grant in production answers no CORS: an annotated response stays same-or
   await kernel.close()
 })
 
-test('Secure behind X-Forwarded-Proto: https (and over TLS)', async () => {
+test('the payload says the dev panel answers a grant holder; unknown for a guest (no identity asked)', async () => {
   const kernel = prod()
   const token = tokenFor(nowSeconds() + 600)
-  const a = await kernel.inject({
-    url: `/obj?_debug=${token}`,
-    headers: { 'x-forwarded-proto': 'https' },
-  })
-  assert.ok(setCookies(a.headers)[0]!.endsWith('; Secure'))
-  const b = await kernel.inject({ url: `/obj?_debug=${token}`, secure: true })
-  assert.ok(setCookies(b.headers)[0]!.endsWith('; Secure'))
-  const c = await kernel.inject({
-    url: '/obj?_debug=off',
-    headers: { 'x-forwarded-proto': 'https' },
-  })
-  assert.ok(setCookies(c.headers)[0]!.includes('; Secure'))
+  const granted = await kernel.inject({ url: '/obj', headers: { cookie: `fw_debug=${token}` } })
+  assert.is(granted.json<{ _debug: { devpanel: unknown } }>()._debug.devpanel, true)
+  const dev = debugKernel({ development: true })
+  const guest = await dev.inject('/obj')
+  assert.is(guest.json<{ _debug: { devpanel: unknown } }>()._debug.devpanel, null)
+  const noPanel = debugKernel({ development: true, features: ['debug'] })
+  const without = await noPanel.inject('/obj')
+  assert.is(without.json<{ _debug: { devpanel: unknown } }>()._debug.devpanel, false)
+  await Promise.all([kernel.close(), dev.close(), noPanel.close()])
+})
+
+test('Secure over TLS', async () => {
+  const kernel = prod()
+  const token = tokenFor(nowSeconds() + 600)
+  const res = await kernel.inject({ url: `/obj?_debug=${token}`, secure: true })
+  assert.ok(setCookies(res.headers)[0]!.endsWith('; Secure'))
+  const off = await kernel.inject({ url: '/obj?_debug=off', secure: true })
+  assert.ok(setCookies(off.headers)[0]!.includes('; Secure'))
   await kernel.close()
+})
+
+/** The grant cookies a server on a socket sets for a request saying `X-Forwarded-Proto: https`. */
+async function forwardedHttps(trustProxy: boolean): Promise<string[]> {
+  const kernel = prod({ trustProxy })
+  const { url } = await kernel.listen(0, '127.0.0.1')
+  try {
+    const cookies: string[] = []
+    for (const query of [`_debug=${tokenFor(nowSeconds() + 600)}`, '_debug=off']) {
+      const res = await fetch(`${url}/obj?${query}`, { headers: { 'x-forwarded-proto': 'https' } })
+      cookies.push(...res.headers.getSetCookie())
+    }
+    return cookies
+  } finally {
+    await kernel.close()
+  }
+}
+
+test('Secure behind a trusted proxy saying X-Forwarded-Proto: https', async () => {
+  const cookies = await forwardedHttps(true)
+  assert.is(cookies.length, 2)
+  for (const cookie of cookies) assert.ok(cookie.includes('; Secure'), cookie)
+})
+
+test('not Secure when a client says X-Forwarded-Proto: https itself (no http.trust_proxy)', async () => {
+  // Believing the client would let it pick the cookie's attributes; the session cookie ignores
+  // the header the same way.
+  const cookies = await forwardedHttps(false)
+  assert.is(cookies.length, 2)
+  for (const cookie of cookies) assert.not.ok(cookie.includes('Secure'), cookie)
 })
 
 test('refused: tampered expiry, foreign key, expired, beyond 12 h; no key means no grant', async () => {

@@ -14,6 +14,7 @@ export interface DebugKernelOptions {
   features?: string[]
   options?: DebugOptions
   debugTokenSecret?: string
+  trustProxy?: boolean
 }
 
 /** A kernel in development (or production) with the debug plugin and routes of every body kind. */
@@ -25,6 +26,7 @@ export function debugKernel(o: DebugKernelOptions = {}): Kernel {
       development: o.development ?? true,
       features: o.features ?? ['debug', 'DevPanel'],
       debug_token_secret: o.debugTokenSecret,
+      http: { trust_proxy: o.trustProxy ?? false },
     },
   })
   kernel.register(debug, o.options)
