@@ -155,9 +155,10 @@ test('signing_keys: matching pair of 2048 bits is ok with bits', async () => {
   assert.is(r.details!.bits, 2048)
 })
 
-test('signing_keys: matching pair below 2048 bits is degraded', async () => {
+test('signing_keys: matching pair below 2048 bits is down (the server cannot sign with it)', async () => {
   const r = await keys(files.priv1024, files.pub1024)
-  assert.is(r.status, 'degraded')
+  assert.is(r.status, 'down')
+  assert.match(r.message, /1024 bits: the authorization server signs only with 2048 or more/)
   assert.is(r.details!.bits, 1024)
 })
 
