@@ -115,10 +115,17 @@ export const identity: JsonSchema = {
   },
 }
 
+/** The category's title, joined into the product lists (`categories.title`, `title` in a row). */
+const joined = { title: { type: 'string', example: 'Garden' } } as const
+
 /** The product resource's schemas, by action. */
 export const productSchemas = {
   // The list engine's parameters and envelope, rows typed from the product's columns.
-  index: listRouteSchema(productList, { record: product, description: 'One page of products.' }),
+  index: listRouteSchema(productList, {
+    record: product,
+    joined,
+    description: 'One page of products.',
+  }),
   store: {
     body: productInput,
     responses: {
@@ -139,4 +146,4 @@ export const productSchemas = {
 } as const
 
 /** `GET /api/v1/products/datatable`: the DataTables protocol over the same list. */
-export const productDatatable = datatableRouteSchema(productList, { record: product })
+export const productDatatable = datatableRouteSchema(productList, { record: product, joined })

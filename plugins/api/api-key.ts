@@ -2,7 +2,7 @@ import * as crypto from 'node:crypto'
 import type { Kernel, Middleware, Next, Reply, RequestContext } from 'fw'
 import { presentedToken } from 'fw/plugins/auth/credentials'
 import type {} from 'fw/plugins/database'
-import { apiError } from './envelope.js'
+import { apiError, refusalData } from './envelope.js'
 import type { ApiApplication } from './state.js'
 
 /**
@@ -177,10 +177,5 @@ function tokenFailure(
   ctx: RequestContext,
   refused: { credential: string; reason: string } | undefined,
 ): Reply {
-  return apiError(
-    'InvalidAccessToken',
-    ctx.kernel.isDevelopment()
-      ? { credential: refused?.credential ?? 'accessToken', reason: refused?.reason ?? 'unknown' }
-      : undefined,
-  )
+  return apiError('InvalidAccessToken', refusalData(ctx, refused))
 }

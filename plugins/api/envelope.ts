@@ -1,4 +1,4 @@
-import { json, type Reply } from 'fw'
+import { json, type Reply, type RequestContext } from 'fw'
 
 /** The `error` codes of the API middleware: key, token and session failures, and `minUsertype`. */
 export type ApiErrorCode =
@@ -56,4 +56,17 @@ export function apiError(error: ApiErrorCode, data?: Record<string, unknown>): R
   }
   if (data !== undefined) body.data = data
   return json(body, f.status)
+}
+
+/**
+ * The `data` of a refused token, `{credential, reason}`, in development only (README.md
+ * "Failures"); production answers the bare envelope. Guarded by test/plugins/api/api-key.test.ts
+ * and unified.test.ts ("no `data` key outside development").
+ */
+export function refusalData(
+  ctx: RequestContext,
+  refused: { credential: string; reason: string } | undefined,
+): Record<string, unknown> | undefined {
+  if (!ctx.kernel.isDevelopment()) return undefined
+  return { credential: refused?.credential ?? 'accessToken', reason: refused?.reason ?? 'unknown' }
 }

@@ -4,6 +4,13 @@ import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject 
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import type { Kernel } from 'fw'
+import { authErrors } from './errors.js'
+
+/**
+ * The smallest RSA modulus the authorization server signs or verifies with (NIST SP 800-131A);
+ * the `signing_keys` health check and the start check use the same figure.
+ */
+export const MIN_KEY_BITS = 2048
 
 /** RSA modulus sizes `fw keys:generate --bits` accepts. */
 export const KEY_BITS = [2048, 3072, 4096] as const
@@ -118,8 +125,8 @@ export class SigningKeyStore {
     }
     if (key.asymmetricKeyType !== 'rsa')
       throw new SigningKeyError(`the ${kind} key ${file} is not an RSA key`)
-    if ((key.asymmetricKeyDetails?.modulusLength ?? 0) < 2048)
-      throw new SigningKeyError(`the ${kind} key ${file} is shorter than 2048 bits`)
+    if ((key.asymmetricKeyDetails?.modulusLength ?? 0) < MIN_KEY_BITS)
+      throw new SigningKeyError(`the ${kind} key ${file} is shorter than ${MIN_KEY_BITS} bits`)
     if (kind === 'private' && (mode & 0o077) !== 0 && process.platform !== 'win32')
       this.#warn(
         `the private key ${file} has mode ${mode.toString(8).padStart(4, '0')}: readable beyond its owner (chmod 600 it)`,
@@ -147,5 +154,31 @@ export class SigningKeyStore {
       this.#pairChecked = pair
     }
     return this.#private.key
+  }
+}
+
+/**
+ * Throws `FW_ERR_AUTH_SIGNING_KEY_WEAK` (naming the file and its size) when a key file of the pair
+ * holds an RSA key below {@link MIN_KEY_BITS}: run when the server starts, so that such a pair stops
+ * the start instead of failing every token request. A missing or unreadable file is left to the
+ * `signing_keys` health check and the token endpoint (a pair may be generated after the start).
+ * Guarded by test/plugins/auth/oauth-weak-keys.test.ts.
+ */
+export function refuseWeakKeys(paths: SigningKeyPaths): void {
+  const halves = [
+    ['private', paths.privateKey],
+    ['public', paths.publicKey],
+  ] as const
+  for (const [half, file] of halves) {
+    let key: KeyObject
+    try {
+      const pem = readFileSync(file, 'utf8')
+      key = half === 'private' ? createPrivateKey(pem) : createPublicKey(pem)
+    } catch {
+      continue
+    }
+    const bits = key.asymmetricKeyDetails?.modulusLength
+    if (key.asymmetricKeyType === 'rsa' && bits !== undefined && bits < MIN_KEY_BITS)
+      throw authErrors.error('FW_ERR_AUTH_SIGNING_KEY_WEAK', { half, file, bits })
   }
 }

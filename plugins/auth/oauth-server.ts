@@ -4,7 +4,7 @@ import { createHash, randomBytes, randomUUID, timingSafeEqual, type KeyObject } 
 import { HttpError, json, type Kernel, type Reply, type RequestContext } from 'fw'
 import { KeysGenerateCommand } from './keys-command.js'
 import { field, passwordLeg } from './login-flow.js'
-import { SigningKeyStore, signingKeyPaths } from './oauth-keys.js'
+import { refuseWeakKeys, SigningKeyStore, signingKeyPaths } from './oauth-keys.js'
 import { verifyDummyPassword, verifyPassword } from './passwords.js'
 import { recordTokenIssued } from './resolved.js'
 import { nowSeconds, query, type AuthRuntime } from './runtime.js'
@@ -244,8 +244,9 @@ const OTHER_METHODS = ['GET', 'PUT', 'PATCH', 'DELETE'] as const
 
 /**
  * Contributes `fw keys:generate` always, and with the `authorization-server` feature (any case)
- * the signing-key store (RS256 tokens verify only then) and `POST /api/oauth/token` (named
- * `auth.oauth.token`; other methods 405). Without the feature the route does not exist.
+ * the signing-key store (RS256 tokens verify only then), `POST /api/oauth/token` (named
+ * `auth.oauth.token`; other methods 405) and a `listen` tap refusing a pair below 2048 bits
+ * (`FW_ERR_AUTH_SIGNING_KEY_WEAK`). Without the feature the route does not exist.
  */
 export function setupAuthorizationServer(kernel: Kernel, rt: AuthRuntime): void {
   kernel.command(KeysGenerateCommand)
@@ -254,6 +255,8 @@ export function setupAuthorizationServer(kernel: Kernel, rt: AuthRuntime): void 
     kernel.logger.warn(`auth: ${message}`),
   )
   rt.signingKeys = keys
+  // A pair below 2048 bits stops the start: the token endpoint could only answer 500 with it.
+  kernel.hooks.listen.tapPromise('auth.signing-keys', async () => refuseWeakKeys(keys.paths))
   kernel.router.group({ prefix: 'api/oauth', name: 'auth.oauth.' }, (r) => {
     r.post('token', (ctx) => token(rt, keys, ctx)).name('token')
     r.match(OTHER_METHODS, 'token', () =>

@@ -3,6 +3,7 @@ import { readFile, stat } from 'node:fs/promises'
 import { isAbsolute, resolve } from 'node:path'
 import { messageOf, type Kernel } from 'fw'
 import type { HealthCheck, HealthResult, HealthStatus } from 'fw/plugins/health'
+import { MIN_KEY_BITS } from './oauth-keys.js'
 
 function result(
   status: HealthStatus,
@@ -66,8 +67,9 @@ function parseKey(half: Half, pem: Buffer, path: string): KeyObject | HealthResu
  * auth plugin when both are there and the `authorization-server` feature is on (the health plugin's
  * README.md "Built-in checks"). `down` when OpenSSL or the signing library is missing, a file is
  * missing, unreadable, a directory or unparseable (the message names which half), or the two keys
- * are not a pair (a constant signed with the private key does not verify with the public one);
- * `degraded` for a pair below 2048 bits; `ok` with `bits` otherwise.
+ * are not a pair (a constant signed with the private key does not verify with the public one),
+ * or an RSA pair is below 2048 bits (the token endpoint cannot sign with it; the server refuses to
+ * start with one: `FW_ERR_AUTH_SIGNING_KEY_WEAK`); `ok` with `bits` otherwise.
  */
 export function signingKeysCheck(kernel: Kernel, options: SigningKeysOptions = {}): HealthCheck {
   const under = (p: string): string => (isAbsolute(p) ? p : resolve(kernel.root, p))
@@ -112,11 +114,11 @@ export function signingKeysCheck(kernel: Kernel, options: SigningKeysOptions = {
       if (bits === undefined)
         return result('ok', NAME, `matching ${type} key pair`, { ...paths, type })
       const details = { ...paths, type, bits }
-      if (bits < 2048)
+      if (bits < MIN_KEY_BITS)
         return result(
-          'degraded',
+          'down',
           NAME,
-          `matching ${type} key pair of ${bits} bits: below 2048`,
+          `matching ${type} key pair of ${bits} bits: the authorization server signs only with ${MIN_KEY_BITS} or more (fw keys:generate --force)`,
           details,
         )
       return result('ok', NAME, `matching ${type} key pair of ${bits} bits`, details)

@@ -96,11 +96,11 @@ interface Measurement {
 const RESPONSE_TIME: Measurement = { key: 'latency_ms', name: 'responseTime', unit: 'ms' }
 const DISK_FREE: Measurement = { key: 'free_bytes', name: 'free', unit: 'bytes' }
 const MEMORY_USED: Measurement = { key: 'used_bytes', name: 'utilization', unit: 'bytes' }
-const KEY_SIZE: Measurement = { key: 'bits', name: 'keySize', unit: 'bits' }
+const KEY_BITS: Measurement = { key: 'bits', name: 'bits', unit: 'bits' }
 const CACHE_STORE: Measurement = { key: 'store', name: 'store' }
 
 /** The figures any check reports by putting these keys in its `details`, in this order. */
-const MEASUREMENTS: readonly Measurement[] = [RESPONSE_TIME, DISK_FREE, MEMORY_USED, KEY_SIZE]
+const MEASUREMENTS: readonly Measurement[] = [RESPONSE_TIME, DISK_FREE, MEMORY_USED, KEY_BITS]
 
 /**
  * The built-in checks: the draft's component name (`disk_space` is the `disk`) and what each
@@ -112,7 +112,7 @@ const BUILT_IN: Readonly<Record<string, { component: string; measures: readonly 
     database: { component: 'database', measures: [RESPONSE_TIME] },
     disk_space: { component: 'disk', measures: [DISK_FREE] },
     memory_limit: { component: 'memory', measures: [MEMORY_USED] },
-    signing_keys: { component: 'signing_keys', measures: [KEY_SIZE] },
+    signing_keys: { component: 'signing_keys', measures: [KEY_BITS] },
     cache: { component: 'cache', measures: [CACHE_STORE] },
     redis: { component: 'redis', measures: [RESPONSE_TIME] },
   }

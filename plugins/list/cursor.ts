@@ -1,6 +1,7 @@
 // Keyset paging: `after=<cursor>` continues after the last row of the previous page, so that a deep
 // page costs what the first one does (an index seek instead of walking OFFSET rows).
 import type { Fragment } from './fragment.js'
+import { refuseNul } from './input-limits.js'
 import type { OrderKey } from './read-params.js'
 import type { ListValue } from './source.js'
 
@@ -26,7 +27,10 @@ export function encodeCursor(order: readonly OrderKey[], row: Record<string, unk
   return Buffer.from(JSON.stringify({ o: signature(order), v: values })).toString('base64url')
 }
 
-/** The values a cursor carries, or `undefined` when it is malformed or from another order. */
+/**
+ * The values a cursor carries, or `undefined` when it is malformed or from another order; a value
+ * holding a NUL throws the 400 `invalid_input`.
+ */
 export function readCursor(raw: unknown, order: readonly OrderKey[]): ListValue[] | undefined {
   if (typeof raw !== 'string' || raw === '' || raw.length > MAX_CURSOR_LENGTH) return undefined
   let decoded: unknown
@@ -39,7 +43,11 @@ export function readCursor(raw: unknown, order: readonly OrderKey[]): ListValue[
   const { o, v } = decoded as { o?: unknown; v?: unknown }
   if (o !== signature(order) || !Array.isArray(v) || v.length !== order.length) return undefined
   const ok = v.every((x) => x === null || ['string', 'number', 'boolean'].includes(typeof x))
-  return ok ? (v as ListValue[]) : undefined
+  if (!ok) return undefined
+  // No row holds a NUL (PostgreSQL text cannot): a cursor carrying one was forged, and is refused
+  // as any other NUL in a list parameter is.
+  refuseNul(v)
+  return v as ListValue[]
 }
 
 /**

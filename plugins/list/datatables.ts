@@ -6,6 +6,7 @@ import type { Reply, RequestContext } from 'fw'
 import { countStatement, dataStatement } from './compile.js'
 import { compiledFor, countOf, planList, present, run, type ListRow } from './engine.js'
 import { answerList, errorEnvelope, showsListDetails } from './envelope.js'
+import { refuseNul } from './input-limits.js'
 import { readWindow } from './read-params.js'
 import type { ListSource } from './source.js'
 
@@ -38,15 +39,28 @@ function draw(value: unknown): number {
   return typeof value === 'string' && /^\d{1,9}$/.test(value.trim()) ? Number(value) : 0
 }
 
+/** `columns[i][search][value]` of each column not marked `searchable=false`, by its `data`. */
+function columnSearches(query: Query): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const entry of Object.values(record(query.columns))) {
+    const column = record(entry)
+    const value = record(column.search).value
+    if (typeof column.data === 'string' && column.searchable !== 'false' && value !== undefined)
+      out[column.data] = value
+  }
+  return out
+}
+
 /**
  * Translates DataTables parameters into the engine's: the columns' `data` names become `fields`,
  * `order[i]` points at a column (one marked `orderable=false` is skipped), `search[value]` is a
- * plain-text search. The engine's own `filter` parameter passes through.
+ * plain-text search and each column's `search[value]` a search of its field, all ANDed. The
+ * engine's own `filter` parameter passes through.
  */
 export function datatableParams(query: Query): {
   fields: string[]
   order: string[]
-  search: unknown
+  search: unknown[]
   filter: unknown
 } {
   const columns = Object.values(record(query.columns)).map((c) => record(c).data)
@@ -61,13 +75,14 @@ export function datatableParams(query: Query): {
   return {
     fields: columns.filter((c): c is string => typeof c === 'string'),
     order,
-    search: record(query.search).value,
+    search: [record(query.search).value, columnSearches(query)],
     filter: query.filter,
   }
 }
 
 /**
- * Runs a DataTables request. `recordsFiltered` counts the rows the search leaves; `recordsTotal`
+ * Runs a DataTables request (a NUL in any of its parameters: 400 `invalid_input`, before any
+ * statement). `recordsFiltered` counts the rows the search leaves; `recordsTotal`
  * is counted again without the search only when a search is active (otherwise both are equal).
  */
 export async function fetchDatatable(
@@ -75,6 +90,8 @@ export async function fetchDatatable(
   source: ListSource,
   query: Query,
 ): Promise<DatatableResult> {
+  // Every parameter of the protocol, column searches included: a NUL anywhere is refused.
+  refuseNul(query)
   const { plan, named } = planList(compiledFor(em, source), datatableParams(query))
   const window = readWindow(query.start, query.length)
   const statement = dataStatement(plan, window)

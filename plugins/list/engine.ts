@@ -9,6 +9,7 @@ import {
 } from './compile.js'
 import { encodeCursor, readCursor } from './cursor.js'
 import { ListQueryError } from './errors.js'
+import { currentSearchLimit, refuseNul } from './input-limits.js'
 import { readFilter, type FilterEntry } from './read-filter.js'
 import {
   finalOrder,
@@ -91,12 +92,29 @@ export function compiledFor(em: SqlEntityManager, source: ListSource): CompiledS
   return source.compile(em.getMetadata(), em.getPlatform(), isPostgres(em))
 }
 
-/** Reads and validates a request's parameters against a source. */
+/** The parameters the engine reads: a NUL in any of them is refused (README.md "Refused input"). */
+const READ: readonly (keyof ListInput)[] = [
+  'fields',
+  'order',
+  'filter',
+  'search',
+  'page',
+  'per_page',
+  'after',
+]
+
+/**
+ * Reads and validates a request's parameters against a source. Refuses, before any statement, a
+ * NUL in a parameter it reads (400 `invalid_input`) and a search term or `LIKE` pattern longer
+ * than `maxSearchLength` (default: {@link currentSearchLimit}; 422 `search_too_long`).
+ */
 export function planList(
   compiled: CompiledSource,
   params: ListParams,
-  options: { keyset?: boolean } = {},
+  options: { keyset?: boolean; maxSearchLength?: number } = {},
 ): { plan: ListPlan; named: string[] } {
+  refuseNul(...READ.map((key) => raw(params, key)))
+  const maxLength = options.maxSearchLength ?? currentSearchLimit()
   const { fields, named } = readFields(raw(params, 'fields'), compiled)
   const select = dedupe([compiled.primaryKey, ...fields])
   const order = finalOrder(readOrder(raw(params, 'order'), compiled), compiled)
@@ -106,8 +124,8 @@ export function planList(
     source: compiled,
     select,
     hidden: keyset ? order.map((k) => k.field).filter((f) => !selected.has(f.qualified)) : [],
-    filter: readFilter(raw(params, 'filter'), compiled),
-    search: readSearch(raw(params, 'search'), compiled),
+    filter: readFilter(raw(params, 'filter'), compiled, maxLength),
+    search: readSearch(raw(params, 'search'), compiled, maxLength),
     order,
     after: keyset ? readCursor(raw(params, 'after'), order) : undefined,
   }

@@ -17,6 +17,13 @@ export const listErrors = definePluginErrors('list', {
     fix: "A 400 is the caller's; a 500 is logged with the statement fragments (never values).",
     message: ({ detail }: { detail: string }) => `${QUERY_FAILED}: ${detail}`,
   },
+  FW_ERR_LIST_SEARCH_TOO_LONG: {
+    when: 'A search term (`search`, DataTables `search[value]` or a column search) or a `LIKE`/`ILIKE` filter value is longer than `list.max_search_length` characters (default 200). Answered 422 `{"error":"search_too_long", message, max_length}` before any statement.',
+    fix: "The client's: send a shorter term. An app that needs longer ones raises `list.max_search_length`.",
+    status: 422,
+    error: 'search_too_long',
+    message: ({ max }: { max: number }) => `A search term may hold at most ${max} characters.`,
+  },
 })
 
 declare module 'fw' {

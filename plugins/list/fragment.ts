@@ -1,3 +1,4 @@
+import { refuseNul } from './input-limits.js'
 import type { CompiledSource, ListValue, ResolvedField } from './source.js'
 
 /**
@@ -25,21 +26,28 @@ export function likeOperator(source: CompiledSource, op: 'LIKE' | 'ILIKE'): stri
   return source.postgres ? 'ILIKE' : op === 'ILIKE' ? 'LIKE' : op
 }
 
-/** A search term as a literal `LIKE` pattern: `%`, `_` and `\` escaped, wrapped in `%…%`. */
+/**
+ * A search term as a literal `LIKE` pattern: `%`, `_` and `\` escaped, wrapped in `%…%`. Run with
+ * {@link LIKE_ESCAPE}, so that the escape character is the statement's, not a setting's.
+ */
 export function containsPattern(term: string): string {
   return `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
 }
 
-/** Sanitises a string value: NUL can never be stored in PostgreSQL text, so it is removed. */
-export function cleanString(value: string): string {
-  return value.includes('\u0000') ? value.replaceAll('\u0000', '') : value
-}
+/** The `ESCAPE` clause of every pattern {@link containsPattern} builds. */
+export const LIKE_ESCAPE = "ESCAPE '\\'"
 
-/** Parses a JSON parameter, or `undefined` when it is not JSON. */
+/**
+ * Parses a JSON parameter, or `undefined` when it is not JSON. A NUL the JSON text spelled as
+ * `\u0000` is refused as one sent raw is (400 `invalid_input`).
+ */
 export function parseJson(value: string): unknown {
+  let parsed: unknown
   try {
-    return JSON.parse(value) as unknown
+    parsed = JSON.parse(value) as unknown
   } catch {
     return undefined
   }
+  refuseNul(parsed)
+  return parsed
 }

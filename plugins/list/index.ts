@@ -15,6 +15,7 @@ import {
 } from './engine.js'
 import { emOf, listReply } from './envelope.js'
 import type { ListQueryError } from './errors.js'
+import { DEFAULT_MAX_SEARCH_LENGTH } from './input-limits.js'
 import type { ListSource } from './source.js'
 
 /** What `kernel.plugin('list')` returns: the engine bound to the request's EntityManager. */
@@ -40,6 +41,15 @@ declare module 'fw' {
   interface PluginApis {
     list: ListApi
   }
+  interface FwConfig {
+    list: {
+      /**
+       * The longest search term or `LIKE` filter value, in characters (default 200); a longer
+       * one answers 422 `search_too_long` (README.md "Refused input").
+       */
+      max_search_length: number
+    }
+  }
 }
 
 /**
@@ -56,6 +66,10 @@ export default definePlugin<void, ListApi>({
   dependsOn: ['database'],
   // debug: a request with a debug grant sees a failed list's SQL.
   optionalDependsOn: ['debug'],
+  config: {
+    defaults: { list: { max_search_length: DEFAULT_MAX_SEARCH_LENGTH } },
+    schema: { 'list.max_search_length': { kind: 'integer', min: 1 } },
+  },
   setup(kernel) {
     const db = kernel.plugin('database')
     // In a request, the list reads without forking the request an EntityManager (see `emOf`).

@@ -1,7 +1,8 @@
 // `filter`: a list of `{field, op, value}` conditions, ANDed, with `{or: [...]}` groups
 // parenthesised (README.md "Parameters"). Anything not understood is dropped.
-import { cleanString, likeOperand, likeOperator, parseJson, type Fragment } from './fragment.js'
+import { likeOperand, likeOperator, parseJson, type Fragment } from './fragment.js'
 import { isFieldName } from './identifiers.js'
+import { refuseLongTerm } from './input-limits.js'
 import type { CompiledSource, ListValue, ResolvedField } from './source.js'
 
 /** The operators a condition may use (README.md "Parameters", `filter`). */
@@ -50,7 +51,7 @@ function operator(raw: unknown): Operator | undefined {
 /** A scalar value as it will be bound, or `undefined` when it is none. */
 function scalar(value: unknown): ListValue | undefined {
   if (value === null) return null
-  if (typeof value === 'string') return cleanString(value)
+  if (typeof value === 'string') return value
   if (typeof value === 'number') return Number.isFinite(value) ? value : undefined
   if (typeof value === 'boolean') return value
   return undefined
@@ -73,7 +74,7 @@ function entriesOf(raw: unknown): unknown[] {
   return []
 }
 
-function condition(raw: unknown, source: CompiledSource): Fragment | undefined {
+function condition(raw: unknown, source: CompiledSource, maxLength: number): Fragment | undefined {
   if (!isRecord(raw) || !isFieldName(raw.field)) return undefined
   const field = source.lookup.get(raw.field)
   const op = operator(raw.op)
@@ -93,6 +94,8 @@ function condition(raw: unknown, source: CompiledSource): Fragment | undefined {
     return undefined
   }
   if (op === 'LIKE' || op === 'ILIKE') {
+    // A pattern costs what a search term does: the same cap.
+    refuseLongTerm(String(value), maxLength)
     return one(`${likeOperand(field, source)} ${likeOperator(source, op)} ?`, [String(value)])
   }
   return one(`${field.sql} ${op} ?`, [value])
@@ -112,9 +115,13 @@ function inList(
   return one(`${field.sql} ${op} (${members.map(() => '?').join(', ')})`, members)
 }
 
-function group(raw: Record<string, unknown>, source: CompiledSource): Fragment | undefined {
+function group(
+  raw: Record<string, unknown>,
+  source: CompiledSource,
+  maxLength: number,
+): Fragment | undefined {
   const members = entriesOf(raw.or)
-    .map((m) => condition(m, source))
+    .map((m) => condition(m, source, maxLength))
     .filter((f): f is Fragment => f !== undefined)
   if (members.length === 0) return undefined
   return {
@@ -127,13 +134,16 @@ function group(raw: Record<string, unknown>, source: CompiledSource): Fragment |
 /**
  * Reads a `filter` parameter into conditions to AND: each on a whitelisted field with a known
  * operator; `=`/`!=` with null become `IS NULL`/`IS NOT NULL`; an empty `IN` is dropped; `LIKE`
- * becomes `ILIKE` on PostgreSQL. Values are only ever bindings.
+ * becomes `ILIKE` on PostgreSQL; a `LIKE` pattern longer than `maxLength` characters is refused
+ * (422 `search_too_long`). Values are only ever bindings.
  */
-export function readFilter(raw: unknown, source: CompiledSource): Fragment[] {
+export function readFilter(raw: unknown, source: CompiledSource, maxLength: number): Fragment[] {
   const out: Fragment[] = []
   for (const entry of entriesOf(raw)) {
     const fragment =
-      isRecord(entry) && 'or' in entry ? group(entry, source) : condition(entry, source)
+      isRecord(entry) && 'or' in entry
+        ? group(entry, source, maxLength)
+        : condition(entry, source, maxLength)
     if (fragment !== undefined) out.push(fragment)
   }
   return out

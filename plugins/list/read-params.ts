@@ -1,7 +1,8 @@
 // `fields`, `order`, `search`, `page` and `per_page` (README.md "Parameters"). Each reader keeps
 // what it understands and drops the rest.
-import { cleanString, containsPattern, likeOperand, parseJson, type Fragment } from './fragment.js'
+import { containsPattern, LIKE_ESCAPE, likeOperand, parseJson, type Fragment } from './fragment.js'
 import { isFieldName } from './identifiers.js'
+import { refuseLongTerm } from './input-limits.js'
 import { dedupe, type CompiledSource, type ResolvedField } from './source.js'
 
 /** One key of the ORDER BY. */
@@ -87,30 +88,57 @@ export function finalOrder(keys: readonly OrderKey[], source: CompiledSource): O
   return [...keys, { field: pk, desc: keys[keys.length - 1]!.desc }]
 }
 
-function term(value: unknown): string | undefined {
+/** A term as searched: trimmed; `undefined` when empty; 422 past `max` characters. */
+function term(value: unknown, max: number): string | undefined {
   if (typeof value !== 'string' && typeof value !== 'number') return undefined
-  const text = cleanString(String(value)).trim()
-  return text === '' ? undefined : text
+  const text = String(value).trim()
+  if (text === '') return undefined
+  refuseLongTerm(text, max)
+  return text
+}
+
+/** `field` contains the bound pattern, literally (see `containsPattern`). */
+function contains(field: ResolvedField, source: CompiledSource): string {
+  return `${likeOperand(field, source)} ${source.postgres ? 'ILIKE' : 'LIKE'} ? ${LIKE_ESCAPE}`
 }
 
 function anyField(text: string, source: CompiledSource): Fragment | undefined {
   const fields = source.searchable
   if (fields.length === 0) return undefined
   const pattern = containsPattern(text)
-  const op = source.postgres ? 'ILIKE' : 'LIKE'
   return {
-    sql: `(${fields.map((f) => `${likeOperand(f, source)} ${op} ?`).join(' OR ')})`,
+    sql: `(${fields.map((f) => contains(f, source)).join(' OR ')})`,
     bindings: fields.map(() => pattern),
     fields,
   }
 }
 
+/** An object search: each whitelisted field contains its term, ANDed. */
+function fieldTerms(
+  terms: Readonly<Record<string, unknown>>,
+  source: CompiledSource,
+  maxLength: number,
+): Fragment[] {
+  const out: Fragment[] = []
+  for (const [name, raw] of Object.entries(terms).slice(0, MAX_NAMES)) {
+    const f = field(name, source)
+    const text = term(raw, maxLength)
+    if (f === undefined || text === undefined) continue
+    out.push({ sql: contains(f, source), bindings: [containsPattern(text)], fields: [f] })
+  }
+  return out
+}
+
+const isObject = (value: unknown): value is Readonly<Record<string, unknown>> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+
 /**
  * `search`: plain text looks in every searchable field (ORed); a JSON object (or an object from
- * code) maps whitelisted fields to terms, ANDed; an array of terms ANDs plain-text searches.
- * Terms are literal: `%` and `_` match themselves.
+ * code) maps whitelisted fields to terms, ANDed; an array ANDs its items, each a term (plain text)
+ * or an object. Terms are literal: `%`, `_` and `\` match themselves (escaped, with an `ESCAPE`
+ * clause). A term longer than `maxLength` characters is refused (422 `search_too_long`).
  */
-export function readSearch(raw: unknown, source: CompiledSource): Fragment[] {
+export function readSearch(raw: unknown, source: CompiledSource, maxLength: number): Fragment[] {
   let value = raw
   if (typeof value === 'string') {
     const text = value.trim()
@@ -118,27 +146,14 @@ export function readSearch(raw: unknown, source: CompiledSource): Fragment[] {
     value = typeof parsed === 'object' && parsed !== null ? parsed : text
   }
   const out: Fragment[] = []
-  const push = (f: Fragment | undefined): void => void (f !== undefined && out.push(f))
-  if (Array.isArray(value)) {
-    for (const item of value.slice(0, MAX_NAMES)) {
-      const text = term(item)
-      if (text !== undefined) push(anyField(text, source))
+  for (const item of Array.isArray(value) ? value.slice(0, MAX_NAMES) : [value]) {
+    if (isObject(item)) {
+      out.push(...fieldTerms(item, source, maxLength))
+      continue
     }
-  } else if (typeof value === 'object' && value !== null) {
-    const op = source.postgres ? 'ILIKE' : 'LIKE'
-    for (const [name, raw] of Object.entries(value).slice(0, MAX_NAMES)) {
-      const f = field(name, source)
-      const text = term(raw)
-      if (f === undefined || text === undefined) continue
-      push({
-        sql: `${likeOperand(f, source)} ${op} ?`,
-        bindings: [containsPattern(text)],
-        fields: [f],
-      })
-    }
-  } else {
-    const text = term(value)
-    if (text !== undefined) push(anyField(text, source))
+    const text = term(item, maxLength)
+    const fragment = text === undefined ? undefined : anyField(text, source)
+    if (fragment !== undefined) out.push(fragment)
   }
   return out
 }

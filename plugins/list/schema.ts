@@ -14,11 +14,77 @@ export interface ListSchemaOptions {
   readonly record?: JsonSchema
   /** The 200 response's description (default `One page of <source name>.`). */
   readonly description?: string
+  /**
+   * Schemas of the joined tables' fields, by their name in a row (`{ title: { type: 'string' } }`):
+   * `record` describes the listed table only. A joined field is `nullable` (a LEFT JOIN may find
+   * no row).
+   */
+  readonly joined?: Readonly<Record<string, JsonSchema>>
 }
 
 /** The name a field has in a row: without its table prefix (`categories.title` → `title`). */
 function rowKey(field: string): string {
   return field.slice(field.lastIndexOf('.') + 1)
+}
+
+/** True when `field` names a column of a joined table (its prefix is a join's alias). */
+function isJoined(field: string, source: ListSource): boolean {
+  const dot = field.indexOf('.')
+  if (dot < 0) return false
+  const prefix = field.slice(0, dot)
+  return (source.definition.joins ?? []).some((j) => (j.as ?? j.table) === prefix)
+}
+
+/**
+ * The body of a list that failed (README.md "Responses", "Refused input"): the error envelope
+ * (`Database query failed`, 400 for a value the database refused, 500 otherwise), or
+ * `{error, message}` for a refused parameter (400 `invalid_input`, 422 `search_too_long` with
+ * `max_length`). `extra` adds the DataTables keys.
+ */
+function listErrorSchema(extra: Record<string, JsonSchema> = {}): JsonSchema {
+  return {
+    type: 'object',
+    required: ['error'],
+    properties: {
+      error: {
+        type: 'string',
+        description:
+          "`Database query failed` (with the database's message in development), `invalid_input` or `search_too_long`.",
+      },
+      message: { type: 'string' },
+      max_length: { type: 'integer', description: 'With `search_too_long`: the limit.' },
+      data: { type: 'array', maxItems: 0, items: { type: 'object' } },
+      pagination: { type: 'object', nullable: true },
+      fields: { type: 'array', items: { type: 'string' } },
+      debug: {
+        type: 'object',
+        description: 'Development or a debug grant: the SQL fragments run, never a value.',
+        properties: {
+          filter: { type: 'string' },
+          order: { type: 'string' },
+          selectFields: { type: 'string' },
+        },
+      },
+      ...extra,
+    },
+  }
+}
+
+/** The failures every list route answers besides its 200 (the API middleware adds 401/403). */
+function errorResponses(extra?: Record<string, JsonSchema>): NonNullable<RouteSchema['responses']> {
+  const schema = listErrorSchema(extra)
+  return {
+    400: {
+      description:
+        'A filter value the database refused (SQLSTATE class 22), or a NUL character in a parameter (`invalid_input`).',
+      schema,
+    },
+    422: {
+      description: 'A search term past `list.max_search_length` (`search_too_long`).',
+      schema,
+    },
+    500: { description: 'The list statement failed for another reason.', schema },
+  }
 }
 
 /**
@@ -68,14 +134,24 @@ export function listQuerySchema(source: ListSource): JsonSchema {
 
 /**
  * One row of a list: an object whose properties are the source's fields (by their names in a
- * row), typed from `record` where it names them. Only the primary key is always present.
+ * row), typed from `record` where it names them, a joined field from `joined` (and nullable). Only
+ * the primary key is always present.
  */
-export function listItemSchema(source: ListSource, record?: JsonSchema): JsonSchema {
+export function listItemSchema(
+  source: ListSource,
+  record?: JsonSchema,
+  joined?: Readonly<Record<string, JsonSchema>>,
+): JsonSchema {
   const columns = (record as { properties?: Record<string, JsonSchema> } | undefined)?.properties
   const properties: Record<string, JsonSchema> = {}
   for (const field of source.definition.fields) {
     const key = rowKey(field)
-    properties[key] = columns?.[key] ?? {}
+    if (!isJoined(field, source)) {
+      properties[key] = columns?.[key] ?? {}
+      continue
+    }
+    const schema = joined?.[key]
+    properties[key] = schema === undefined ? {} : { ...schema, nullable: true }
   }
   return {
     type: 'object',
@@ -103,7 +179,10 @@ export function listRouteSchema(source: ListSource, options: ListSchemaOptions =
           type: 'object',
           required: ['data', 'pagination', 'fields'],
           properties: {
-            data: { type: 'array', items: listItemSchema(source, options.record) },
+            data: {
+              type: 'array',
+              items: listItemSchema(source, options.record, options.joined),
+            },
             pagination: {
               type: 'object',
               properties: {
@@ -120,6 +199,7 @@ export function listRouteSchema(source: ListSource, options: ListSchemaOptions =
           },
         },
       },
+      ...errorResponses(),
     },
   }
 }
@@ -141,19 +221,35 @@ export function datatableRouteSchema(
         draw: { type: 'integer', description: 'Echoed back as `draw`.' },
         start: { type: 'integer', minimum: 0, description: 'The first row, from 0.' },
         length: { type: 'integer', minimum: 1, maximum: MAX_PER_PAGE, description: 'Rows.' },
-        search: {
-          type: 'object',
-          description: '`search[value]`: plain text a searchable field contains.',
-          properties: { value: { type: 'string' } },
-        },
+        search: SEARCH,
         order: {
-          type: 'object',
-          description: '`order[i][column]` (a column index) and `order[i][dir]` (`asc`, `desc`).',
+          type: 'array',
+          description:
+            '`order[i][column]` (an index into `columns`) and `order[i][dir]` (`asc`, `desc`).',
+          items: {
+            type: 'object',
+            required: ['column'],
+            properties: {
+              column: { type: 'integer', minimum: 0 },
+              dir: { type: 'string', enum: ['asc', 'desc'] },
+            },
+          },
         },
         columns: {
-          type: 'object',
+          type: 'array',
           description:
-            '`columns[i][data]`: the field each column shows; `orderable=false` skips it.',
+            "`columns[i][data]`: the field each column shows; `orderable=false` leaves it out of the order, `searchable=false` out of the searches; `columns[i][search][value]`: a term that column's field contains.",
+          items: {
+            type: 'object',
+            required: ['data'],
+            properties: {
+              data: { type: 'string' },
+              name: { type: 'string' },
+              orderable: { type: 'boolean' },
+              searchable: { type: 'boolean' },
+              search: SEARCH,
+            },
+          },
         },
       },
     },
@@ -167,10 +263,25 @@ export function datatableRouteSchema(
             draw: { type: 'integer' },
             recordsTotal: { type: 'integer' },
             recordsFiltered: { type: 'integer' },
-            data: { type: 'array', items: listItemSchema(source, options.record) },
+            data: {
+              type: 'array',
+              items: listItemSchema(source, options.record, options.joined),
+            },
           },
         },
       },
+      ...errorResponses({
+        draw: { type: 'integer' },
+        recordsTotal: { type: 'integer' },
+        recordsFiltered: { type: 'integer' },
+      }),
     },
   }
+}
+
+/** DataTables' `search` (global, and each column's): the term, and a `regex` flag fw ignores. */
+const SEARCH: JsonSchema = {
+  type: 'object',
+  description: '`search[value]`: plain text a searchable field contains (literally).',
+  properties: { value: { type: 'string' }, regex: { type: 'boolean' } },
 }

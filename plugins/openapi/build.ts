@@ -88,8 +88,18 @@ function pathParameters(route: Route): ParameterObject[] {
 type JsonSchemaObject = Record<string, unknown>
 
 /**
+ * An object, or an array of objects (DataTables' `order[0][column]=0`): sent in brackets, the
+ * deepObject style (the generated client writes them so).
+ */
+function isStructured(schema: JsonSchemaObject): boolean {
+  if (schema.type === 'object') return true
+  const items = schema.items as JsonSchemaObject | undefined
+  return schema.type === 'array' && items?.type === 'object'
+}
+
+/**
  * The route's declared query (`schema.query`, an object schema): one parameter per property; an
- * object-valued one (`search[value]=…`) in the deepObject style.
+ * object-valued one (`search[value]=…`) or an array of objects in the deepObject style.
  */
 function queryParameters(route: Route): ParameterObject[] {
   const query = route.schema?.query as
@@ -101,7 +111,7 @@ function queryParameters(route: Route): ParameterObject[] {
       in: 'query',
       ...(description === undefined ? {} : { description: String(description) }),
       ...(query?.required?.includes(name) === true ? { required: true } : {}),
-      ...(rest.type === 'object' ? { style: 'deepObject', explode: true } : {}),
+      ...(isStructured(rest) ? { style: 'deepObject', explode: true } : {}),
       schema: rest,
     }
   })
@@ -121,7 +131,27 @@ export const ERROR_SCHEMA: SchemaObject = {
       description: 'Invalid fields, each with its messages (422).',
       additionalProperties: { type: 'array', items: { type: 'string' } },
     },
-    issues: { type: 'array', items: { type: 'object' } },
+    issues: {
+      type: 'array',
+      description: "The validator's findings (422), one per problem.",
+      items: {
+        type: 'object',
+        required: ['field', 'keyword', 'message', 'params'],
+        properties: {
+          field: {
+            type: 'string',
+            description: 'The field: `price`, `tags.1`; `""` for the body.',
+          },
+          keyword: { type: 'string', description: 'The JSON Schema keyword that failed.' },
+          message: { type: 'string' },
+          params: {
+            type: 'object',
+            description: "The keyword's own figures (`limit`, `missingProperty`, …).",
+            additionalProperties: true,
+          },
+        },
+      },
+    },
   },
 }
 

@@ -84,8 +84,12 @@ export function typeOf(
       return `Array<${typeOf(doc, schema.items, depth + 1)}>${nullable}`
     case 'object':
     case undefined: {
-      if (schema.properties === undefined)
+      if (schema.properties === undefined) {
+        const values = schema.additionalProperties
+        if (typeof values === 'object')
+          return `Record<string, ${typeOf(doc, values, depth + 1)}>${nullable}`
         return schema.type === 'object' ? `Record<string, any>${nullable}` : 'any'
+      }
       const required = new Set<string>(schema.required ?? [])
       const fields = Object.entries(schema.properties).map(
         ([name, value]) =>
@@ -173,12 +177,21 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * A query value in the document's deepObject style: an object or array in brackets
+ * (\`order[0][column]=0\`), a scalar as text; undefined and null are left out.
+ */
+function appendQuery(query, key, value) {
+  if (value === undefined || value === null) return
+  if (typeof value !== 'object') return query.append(key, String(value))
+  for (const [name, item] of Object.entries(value)) appendQuery(query, \`\${key}[\${name}]\`, item)
+}
+
 async function request(method, template, args, init) {
   const values = args ?? {}
   const path = template.replace(/\\{(\\w+)\\}/g, (_, name) => encodeURIComponent(String(values[name])))
   const query = new URLSearchParams()
-  for (const [key, value] of Object.entries(values.query ?? {}))
-    if (value !== undefined && value !== null) query.set(key, String(value))
+  for (const [key, value] of Object.entries(values.query ?? {})) appendQuery(query, key, value)
   const search = query.toString()
   const headers = { accept: 'application/json', ...settings.headers, ...(init?.headers ?? {}) }
   const hasBody = values.body !== undefined

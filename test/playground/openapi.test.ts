@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import SwaggerParser from '@apidevtools/swagger-parser'
+import { Ajv } from 'ajv'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { Kernel } from 'fw'
@@ -217,6 +218,132 @@ test('fw create:api-client writes a typed client that compiles under --strict an
   )
   assert.match(wrong, "Property 'id' is missing")
   assert.match(wrong, "Type 'number' is not assignable to type 'string'")
+})
+
+const lists = `import { configure, v1ProductsDatatable, v1ProductsIndex } from './api-client.js'
+
+/** True when T is \`any\`: a field the document left untyped. */
+type IsAny<T> = 0 extends 1 & T ? true : false
+configure({ baseUrl: process.env.BASE_URL, headers: { apikey: 'demo-api-key' } })
+const columns = [{ data: 'id' }, { data: 'name', orderable: true, searchable: true }, { data: 'title' }]
+const table = await v1ProductsDatatable({
+  query: { draw: 3, length: 4, order: [{ column: 0, dir: 'asc' }], columns, search: { value: '' } },
+})
+const title = table.data[0]!.title
+const titleTyped: IsAny<typeof title> = false
+const nullable: string | null | undefined = title
+const none = await v1ProductsDatatable({
+  query: { columns: [{ data: 'id' }, { data: 'title', search: { value: 'no-such-category' } }] },
+})
+const page = await v1ProductsIndex({ query: { fields: 'name,title', per_page: 2 } })
+const pageTitle: IsAny<(typeof page.data)[number]['title']> = false
+console.log(JSON.stringify({ draw: table.draw, ids: table.data.map((r) => r.id), nullable: nullable === undefined, none: none.recordsFiltered, page: page.data.length, titleTyped, pageTitle }))
+`
+
+test('the list routes type their joined field, and DataTables order and columns compile and are sent', async ({
+  url,
+  tmp,
+}) => {
+  const { code, stderr } = await runCli(['create:api-client', `--output=${tmp}`], {
+    cwd: repo,
+    env: { DATABASE_URL: 'pglite://memory' },
+  })
+  assert.is(code, 0, stderr)
+  writeFileSync(join(tmp, 'package.json'), '{"type":"module"}')
+  writeFileSync(join(tmp, 'lists.ts'), lists)
+  const tsc = join(repo, 'node_modules', '.bin', 'tsc')
+  const flags = ['--strict', '--noEmitOnError', '--target', 'es2022', '--module', 'nodenext']
+  const compiled = await run(
+    tsc,
+    [
+      ...flags,
+      '--moduleResolution',
+      'nodenext',
+      '--types',
+      'node',
+      '--typeRoots',
+      join(repo, 'node_modules', '@types'),
+      '--skipLibCheck',
+      join(tmp, 'lists.ts'),
+    ],
+    {
+      cwd: tmp,
+    },
+  ).then(
+    () => '',
+    (error: { stdout: string }) => error.stdout,
+  )
+  assert.is(compiled, '')
+  const result = await run(process.execPath, [join(tmp, 'lists.js')], {
+    cwd: tmp,
+    env: { ...process.env, BASE_URL: url },
+  })
+  // Sent as DataTables sends them (order[0][column]=0…): ascending ids, where the default is
+  // descending; a column's search narrows to nothing.
+  assert.equal(JSON.parse(result.stdout), {
+    draw: 3,
+    ids: [1, 2, 3, 4],
+    nullable: false,
+    none: 0,
+    page: 2,
+    titleTyped: false,
+    pageTitle: false,
+  })
+})
+
+test('the list routes document every status they answer, in the shape they answer it', async ({
+  kernel,
+}) => {
+  const doc = await kernel.plugin('openapi').document()
+  const ajv = new Ajv({ strict: false })
+  const bodyOf = (path: string, status: number): object => {
+    const op = doc.paths[path]!.get!
+    const response = op.responses[String(status)] as {
+      content: { 'application/json': { schema: object } }
+    }
+    assert.ok(response, `${path} documents ${status}`)
+    return response.content['application/json'].schema
+  }
+  const cases: [string, string, number][] = [
+    [
+      '/api/v1/products',
+      `filter=${encodeURIComponent('[{"field":"price","op":">","value":"abc"}]')}`,
+      400,
+    ],
+    ['/api/v1/products', 'search=a%00b', 400],
+    ['/api/v1/products', `search=${'x'.repeat(201)}`, 422],
+    ['/api/v1/products/datatable', `search[value]=${'_%'.repeat(101)}`, 422],
+    ['/api/v1/products/datatable', 'columns[0][data]=id&columns[0][search][value]=%00', 400],
+  ]
+  for (const [path, query, status] of cases) {
+    const res = await kernel.inject({
+      url: `${path}?${query}`,
+      headers: { apikey: 'demo-api-key', accept: 'application/json' },
+    })
+    assert.is(res.status, status, `${path}?${query}`)
+    const validate = ajv.compile(bodyOf(path, status))
+    assert.ok(validate(res.json()), `${path}?${query}: ${JSON.stringify(validate.errors)}`)
+  }
+  for (const path of ['/api/v1/products', '/api/v1/products/datatable'])
+    assert.ok(doc.paths[path]!.get!.responses['500'], `${path} documents 500`)
+  // fw's error body: each 422 issue is {field, keyword, message, params}, as the server sends it.
+  const error = doc.components!.schemas!.Error as { properties: { issues: object } }
+  const res = await kernel.inject({
+    method: 'POST',
+    url: '/api/v1/products',
+    headers: { apikey: 'demo-api-key' },
+    body: { name: '', sku: 'x', price: -1, stock: 1 },
+  })
+  assert.is(res.status, 422)
+  const issues = ajv.compile({ ...error.properties.issues, minItems: 1 })
+  const sent = (res.json() as { issues: unknown }).issues
+  assert.ok(issues(sent), JSON.stringify(issues.errors))
+  assert.equal((error.properties.issues as { items: { required: string[] } }).items.required, [
+    'field',
+    'keyword',
+    'message',
+    'params',
+  ])
 })
 
 test('fw create:api-client overwrites its files and exits 1 for a missing document', async ({

@@ -1,6 +1,13 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { playgroundApp, signIn, tokenOf, type PlaygroundApp } from './fixtures.js'
+import {
+  envelope,
+  envelopeOf,
+  playgroundApp,
+  signIn,
+  tokenOf,
+  type PlaygroundApp,
+} from './fixtures.js'
 
 // The unified middleware on `GET /api/v1/me` (plugins/api/README.md "Named middleware").
 const test = suite<{ app: PlaygroundApp }>('api unified middleware', {} as { app: PlaygroundApp })
@@ -83,7 +90,43 @@ test('an invalid bearer never falls back to a valid session', async ({ app }) =>
       headers: { 'x-csrf-token': csrf, ...headers },
     })
     assert.is(res.status, 401, JSON.stringify(headers))
+    assert.equal(envelopeOf(res.json()), envelope(401, 'Unauthenticated'))
+  }
+})
+
+test('a refused token: development explains it in `data`, as the API-key middleware does', async ({
+  app,
+}) => {
+  const token = await tokenOf(app.kernel)
+  for (const [headers, credential] of [
+    [{ authorization: 'Bearer not.a.jwt' }, 'accessToken'],
+    [{ authorization: `Bearer ${token}x` }, 'accessToken'],
+    [{ userauth: 'garbage' }, 'userAuth'],
+  ] as const) {
+    const res = await app.kernel.inject({ url: '/api/v1/me', headers })
+    assert.is(res.status, 401, JSON.stringify(headers))
+    const body = res.json<Record<string, unknown>>()
+    assert.equal(envelopeOf(body), envelope(401, 'Unauthenticated'))
+    const data = body.data as { credential: string; reason: string }
+    assert.equal(Object.keys(data), ['credential', 'reason'])
+    assert.is(data.credential, credential)
+    assert.type(data.reason, 'string')
+    // The reason, never the token.
+    assert.not.match(JSON.stringify(data), token)
+  }
+})
+
+test('no `data` key outside development', async () => {
+  const prod = await playgroundApp({}, { NODE_ENV: 'production' })
+  try {
+    const res = await prod.kernel.inject({
+      url: '/api/v1/me',
+      headers: { authorization: 'Bearer not.a.jwt' },
+    })
+    assert.is(res.status, 401)
     assert.equal(res.json(), UNAUTHENTICATED)
+  } finally {
+    await prod.close()
   }
 })
 

@@ -136,6 +136,11 @@ const OFF_SITE = [
   '/%2e%2e/%2e%2e//evil.test',
   '/x/..//evil.test/account?next=1#top',
   '/a/b/../..//evil.test/path',
+  // Each resolves to `//evil.test` once decoded twice or three times.
+  '/%252e%252e//evil.test',
+  '/%25252e%25252e//evil.test',
+  '/%252f%252fevil.test',
+  '/%255c%255cevil.test',
 ]
 
 test('never redirects off the site, whatever return= holds', async ({ app }) => {
@@ -149,7 +154,12 @@ test('never redirects off the site, whatever return= holds', async ({ app }) => 
     assert.is(res.status, 303)
     assert.is(res.headers.location, '/', attempt)
   }
-  for (const attempt of ['%2F%2Fevil.test', '/x/..//evil.test', '/.//evil.test']) {
+  for (const attempt of [
+    '%2F%2Fevil.test',
+    '/x/..//evil.test',
+    '/.//evil.test',
+    '/%252e%252e//evil.test',
+  ]) {
     const page = await app.kernel.inject(`/login?return=${encodeURIComponent(attempt)}`)
     assert.match(page.body, 'name="return" value=""', attempt)
   }

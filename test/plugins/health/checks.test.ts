@@ -12,6 +12,7 @@ import {
   type HealthResult,
 } from 'fw/plugins/health'
 import { signingKeysCheck } from 'fw/plugins/auth'
+import { inject } from 'fw/testing'
 import { closeHealthKernels, healthKernel } from './fixtures.js'
 
 const test = suite('health checks')
@@ -154,9 +155,10 @@ test('signing_keys: matching pair of 2048 bits is ok with bits', async () => {
   assert.is(r.details!.bits, 2048)
 })
 
-test('signing_keys: matching pair below 2048 bits is degraded', async () => {
+test('signing_keys: matching pair below 2048 bits is down (the server cannot sign with it)', async () => {
   const r = await keys(files.priv1024, files.pub1024)
-  assert.is(r.status, 'degraded')
+  assert.is(r.status, 'down')
+  assert.match(r.message, /1024 bits: the authorization server signs only with 2048 or more/)
   assert.is(r.details!.bits, 1024)
 })
 
@@ -219,6 +221,19 @@ test('signing_keys: paths default to config oauth.* under the app root', async (
     report.checks.signing_keys!.details!.private_key,
     join(kernel.root, 'var/keys/private.key'),
   )
+  // The IETF format names the measurement after the figure: `signing_keys:bits`, in bits.
+  const res = await inject(kernel, {
+    url: '/health/check',
+    headers: { accept: 'application/health+json' },
+  })
+  const checks = (res.json() as { checks: Record<string, Record<string, unknown>[]> }).checks
+  assert.equal(Object.keys(checks), ['signing_keys:bits'])
+  const entry = checks['signing_keys:bits']![0]!
+  assert.is(entry.componentId, 'signing_keys')
+  assert.is(entry.componentType, 'component')
+  assert.is(entry.status, 'pass')
+  assert.is(entry.observedValue, 2048)
+  assert.is(entry.observedUnit, 'bits')
 })
 
 test('signing_keys is registered by auth, only with the authorization-server feature', async () => {

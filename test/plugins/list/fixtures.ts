@@ -211,6 +211,8 @@ export interface ShopOptions {
   development?: boolean
   /** Register the debug plugin (feature `debug`, application key {@link SHOP_KEY}). */
   debug?: boolean
+  /** More configuration (`list.max_search_length`…). */
+  config?: Record<string, unknown>
 }
 
 /** The shop's application key, which signs debug grants when the debug plugin is registered. */
@@ -223,6 +225,7 @@ export async function openShop(options: ShopOptions = {}): Promise<Shop> {
     config: {
       development: options.development ?? true,
       ...(options.debug ? { app: { key: SHOP_KEY }, features: ['debug'] } : {}),
+      ...options.config,
     },
     plugins: [
       [

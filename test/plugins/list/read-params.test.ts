@@ -221,7 +221,7 @@ test('searches plain text across every searchable field, ignoring case', async (
   )
   assert.match(
     bySku.sql[0]!,
-    /\("products"\."name"::text ILIKE \? OR "products"\."sku"::text ILIKE \?\)/,
+    /\("products"\."name"::text ILIKE \? ESCAPE '\\' OR "products"\."sku"::text ILIKE \? ESCAPE '\\'\)/,
   )
 })
 

@@ -47,7 +47,27 @@ const ERROR = {
       description: 'Invalid fields, each with its messages (422).',
       additionalProperties: { type: 'array', items: { type: 'string' } },
     },
-    issues: { type: 'array', items: { type: 'object' } },
+    issues: {
+      type: 'array',
+      description: "The validator's findings (422), one per problem.",
+      items: {
+        type: 'object',
+        required: ['field', 'keyword', 'message', 'params'],
+        properties: {
+          field: {
+            type: 'string',
+            description: 'The field: `price`, `tags.1`; `""` for the body.',
+          },
+          keyword: { type: 'string', description: 'The JSON Schema keyword that failed.' },
+          message: { type: 'string' },
+          params: {
+            type: 'object',
+            description: "The keyword's own figures (`limit`, `missingProperty`, …).",
+            additionalProperties: true,
+          },
+        },
+      },
+    },
   },
 }
 /** The repository's package.json says MIT: the fixture app has none of its own. */
