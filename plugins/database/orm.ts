@@ -16,6 +16,7 @@ import type { DatabaseTarget } from './connection-url.js'
 import { isSqlMigration, type MigrationSteps, type SqlMigration } from './define-migration.js'
 import { registerConnections, type Connections } from './bound-query.js'
 import { quoteArrayElements } from './array-literal.js'
+import { bindOrmStatements } from './bound-execute.js'
 import { adoptBoundModels, bindDetached, boundModel, isDetachable } from './bound-models.js'
 import { createReadPool, type ReadPool } from './read-pool.js'
 import { adaptOrmStatements } from './orm-statements.js'
@@ -184,10 +185,13 @@ export async function openDatabase(
   } else {
     const dataDir = target.dataDir
     // Loaded only here: an app on PostgreSQL never loads the embedded database's driver.
-    const [{ PGliteDriver }, { createPglite }] = await Promise.all([
-      import('mikro-orm-pglite'),
-      import('./pglite-template.js'),
-    ])
+    const [{ PGliteDriver, PGliteKnexDialect }, { createPglite }, { fixPgliteStatements }] =
+      await Promise.all([
+        import('mikro-orm-pglite'),
+        import('./pglite-template.js'),
+        import('./pglite-statements.js'),
+      ])
+    fixPgliteStatements(PGliteKnexDialect)
     orm = await MikroORM.init({
       ...common,
       driver: PGliteDriver,
@@ -213,6 +217,8 @@ export async function openDatabase(
     return jsonToDatabase(value, context)
   }
   quoteArrayElements(platform)
+  // Every statement of the ORM's with its values bound, never inlined (bound-execute.ts).
+  bindOrmStatements(opened.em.getConnection())
   // The client-side statement timeout of the ORM's statements and the read pool's: one timer
   // for all of them (see statement-deadlines.ts). PGlite runs in the process: nothing to wait for.
   const deadlines = new Deadlines(target.kind === 'postgresql' ? timeouts.statementMs : 0)
