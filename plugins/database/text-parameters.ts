@@ -1,7 +1,7 @@
 // Parameters sent to PGlite as node-pg sends them to PostgreSQL: as text.
 
 /** A value as node-pg sends it: text, which the server converts to the parameter's type. */
-function asText(value: unknown): string {
+export function asText(value: unknown): string {
   if (typeof value === 'string') return value
   if (value instanceof Date) return value.toISOString()
   // bytea's hex input format, the text of every byte.
