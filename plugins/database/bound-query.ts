@@ -2,6 +2,7 @@ import type { Knex, SqlEntityManager } from '@mikro-orm/knex'
 import { performance } from 'node:perf_hooks'
 import { currentContext, type RequestContext } from 'fw'
 import type { ReadRows } from './read-pool.js'
+import { TEXT_SERIALIZERS } from './text-parameters.js'
 import { refuseUnstorable } from './unstorable-input.js'
 
 /** A statement with `?` placeholders and its values, bound in order. */
@@ -47,25 +48,6 @@ function failureOf(error: unknown, positioned: string): StatementFailure {
   if (message.startsWith(prefix)) message = message.slice(prefix.length)
   return { message, sqlState, cause: error }
 }
-
-/** A value as node-pg sends it: text, which the server converts to the parameter's type. */
-function asText(value: unknown): string {
-  if (typeof value === 'string') return value
-  if (value instanceof Date) return value.toISOString()
-  if (typeof value === 'object' && value !== null) return JSON.stringify(value)
-  return String(value)
-}
-
-/**
- * PGlite serialises parameters itself, by the type the server inferred, and refuses some on the
- * client (`'false'` for a boolean, `true` for text) where PostgreSQL would convert or reject the
- * value itself. Sending every parameter as text, as node-pg does, makes both behave the same: the
- * value reaches the database and any failure is the database's, with its SQLSTATE.
- */
-const TEXT_SERIALIZERS: Record<number, (value: unknown) => string> = new Proxy(
-  {},
-  { get: (_target, key) => (typeof key === 'string' && /^\d+$/.test(key) ? asText : undefined) },
-)
 
 /** A connection from knex's pool: node-pg's `Client`, or the PGlite instance knex-pglite shares. */
 interface Connection {

@@ -1,11 +1,11 @@
 // Under `fw dev` the app is built again after an edit, in the same process: the database opened by
 // the first build is carried over to the next ones (docs/dev.md), so an in-memory PGlite keeps its
 // rows and a PostgreSQL pool its connections.
-import type { PGlite } from '@electric-sql/pglite'
 import type { MigrationObject } from '@mikro-orm/core'
 import type { CarryOver } from 'fw'
 import type { DatabaseTarget } from './connection-url.js'
 import type { AnyEntitySchema, OpenedDatabase } from './orm.js'
+import type { EmbeddedDatabase } from './pglite-thread.js'
 
 interface CarriedDatabase {
   /** Which entity declarations and migration names the ORM was built for. */
@@ -53,7 +53,7 @@ export async function openCarried(
   target: DatabaseTarget,
   entities: readonly AnyEntitySchema[],
   migrations: readonly MigrationObject[],
-  open: (embedded: Promise<PGlite> | undefined) => Promise<OpenedDatabase>,
+  open: (embedded: Promise<EmbeddedDatabase> | undefined) => Promise<OpenedDatabase>,
 ): Promise<{ db: OpenedDatabase; reused: boolean }> {
   const key = keyOf(target)
   const signature = signatureOf(entities, migrations)

@@ -37,11 +37,14 @@ import { invalidInput, isUnstorableInputError, refuseUnstorable } from './unstor
 export default definePlugin<DatabaseOptions, DatabaseApi>({
   name: 'database',
   config: {
-    defaults: { database: { url: undefined, acquire_timeout: 5, statement_timeout: 5 } },
+    defaults: {
+      database: { url: undefined, acquire_timeout: 5, statement_timeout: 5, pglite_worker: true },
+    },
     schema: {
       'database.url': 'string?',
       'database.acquire_timeout': 'seconds',
       'database.statement_timeout': 'seconds',
+      'database.pglite_worker': 'boolean',
     },
     env: { 'database.url': 'DATABASE_URL' },
   },
@@ -55,6 +58,7 @@ export default definePlugin<DatabaseOptions, DatabaseApi>({
     const life = new DatabaseLifecycle({
       target,
       timeouts: timeoutsOf(kernel),
+      embeddedInWorker: kernel.config.database.pglite_worker,
       entities: options.entities,
       migrations: options.migrations,
       seed: options.seed,

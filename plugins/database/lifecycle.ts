@@ -44,6 +44,8 @@ export interface MigrationState {
 export interface LifecycleOptions {
   readonly target: DatabaseTarget
   readonly timeouts: DatabaseTimeouts
+  /** PGlite in a worker thread (`database.pglite_worker`, default true): see pglite-thread.ts. */
+  readonly embeddedInWorker?: boolean
   readonly entities?: readonly EntityDeclaration[]
   readonly migrations?: Migrations
   readonly seed?: Seed
@@ -77,6 +79,8 @@ export class DatabaseLifecycle {
   #db: OpenedDatabase | undefined
   #serialize: SerializeModule | undefined
   #opening: Promise<void> | undefined
+  /** The embedded database this lifecycle started opening, if any (awaited by {@link connect}). */
+  #embedded: Promise<unknown> | undefined
   /** True once a round trip succeeded since the driver started (a retry checks again). */
   #connected = false
   /** True once `orm.connect()` built knex's pool: never twice (a retry checks that pool). */
@@ -162,10 +166,16 @@ export class DatabaseLifecycle {
     const carry = this.#carry
     const pglite =
       target.kind === 'pglite' && (carry === undefined || !hasCarried(carry, target))
-        ? import('./pglite-template.js').then((m) => m.createPglite(target.dataDir))
+        ? import('./pglite-thread.js').then((m) =>
+            m.openEmbedded(target.dataDir, {
+              statementMs: this.#options.timeouts.statementMs,
+              inWorker: this.#options.embeddedInWorker !== false,
+            }),
+          )
         : undefined
     // Without this, a failure would be unhandled until the first connection awaits it.
     pglite?.catch(() => undefined)
+    this.#embedded = pglite
     const [{ openDatabase, migrationObjectOf }, serializer] = await Promise.all([
       import('./orm.js'),
       import('./serialize.js'),
@@ -179,6 +189,7 @@ export class DatabaseLifecycle {
         starting,
         timeouts: this.#options.timeouts,
         warn: (message) => logger.warn(`database driver: ${message}`),
+        embeddedInWorker: this.#options.embeddedInWorker !== false,
       })
     if (carry === undefined) this.#db = await openWith(pglite)
     else {
@@ -198,6 +209,9 @@ export class DatabaseLifecycle {
     if (this.#connected) return
     const started = performance.now()
     const orm = this.#db!.orm
+    // The embedded database's start (seconds on a loaded machine, in its thread) is not part of
+    // knex's first acquire, whose timeout it would otherwise eat.
+    await this.#embedded
     if (!this.#driverStarted) {
       // Once only: each `connect()` builds a new knex pool. A retry after a failure checks the
       // connection of the pool built here, which reconnects by itself.

@@ -1,4 +1,3 @@
-import type { PGlite } from '@electric-sql/pglite'
 import {
   MikroORM,
   TransactionContext,
@@ -16,10 +15,12 @@ import type { DatabaseTarget } from './connection-url.js'
 import { isSqlMigration, type MigrationSteps, type SqlMigration } from './define-migration.js'
 import { registerConnections, type Connections } from './bound-query.js'
 import { quoteArrayElements } from './array-literal.js'
+import { bindOrmStatements } from './bound-execute.js'
 import { adoptBoundModels, bindDetached, boundModel, isDetachable } from './bound-models.js'
 import { createReadPool, type ReadPool } from './read-pool.js'
 import { adaptOrmStatements } from './orm-statements.js'
 import { ModelRecorder, QueryRecorder, REQUEST_KEY } from './recorders.js'
+import type { EmbeddedDatabase } from './pglite-thread.js'
 import { Deadlines } from './statement-deadlines.js'
 import { refuseUnstorable, refuseUnstorableValue } from './unstorable-input.js'
 
@@ -90,7 +91,7 @@ export interface OpenedDatabase {
    * Closes the ORM, then the embedded database if there is one; with `keepEmbedded`, answers that
    * one open instead (`fw dev` opens the next ORM on it when the entities changed).
    */
-  close(keepEmbedded?: boolean): Promise<PGlite | undefined>
+  close(keepEmbedded?: boolean): Promise<EmbeddedDatabase | undefined>
 }
 
 /** How long the app waits on its database (the database plugin's README, "Bounded waits"). */
@@ -104,7 +105,9 @@ export interface DatabaseTimeouts {
 /** How {@link openDatabase} opens: all optional. */
 export interface OpenOptions {
   /** For PGlite, the instance already being created (see {@link openDatabase}). */
-  readonly starting?: Promise<PGlite> | undefined
+  readonly starting?: Promise<EmbeddedDatabase> | undefined
+  /** For PGlite: run it in a worker thread (pglite-thread.ts); default true. */
+  readonly embeddedInWorker?: boolean
   readonly timeouts?: DatabaseTimeouts
   /** Where the driver's warnings go (knex writes them to stderr otherwise). */
   readonly warn?: (message: string) => void
@@ -120,9 +123,14 @@ export async function openDatabase(
   target: DatabaseTarget,
   entities: readonly AnyEntitySchema[],
   migrations: readonly MigrationObject[],
-  { starting, timeouts = { acquireMs: 5000, statementMs: 5000 }, warn }: OpenOptions = {},
+  {
+    starting,
+    timeouts = { acquireMs: 5000, statementMs: 5000 },
+    warn,
+    embeddedInWorker = true,
+  }: OpenOptions = {},
 ): Promise<OpenedDatabase> {
-  let pglite: PGlite | undefined
+  let pglite: EmbeddedDatabase | undefined
   let orm: MikroORM | undefined
   const common: Options = {
     entities: [...entities],
@@ -184,18 +192,26 @@ export async function openDatabase(
   } else {
     const dataDir = target.dataDir
     // Loaded only here: an app on PostgreSQL never loads the embedded database's driver.
-    const [{ PGliteDriver }, { createPglite }] = await Promise.all([
-      import('mikro-orm-pglite'),
-      import('./pglite-template.js'),
-    ])
+    const [{ PGliteDriver, PGliteKnexDialect }, { openEmbedded }, { fixPgliteStatements }] =
+      await Promise.all([
+        import('mikro-orm-pglite'),
+        import('./pglite-thread.js'),
+        import('./pglite-statements.js'),
+      ])
+    fixPgliteStatements(PGliteKnexDialect)
     orm = await MikroORM.init({
       ...common,
       driver: PGliteDriver,
       dbName: 'postgres',
       driverOptions: {
         connection: {
+          // knex-pglite uses `query`, `exec` and `waitReady`: what `EmbeddedDatabase` has.
           pglite: async () => {
-            pglite ??= await (starting ?? createPglite(dataDir))
+            pglite ??= await (starting ??
+              openEmbedded(dataDir, {
+                statementMs: timeouts.statementMs,
+                inWorker: embeddedInWorker,
+              }))
             return pglite
           },
         },
@@ -213,8 +229,10 @@ export async function openDatabase(
     return jsonToDatabase(value, context)
   }
   quoteArrayElements(platform)
+  // Every statement of the ORM's with its values bound, never inlined (bound-execute.ts).
+  bindOrmStatements(opened.em.getConnection())
   // The client-side statement timeout of the ORM's statements and the read pool's: one timer
-  // for all of them (see statement-deadlines.ts). PGlite runs in the process: nothing to wait for.
+  // for all of them (see statement-deadlines.ts). PGlite keeps its own (pglite-thread.ts).
   const deadlines = new Deadlines(target.kind === 'postgresql' ? timeouts.statementMs : 0)
   // MikroORM's statements get their rows as the read pool's do, under the same timeout.
   adaptOrmStatements(opened.em.getConnection(), deadlines)

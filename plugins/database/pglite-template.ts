@@ -88,20 +88,26 @@ function memoryImage(): Promise<Blob | undefined> {
   return image
 }
 
+/** How to open PGlite: a data directory, or in memory from a cluster's tarball, or neither (initdb in memory). */
+export interface PgliteStart {
+  readonly dataDir?: string
+  readonly image?: Blob
+}
+
 /**
- * Opens PGlite: in memory without a directory, from the tarball of a fresh cluster (see
- * `memoryImage`); an existing data directory as it is; a new one as
- * a copy of the cached template. Copying the ~1,000 files natively and opening them as an existing
- * cluster (~0.5 s here) beats both initdb (~1.5 s) and PGlite's `loadDataDir` from a tarball
- * (~0.7–1.1 s: the files go through its JavaScript file system). The copy is made beside the data
- * directory and renamed into place, so a start that dies half-way leaves no half-made cluster.
+ * Prepares what PGlite opens: in memory without a directory, from the tarball of a fresh cluster
+ * (see `memoryImage`); an existing data directory as it is; a new one as a copy of the cached
+ * template. Copying the ~1,000 files natively and opening them as an existing cluster (~0.5 s
+ * here) beats both initdb (~1.5 s) and PGlite's `loadDataDir` from a tarball (~0.7–1.1 s: the
+ * files go through its JavaScript file system). The copy is made beside the data directory and
+ * renamed into place, so a start that dies half-way leaves no half-made cluster.
  */
-export async function createPglite(dataDir: string | undefined): Promise<PGlite> {
+export async function pgliteStart(dataDir: string | undefined): Promise<PgliteStart> {
   if (dataDir === undefined) {
     const image = await memoryImage()
-    return image === undefined ? PGlite.create() : PGlite.create({ loadDataDir: image })
+    return image === undefined ? {} : { image }
   }
-  if (existsSync(join(dataDir, 'PG_VERSION'))) return PGlite.create(dataDir)
+  if (existsSync(join(dataDir, 'PG_VERSION'))) return { dataDir }
   const source = await template()
   if (source !== undefined) {
     const partial = `${dataDir}.${process.pid}.tmp`
@@ -113,9 +119,16 @@ export async function createPglite(dataDir: string | undefined): Promise<PGlite>
     } catch {
       rmSync(partial, { recursive: true, force: true })
     }
-    // Ours or a concurrent start's copy; else (the copy failed) initdb below.
-    if (existsSync(join(dataDir, 'PG_VERSION'))) return PGlite.create(dataDir)
+    // Ours or a concurrent start's copy; else (the copy failed) initdb when PGlite opens it.
+    if (existsSync(join(dataDir, 'PG_VERSION'))) return { dataDir }
   }
   mkdirSync(dataDir, { recursive: true })
-  return PGlite.create(dataDir)
+  return { dataDir }
+}
+
+/** Opens PGlite in this thread, as {@link pgliteStart} prepared it. */
+export async function createPglite(dataDir: string | undefined): Promise<PGlite> {
+  const start = await pgliteStart(dataDir)
+  if (start.image !== undefined) return PGlite.create({ loadDataDir: start.image })
+  return start.dataDir === undefined ? PGlite.create() : PGlite.create(start.dataDir)
 }

@@ -204,6 +204,8 @@ declare module 'fw' {
       acquire_timeout: number
       /** Seconds a statement may run (enforced by the server and the client); 0: no limit. */
       statement_timeout: number
+      /** Run an embedded PGlite database in a worker thread, off the event loop (default true). */
+      pglite_worker: boolean
     }
   }
 }

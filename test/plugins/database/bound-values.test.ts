@@ -1,0 +1,121 @@
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { EntitySchema } from '@mikro-orm/core'
+import type { Kernel } from 'fw'
+import database, {
+  createTestDatabase,
+  defineMigration,
+  type TestDatabase,
+} from 'fw/plugins/database'
+import { createTestKernel } from 'fw/testing'
+
+// Every statement of the ORM's reaches the database with its values as bound parameters, never
+// as SQL text (bound-execute.ts), and answers the same on PGlite and PostgreSQL: a `;`, a quote or
+// `$$` in a value is a value, a statement without values may hold `;` in its literals or be
+// several statements (pglite-statements.ts on the in-process PGlite).
+
+class Note {
+  id!: number
+  body!: string
+  meta!: Record<string, unknown>
+  at!: Date
+}
+
+const NoteSchema = new EntitySchema<Note>({
+  class: Note,
+  tableName: 'notes',
+  properties: {
+    id: { type: 'integer', primary: true, autoincrement: true },
+    body: { type: 'text' },
+    meta: { type: 'json' },
+    at: { type: 'datetime' },
+  },
+})
+
+const migrations = [
+  defineMigration({
+    name: 'Migration20260101000000_create_notes',
+    up: [
+      'create table notes (id serial primary key, body text not null, meta jsonb not null, at timestamptz not null)',
+    ],
+  }),
+]
+
+interface Sent {
+  sql: string
+  bindings: unknown[]
+}
+
+const test = suite<{ db: TestDatabase; kernel: Kernel; sent: Sent[] }>('database: bound values')
+
+test.before(async (context) => {
+  context.db = await createTestDatabase()
+  context.kernel = createTestKernel({
+    plugins: [[database, { url: context.db.url, entities: [NoteSchema], migrations }]],
+  })
+  await context.kernel.boot()
+  await context.kernel.plugin('database').prepare()
+  context.sent = []
+  const knex = context.kernel.plugin('database').em().getKnex()
+  knex.on('query', (query: Sent) => context.sent.push({ sql: query.sql, bindings: query.bindings }))
+})
+
+test.after(async ({ kernel, db }) => {
+  await kernel.close()
+  await db.drop()
+})
+
+const TRICKY = "semi;colon 'quoted' $$dollar$$ back\\slash ?mark"
+
+test('em.execute sends its values as parameters and answers one result', async ({
+  kernel,
+  sent,
+}) => {
+  sent.length = 0
+  const rows = await kernel.plugin('database').em().execute('select ? as v, ? as n', [TRICKY, 2])
+  assert.equal(rows, [{ v: TRICKY, n: '2' }])
+  assert.is(sent.length, 1)
+  assert.not.ok(sent[0]!.sql.includes('semi;colon'), sent[0]!.sql)
+  assert.equal(sent[0]!.bindings, [TRICKY, 2])
+})
+
+test('a flush and a find bind their values; what was stored reads back as written', async ({
+  kernel,
+  sent,
+}) => {
+  const em = kernel.plugin('database').em()
+  const at = new Date('2026-03-04T05:06:07.089Z')
+  sent.length = 0
+  const note = em.create(Note, { body: TRICKY, meta: { k: TRICKY, list: [';', "'"] }, at })
+  await em.flush()
+  assert.ok(sent.length > 0)
+  for (const { sql } of sent) assert.not.ok(sql.includes('semi;colon'), sql)
+  const found = await kernel
+    .plugin('database')
+    .em()
+    .findOneOrFail(Note, { body: TRICKY, id: { $in: [note.id, 0] } })
+  assert.is(found.body, TRICKY)
+  assert.equal(found.meta, { k: TRICKY, list: [';', "'"] })
+  assert.is(found.at.toISOString(), at.toISOString())
+})
+
+test('a statement without values holding ; in a literal answers its one result', async ({
+  kernel,
+}) => {
+  const rows = await kernel.plugin('database').em().execute("select 'a;b' as v")
+  assert.equal(rows, [{ v: 'a;b' }])
+})
+
+test('a statement without values may still be several statements (as migrations are)', async ({
+  kernel,
+}) => {
+  const em = kernel.plugin('database').em()
+  await em.execute(
+    "insert into notes (body, meta, at) values ('x;1', '{}', now()); delete from notes where body = 'x;1'",
+  )
+  assert.equal(await em.execute("select count(*)::int as n from notes where body = 'x;1'"), [
+    { n: 0 },
+  ])
+})
+
+test.run()
