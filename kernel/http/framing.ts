@@ -45,8 +45,8 @@ function isName(name: string, lower: string): boolean {
  * a request nobody read, so that its remaining body bytes are pulled off the keep-alive socket:
  * it resumes the request stream, which then flows, ends and is destroyed, over several ticks and
  * events. For a request that declared no body there are no bytes to pull, and that cascade was
- * a sixth to a fifth of what Node itself spends on a small GET (bench/README.md "Issue 30, tenth
- * pass"). `_dumped` is the flag Node's `IncomingMessage` sets when it starts dumping; set now, the
+ * a sixth to a fifth of what Node itself spends on a small GET (`bench/tools/count-instructions.mjs`
+ * counts it). `_dumped` is the flag Node's `IncomingMessage` sets when it starts dumping; set now, the
  * dump is skipped and body bytes, should any arrive, would be dropped (as a dump drops them). The
  * request stream can still be read (it ends at once); it just does not emit `end` and `close` by
  * itself after the response. A Node without the field is left alone.

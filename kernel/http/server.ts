@@ -115,9 +115,8 @@ export async function startServer(
    * written back to back, their answers reach the clients in one burst, where written between the
    * next requests' handling they wake each client again and again (on loopback and on a VM, a
    * wake-up is most of a small write's cost). A lone request is written at once and pays one
-   * `setImmediate` that marks the turn's end. Measured in bench/README.md "Issue 30, twelfth pass":
-   * json +10-15% req/s at 64 connections, less server CPU per request on every test with
-   * concurrent clients, no loss at one connection. A full batch ({@link MAX_READY}) is written at
+   * `setImmediate` that marks the turn's end. `bench/techempower.ts` measures it (json at 64
+   * connections and at one); `test/kernel/reply-batching.test.ts` guards the order. A full batch ({@link MAX_READY}) is written at
    * once.
    */
   let wroteThisTurn = false
@@ -200,7 +199,7 @@ export async function startServer(
 /**
  * At most this many replies wait for the end of a turn; the batch is written when it is full. A
  * turn can read thousands of requests (256 connections pipelining 16 each), and holding them all
- * until its end halved pipelined plaintext's rate (bench/README.md "Issue 30, twelfth pass").
+ * until its end halved pipelined plaintext's rate (`bench/techempower.ts`, plaintext at 256).
  */
 const MAX_READY = 128
 

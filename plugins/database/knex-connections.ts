@@ -3,9 +3,9 @@
 //
 // knex acquires a connection from tarn for each statement outside a transaction (and one for each
 // transaction), and tarn builds a pending operation with a timer for the acquire timeout on every
-// acquire, however free the pool is. Measured (bench/README.md, issue 30's ninth pass): 1–4 µs of
-// CPU per ORM statement, 5–15%. So a released connection goes on fw's stack, and the next acquire
-// takes the one released last, with no promise of tarn's and no timer. tarn still opens every
+// acquire, however free the pool is: 1–4 µs of CPU per ORM statement, 5–15%
+// (`bench/tools/orm-timeouts.mjs` measures it). So a released connection goes on fw's stack, and
+// the next acquire takes the one released last, with no promise of tarn's and no timer. tarn still opens every
 // connection, bounds their number (a connection on the stack counts as used there), makes an
 // acquire wait in order under the acquire timeout when none is free, and closes what it is given
 // back: a connection goes back to it when an acquire is waiting there, when it is marked disposed
