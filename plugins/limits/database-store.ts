@@ -1,8 +1,11 @@
-import { defineMigration, type DatabaseApi } from 'fw/plugins/database'
+import type { DatabaseApi, SqlMigration } from 'fw/plugins/database'
 import type { LimitStore, WindowCount } from './store.js'
 
-/** The table the PostgreSQL store counts in, created by the plugin's migration. */
-export const limitsMigration = defineMigration({
+/**
+ * The table the PostgreSQL store counts in, created by the plugin's migration (a plain
+ * `SqlMigration`: the database plugin is optional, so nothing of its is loaded from here).
+ */
+export const limitsMigration: SqlMigration = {
   name: 'Migration20261129080000_create_fw_rate_limits',
   up: [
     `create table "fw_rate_limits" (
@@ -13,7 +16,7 @@ export const limitsMigration = defineMigration({
     'create index "fw_rate_limits_reset_at_index" on "fw_rate_limits" ("reset_at")',
   ],
   down: ['drop table if exists "fw_rate_limits"'],
-})
+}
 
 /** How often a process deletes windows that ended (at most; only while it counts). */
 const SWEEP_EVERY_MS = 60_000
