@@ -56,11 +56,14 @@ test('answers 401 with the Unauthenticated envelope without credentials or with 
   ]) {
     const res = await kernel.inject({ url: '/api/v1/me', headers })
     assert.is(res.status, 401)
+    // In development a refused token is explained in `data`; no token, nothing to explain.
+    const refused = 'authorization' in headers
     assert.equal(res.json(), {
       status: 401,
       statusmessage: 'Unauthenticated',
       message: 'Authentication required.',
       error: 'Unauthenticated',
+      ...(refused ? { data: { credential: 'accessToken', reason: 'invalid' } } : {}),
     })
   }
 })

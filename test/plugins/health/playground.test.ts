@@ -12,6 +12,9 @@ test('the playground serves /health/check and renders its health templates', asy
     logger: createMemoryLogger(),
   })
   try {
+    // Open as `fw serve` has it open (at listen): the check measures a round trip, not the start.
+    await kernel.boot()
+    await kernel.plugin('database').prepare()
     const res = await kernel.inject('/health/check')
     const body = res.json() as { checks: Record<string, { status: string }> }
     assert.ok(['database', 'disk_space', 'memory_limit', 'cache'].every((n) => n in body.checks))
