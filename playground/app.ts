@@ -86,6 +86,10 @@ export default function createApp<const E extends readonly PluginEntry[] = reado
       admin: { theme: 'admin', min_usertype: 50, default_controller: 'dashboard', area: 'Admin' },
       // Under `DATABASE_URL` and `FW_CONFIG`, which replace it.
       database: { url: defaultDatabaseUrl },
+      // The rate limits count in memory, per process: a statement per API request would move the
+      // products benchmark and the statement counts its tests read. Several instances share counts
+      // with `FW_CONFIG='{"limits":{"store":"database"}}'` (plugins/limits/README.md).
+      limits: { store: 'memory', redis_url: undefined },
     },
   })
   if (logger === undefined) kernel.register(logging)
@@ -106,8 +110,7 @@ export default function createApp<const E extends readonly PluginEntry[] = reado
       migrations: () => import('./migrations/index.js').then((m) => m.migrations),
       seed,
     })
-    // The API and the sign-in form under rate limits, per client address, counted in PostgreSQL
-    // when the playground runs on it (shared by every instance), else in memory.
+    // The API and the sign-in form under rate limits, per client address (`limits.store` above).
     .register(limits, {
       limiters: {
         api: { points: 1000, duration: 60 },
