@@ -110,13 +110,6 @@ export default function createApp<const E extends readonly PluginEntry[] = reado
       migrations: () => import('./migrations/index.js').then((m) => m.migrations),
       seed,
     })
-    // The API and the sign-in form under rate limits, per client address (`limits.store` above).
-    .register(limits, {
-      limiters: {
-        api: { points: 1000, duration: 60 },
-        login: { points: 20, duration: 60 },
-      },
-    })
     .register(auth, { seed: seedDemoUsers, loginMiddleware: ['limit:login'] })
     .register(api, {})
     .register(list)
@@ -129,6 +122,14 @@ export default function createApp<const E extends readonly PluginEntry[] = reado
     // Traces on the console when `playground.console_traces` is on (the playground's slice, just
     // resolved by registering it); metrics at `/metrics` when `telemetry.metrics` is on.
     .register(telemetry, consoleTraces(kernel.config.playground.console_traces))
+  // The API and the sign-in form under rate limits, per client address (`limits.store` above;
+  // `playground.api_limit`, the playground's slice, is resolved once its plugin is registered).
+  kernel.register(limits, {
+    limiters: {
+      api: { points: kernel.config.playground.api_limit, duration: 60 },
+      login: { points: 20, duration: 60 },
+    },
+  })
   for (const [plugin, options] of plugins ?? []) {
     ;(kernel.register as (p: unknown, o: unknown) => Kernel)(plugin, options)
   }

@@ -44,6 +44,11 @@ declare module 'fw' {
        * telemetry plugin). Environment: `FW_CONSOLE_TRACES=1`.
        */
       console_traces: boolean
+      /**
+       * Requests a client address may make to the API in a minute (the `api` rate limit).
+       * Environment: `FW_API_LIMIT` (load tests raise it).
+       */
+      api_limit: number
     }
   }
 }
@@ -53,9 +58,12 @@ export default definePlugin({
   name: 'playground',
   dependsOn: ['database', 'api'],
   config: {
-    defaults: { playground: { console_traces: false } },
-    schema: { 'playground.console_traces': 'boolean' },
-    env: { 'playground.console_traces': 'FW_CONSOLE_TRACES' },
+    defaults: { playground: { console_traces: false, api_limit: 1000 } },
+    schema: { 'playground.console_traces': 'boolean', 'playground.api_limit': 'integer' },
+    env: {
+      'playground.console_traces': 'FW_CONSOLE_TRACES',
+      'playground.api_limit': 'FW_API_LIMIT',
+    },
   },
   setup(kernel) {
     // The `api` middleware group of `/api/v1` and `/api/v2`: the API pipeline (CORS, content
