@@ -42,7 +42,6 @@ test('a JSON object gets _debug with every payload key; the headers are set', as
     'services',
     'migrations',
     'exceptions',
-    'devpanel',
   ])
   const request = body._debug.request as Record<string, unknown>
   assert.match(String(request.id), ID)
