@@ -8,7 +8,7 @@ import type { Reply } from '../reply.js'
 import { IDLE_GRACE_MS, trackConnections } from './drain.js'
 import { BODY, nothingToDrain, readFraming, TWO_HOSTS } from './framing.js'
 import type { SecurityHeaders } from './security-headers.js'
-import { serialize } from './serialize.js'
+import { serialize, type WireReply } from './serialize.js'
 import { SocketRequest } from './socket-request.js'
 import { mounted, staticApp, type StaticMount } from './static-files.js'
 import { Compression, type CompressionConfig } from './compression.js'
@@ -83,8 +83,16 @@ export async function startServer(
       let handedOver = true
       if (reply === undefined) failed(res, error)
       else {
-        const wire = serialize(reply, init.method, target.securityHeaders, init)
-        const sent = compression === undefined ? wire : compression.apply(wire, init)
+        // HEAD is serialized and compressed as its GET (same coding, same length), then sent
+        // without the body (test/browser/cross-origin.test.ts compares their headers).
+        const head = init.method === 'HEAD' && compression !== undefined
+        const wire = serialize(reply, head ? 'GET' : init.method, target.securityHeaders, init)
+        const coded = compression === undefined ? wire : compression.apply(wire, init)
+        const sent = !head
+          ? coded
+          : isThenable(coded)
+            ? coded.then(withoutBody)
+            : withoutBody(coded)
         if (!isThenable(sent)) handedOver = write(res, sent, target)
         else {
           // Compressed off the event loop: written when ready, followed to the response's close.
@@ -248,4 +256,12 @@ function refuse(res: ServerResponse, error: HttpError, always: Record<string, st
     'content-length': Buffer.byteLength(body),
   })
   res.end(body)
+}
+
+/** A GET's wire reply as its HEAD sends it: the same headers, no body (a stream is ended). */
+function withoutBody(wire: WireReply): WireReply {
+  const payload = wire.payload
+  if (payload !== undefined && typeof payload !== 'string' && !(payload instanceof Uint8Array))
+    payload.destroy()
+  return { status: wire.status, headers: wire.headers, payload: undefined }
 }
