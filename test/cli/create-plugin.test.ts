@@ -1,14 +1,7 @@
 // `fw create:plugin`: the CLI as a child process scaffolds a package outside any app; the package
 // then type-checks and passes its own tests (linked to this fw, as the docs-examples test links
 // the guide's package: no network), and bad names or a busy folder are refused.
-import {
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { suite } from 'uvu'

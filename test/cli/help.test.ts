@@ -38,7 +38,7 @@ test("prints a command's detailed usage on <command> --help", async () => {
   }
 })
 
-test('names option values after the option, in the list and in a command\'s usage', async () => {
+test("names option values after the option, in the list and in a command's usage", async () => {
   const { stdout } = await runCli(['--help'])
   assert.match(stdout, 'fw serve [--port <port>] [--host <host>] [--workers <workers>]')
   // A plugin's command (the playground's debug plugin), listed from the app.
