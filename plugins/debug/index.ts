@@ -7,7 +7,7 @@ import { definePlugin, type Kernel, type RequestContext } from 'fw'
 import type { DebugApi, DebugOptions } from './api.js'
 import { projectDatabaseEvents } from './database-projections.js'
 import { tapDelivery } from './delivery.js'
-import { declareDevPanel } from './devpanel.js'
+import { declareDevPanel, knownLogAccess } from './devpanel.js'
 import './events.js'
 import { grantSecret, issueGrantToken, verifyGrantToken } from './grant.js'
 import { measure, recordService } from './measure.js'
@@ -124,7 +124,8 @@ const debug = definePlugin<DebugOptions | undefined, DebugApi>({
     kernel.command(DebugTokenCommand)
     // The dev panel at the site root only: an admin area never takes it (README.md "Dev panel (feature `DevPanel`)").
     kernel.router.claim('debug', '/devpanel*')
-    if (options.devPanel ?? kernel.hasFeature('DevPanel'))
+    const panel = options.devPanel ?? kernel.hasFeature('DevPanel')
+    if (panel)
       declareDevPanel(kernel, api.hasDebugGrant, {
         page: options.spa !== true,
         logFile: () => logFile(),
@@ -143,6 +144,7 @@ const debug = definePlugin<DebugOptions | undefined, DebugApi>({
       scripts: serveToolbar(kernel, options.browser ?? {}, development, originPolicy),
       payload,
       policy: originPolicy,
+      logAccess: panel ? (ctx) => knownLogAccess(ctx, api.hasDebugGrant) : undefined,
     })
     return api
   },

@@ -11,6 +11,8 @@ export interface Statement {
 }
 
 export interface Payload {
+  /** Whether this user may read the dev panel's log lines; null: this request did not know. */
+  devpanel?: boolean | null
   time?: number
   memory?: number
   request?: {

@@ -42,6 +42,7 @@ test('a JSON object gets _debug with every payload key; the headers are set', as
     'services',
     'migrations',
     'exceptions',
+    'devpanel',
   ])
   const request = body._debug.request as Record<string, unknown>
   assert.match(String(request.id), ID)
