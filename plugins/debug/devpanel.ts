@@ -120,7 +120,8 @@ async function mayReadLogs(
  * What the payload's `devpanel` says: whether the dev panel answers this user, as far as the
  * request knows without asking who it is (asking would resolve the identity, with its events and
  * session phase, on a route that never asked): true for a grant holder, the answer for an identity
- * the request resolved (its last `auth.resolved` event), null when it resolved none. The toolbar
+ * the request resolved (its last `auth.resolved` event that refused nothing), null when it resolved
+ * none. The toolbar
  * offers the server log only after a `true` (test/browser/requests.test.ts "server log button").
  */
 export function knownLogAccess(
@@ -132,8 +133,11 @@ export function knownLogAccess(
   for (let i = events.length - 1; i >= 0; i--) {
     const e = events[i]!
     if ((e.type as string) !== 'auth.resolved') continue
-    const user = (e.data as { user?: { usertype?: number } | null }).user
-    return (user?.usertype ?? 0) >= PANEL_USERTYPE
+    const data = e.data as { user?: { usertype?: number } | null; refused?: string }
+    // A refused credential (a session cookie without its CSRF token, a bad bearer) says nothing
+    // about whom the panel's own GET, which carries the cookie, would answer.
+    if (data.refused !== undefined) continue
+    return (data.user?.usertype ?? 0) >= PANEL_USERTYPE
   }
   return null
 }
