@@ -95,15 +95,9 @@ export default function createApp<const E extends readonly PluginEntry[] = reado
   if (logger === undefined) kernel.register(logging)
   kernel
     .register(views)
-    // The toolbar's API tab reads the document `fw api:docs` writes (the openapi plugin serves
-    // it) and sends to v1 with the demo application's key (development only).
-    .register(debug, {
-      browser: {
-        apiPrefix: '/api/v1',
-        apiKey: DEMO_APPLICATION.apiKey,
-        openapi: '/api/openapi.json',
-      },
-    })
+    // The toolbar's API tab reads the document the openapi plugin serves and sends to the api
+    // plugin's prefix (both plugins tell it) with the demo application's key (development only).
+    .register(debug, { browser: { apiKey: DEMO_APPLICATION.apiKey } })
     .register(database, {
       entities,
       // Imported when the database opens, not when the app loads (keeps `fw route:list` fast).

@@ -107,6 +107,7 @@ const debug = definePlugin<DebugOptions | undefined, DebugApi>({
     // What other plugins register: who may read an app route cross-origin, the dev panel's log.
     let policy = (_origin: string): boolean => true
     let logFile = (): string | undefined => undefined
+    const described: { prefix?: string; document?: string } = {}
 
     const api: DebugApi = {
       isDevelopment: () => kernel.isDevelopment(),
@@ -119,6 +120,7 @@ const debug = definePlugin<DebugOptions | undefined, DebugApi>({
       project: (key, projection) => payload.project(key, projection),
       allowOrigins: (given) => (policy = given),
       readLogFile: (file) => (logFile = file),
+      describeApi: (description) => void Object.assign(described, description),
     }
 
     kernel.command(DebugTokenCommand)
@@ -141,7 +143,7 @@ const debug = definePlugin<DebugOptions | undefined, DebugApi>({
       decider,
       development,
       nonceOf: options.nonce ?? ((ctx: RequestContext) => ctx.state.cspNonce),
-      scripts: serveToolbar(kernel, options.browser ?? {}, development, originPolicy),
+      scripts: serveToolbar(kernel, options.browser ?? {}, described, development, originPolicy),
       payload,
       policy: originPolicy,
       logAccess: panel ? (ctx) => knownLogAccess(ctx, api.hasDebugGrant) : undefined,
