@@ -47,7 +47,7 @@ export default definePlugin({
       if (ctx.method === 'GET' || ctx.method === 'HEAD' || reply.status >= 400) return
       for (const [id, action] of changedProducts(ctx))
         realtime
-          .publish(PRODUCTS_CHANNEL, action, { id })
+          .publish(PRODUCTS_CHANNEL, action, { id }, ctx)
           .catch((error: unknown) =>
             kernel.logger.warn('products: a live update was not published', { error }),
           )

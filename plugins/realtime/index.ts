@@ -33,12 +33,18 @@ export interface RealtimeApi {
   channel(pattern: string, options: ChannelOptions): void
   /**
    * Publishes `event` with `data` (JSON, at most 7,000 bytes) on `channel`, to its subscribers on
-   * every instance; records `realtime.published` in the current request's log.
+   * every instance; records `realtime.published` in the log of `ctx`, or of the current request
+   * when the app runs a request scope (the database plugin's does).
    *
    * @example
-   * await kernel.plugin('realtime').publish('products', 'updated', { id: 7 })
+   * await kernel.plugin('realtime').publish('products', 'updated', { id: 7 }, ctx)
    */
-  publish(channel: string, event: string, data: unknown): Promise<PublishedEvent>
+  publish(
+    channel: string,
+    event: string,
+    data: unknown,
+    ctx?: RequestContext,
+  ): Promise<PublishedEvent>
   /** Answers `ctx` with the event stream of `channel` (what the plugin's route does). */
   stream(ctx: RequestContext, channel: string): Promise<Reply>
   /** Streams open in this process. */
@@ -142,9 +148,9 @@ export default definePlugin<RealtimeOptions | undefined, RealtimeApi>({
     }
     const api: RealtimeApi = {
       channel: (pattern, channelOptions) => registry.declare(pattern, channelOptions),
-      async publish(channel, event, data) {
+      async publish(channel, event, data, ctx = currentContext()) {
         const published = await bus.publish(channel, event, data)
-        currentContext()?.log.record('realtime.published', { ...published })
+        ctx?.log.record('realtime.published', { ...published })
         return published
       },
       stream: (ctx, channel) => openStream(source, ctx, channel),

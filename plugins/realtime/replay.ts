@@ -17,6 +17,8 @@ export interface ReplayLimits {
 interface ChannelBuffer {
   readonly frames: Frame[]
   bytes: number
+  /** The id of the newest event dropped: a client that saw it has missed nothing kept. */
+  dropped: string | undefined
 }
 
 /** What a `Last-Event-ID` finds in a channel's buffer. */
@@ -50,27 +52,24 @@ export class ReplayBuffers {
   add(channel: string, frame: Frame): void {
     if (this.#limits.events === 0) return
     let buffer = this.#channels.get(channel)
-    if (buffer === undefined) buffer = { frames: [], bytes: 0 }
+    if (buffer === undefined) buffer = { frames: [], bytes: 0, dropped: undefined }
     else this.#channels.delete(channel) // re-inserted last: most recently published
     this.#channels.set(channel, buffer)
     buffer.frames.push(frame)
     buffer.bytes += frame.bytes.length
     this.#bytes += frame.bytes.length
-    if (buffer.frames.length > this.#limits.events) {
-      const dropped = buffer.frames.shift()!
-      buffer.bytes -= dropped.bytes.length
-      this.#bytes -= dropped.bytes.length
-    }
+    if (buffer.frames.length > this.#limits.events) this.#dropOldest(buffer)
     this.#evict(channel)
   }
 
   /** The events after `lastId` on `channel`; `found: false` when the buffer no longer has it. */
   after(channel: string, lastId: string): Resumption {
-    const frames = this.#channels.get(channel)?.frames
-    if (frames === undefined) return { found: false }
+    const buffer = this.#channels.get(channel)
+    if (buffer === undefined) return { found: false }
+    const frames = buffer.frames
     for (let i = frames.length - 1; i >= 0; i--)
       if (frames[i]!.id === lastId) return { found: true, frames: frames.slice(i + 1) }
-    return { found: false }
+    return lastId === buffer.dropped ? { found: true, frames: frames.slice() } : { found: false }
   }
 
   /** Forgets everything: events may have been missed (the notification connection was lost). */
@@ -89,10 +88,14 @@ export class ReplayBuffers {
     }
     // Only `keep` is left and it alone is over the byte bound: drop its oldest events.
     const own = this.#channels.get(keep)
-    while (own !== undefined && this.#bytes > this.#limits.bytes && own.frames.length > 1) {
-      const dropped = own.frames.shift()!
-      own.bytes -= dropped.bytes.length
-      this.#bytes -= dropped.bytes.length
-    }
+    while (own !== undefined && this.#bytes > this.#limits.bytes && own.frames.length > 1)
+      this.#dropOldest(own)
+  }
+
+  #dropOldest(buffer: ChannelBuffer): void {
+    const dropped = buffer.frames.shift()!
+    buffer.bytes -= dropped.bytes.length
+    this.#bytes -= dropped.bytes.length
+    buffer.dropped = dropped.id
   }
 }

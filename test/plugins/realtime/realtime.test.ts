@@ -1,0 +1,296 @@
+// The realtime plugin over real sockets (an event stream never ends, so `inject()` cannot read
+// one). With DATABASE_URL naming a PostgreSQL server, on a database of the suite's own, through
+// NOTIFY (two kernels on it then: an event published on either reaches the other's subscribers);
+// otherwise in process.
+import net from 'node:net'
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { FwError, json, type Kernel } from 'fw'
+import { createTestKernel, type MemoryLogger } from 'fw/testing'
+import database, { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
+import realtime, { type RealtimeOptions } from 'fw/plugins/realtime'
+import { openEvents } from './sse-client.js'
+
+interface Context {
+  db?: TestDatabase
+  kernels: Kernel[]
+}
+const test = suite<Context>('realtime', { kernels: [] })
+const onPostgres = /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '')
+
+const channels: RealtimeOptions['channels'] = {
+  news: { authorize: 'public' },
+  // `orders.{id}`: only the user whose id is the channel's (`?user=` stands in for a session).
+  'orders.{id}': { authorize: (ctx, { id }) => ctx.query.user === id },
+}
+
+/** A listening kernel with the realtime plugin, `POST /publish/{channel}/{event}` publishing its body. */
+async function start(context: Context, realtimeConfig: Record<string, number> = {}) {
+  const kernel = createTestKernel({
+    config: { realtime: realtimeConfig } as never,
+    // On PGlite the plugin delivers in process whether or not the database plugin is there (the
+    // playground's suites run it with one); opening an embedded database per test would only
+    // slow the suite down.
+    plugins: onPostgres
+      ? [
+          [database, { url: context.db!.url, entities: [] }],
+          [realtime, { channels }],
+        ]
+      : [[realtime, { channels }]],
+  })
+  kernel.router.post('publish/{channel}/{event}', async (ctx) =>
+    json(
+      await ctx.kernel
+        .plugin('realtime')
+        .publish(ctx.params.channel!, ctx.params.event!, await ctx.body(), ctx),
+    ),
+  )
+  const { url } = await kernel.listen(0, '127.0.0.1')
+  context.kernels.push(kernel)
+  return { kernel, url }
+}
+
+test.before(async (context) => {
+  context.db = await createTestDatabase()
+})
+
+test.after.each(async (context) => {
+  await Promise.all(context.kernels.splice(0).map((k) => k.close(1000, 0)))
+})
+
+test.after(async (context) => {
+  await context.db?.drop()
+})
+
+async function publish(url: string, channel: string, event: string, data: unknown) {
+  const res = await fetch(`${url}/publish/${channel}/${event}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(data),
+  })
+  assert.is(res.status, 200, await res.clone().text())
+  return (await res.json()) as { id: string; shared: boolean }
+}
+
+test('streams each event published on the channel, with its id, name and data', async (context) => {
+  const { url } = await start(context)
+  const stream = await openEvents(`${url}/events/news`)
+  assert.is(stream.status, 200)
+  assert.is(stream.headers['content-type'], 'text/event-stream; charset=utf-8')
+  assert.is(stream.headers['cache-control'], 'no-store')
+  const first = await publish(url, 'news', 'posted', { title: 'one' })
+  assert.is(first.shared, onPostgres)
+  await publish(url, 'news', 'posted', { title: 'two' })
+  const events = await stream.waitFor(2)
+  assert.equal(
+    events.map((e) => [e.event, JSON.parse(e.data)]),
+    [
+      ['posted', { title: 'one' }],
+      ['posted', { title: 'two' }],
+    ],
+  )
+  assert.is(events[0]!.id, first.id)
+  assert.is(stream.retry, 2000)
+  stream.close()
+})
+
+test('reaches subscribers of every kernel on the database (one on PGlite)', async (context) => {
+  const a = await start(context)
+  const b = onPostgres ? await start(context) : a
+  const onA = await openEvents(`${a.url}/events/news`)
+  const onB = await openEvents(`${b.url}/events/news`)
+  await publish(a.url, 'news', 'posted', { from: 'a' })
+  await publish(b.url, 'news', 'posted', { from: 'b' })
+  const seenA = (await onA.waitFor(2)).map((e) => e.data)
+  const seenB = (await onB.waitFor(2)).map((e) => e.data)
+  // One order for every instance: PostgreSQL's.
+  assert.equal(seenA, seenB)
+  assert.equal(seenA.map((d) => JSON.parse(d).from).sort(), ['a', 'b'])
+  onA.close()
+  onB.close()
+})
+
+test('resumes after Last-Event-ID with the buffered events, and resets for an unknown id', async (context) => {
+  const { url } = await start(context)
+  const ids: string[] = []
+  for (let i = 1; i <= 5; i++) ids.push((await publish(url, 'news', 'n', { i })).id)
+  const resumed = await openEvents(`${url}/events/news`, { lastEventId: ids[1] })
+  const replayed = await resumed.waitFor(3)
+  assert.equal(
+    replayed.map((e) => e.id),
+    ids.slice(2),
+  )
+  await publish(url, 'news', 'n', { i: 6 })
+  assert.is(JSON.parse((await resumed.waitFor(4))[3]!.data).i, 6)
+  const lost = await openEvents(`${url}/events/news`, { lastEventId: 'gone.1' })
+  const [reset] = await lost.waitFor(1)
+  assert.is(reset!.event, 'fw-reset')
+  assert.is(reset!.id, undefined)
+  resumed.close()
+  lost.close()
+})
+
+test('keeps only realtime.replay_events per channel: an id older than that resets', async (context) => {
+  const { url } = await start(context, { replay_events: 3 })
+  const ids: string[] = []
+  for (let i = 1; i <= 6; i++) ids.push((await publish(url, 'news', 'n', { i })).id)
+  const inWindow = await openEvents(`${url}/events/news`, { lastEventId: ids[2] })
+  assert.equal(
+    (await inWindow.waitFor(3)).map((e) => e.id),
+    ids.slice(3),
+  )
+  const tooOld = await openEvents(`${url}/events/news`, { lastEventId: ids[1] })
+  assert.is((await tooOld.waitFor(1))[0]!.event, 'fw-reset')
+  inWindow.close()
+  tooOld.close()
+})
+
+test('sends a heartbeat comment on an idle stream', async (context) => {
+  const { url } = await start(context, { heartbeat: 1 })
+  const stream = await openEvents(`${url}/events/news`)
+  for (let i = 0; i < 40 && stream.comments.length === 0; i++)
+    await new Promise((r) => setTimeout(r, 50))
+  assert.equal(stream.comments.slice(0, 1), [''])
+  stream.close()
+})
+
+test('authorises per channel: 403 for another user, 404 for an undeclared channel', async (context) => {
+  const { kernel, url } = await start(context)
+  const own = await openEvents(`${url}/events/orders.7?user=7`)
+  assert.is(own.status, 200)
+  own.close()
+  const other = await kernel.inject({
+    url: '/events/orders.7?user=8',
+    headers: { accept: 'application/json' },
+  })
+  assert.is(other.status, 403)
+  assert.equal(other.json(), {
+    error: 'forbidden',
+    message: 'You may not listen to this channel.',
+  })
+  assert.equal(
+    other.events.filter((e) => e.type === 'realtime.refused').map((e) => e.data),
+    [{ channel: 'orders.7', reason: 'forbidden' }],
+  )
+  const unknown = await kernel.inject({
+    url: '/events/secrets',
+    headers: { accept: 'application/json' },
+  })
+  assert.is(unknown.status, 404)
+  assert.is((unknown.json() as { error: string }).error, 'unknown_channel')
+  // A refused client never sees an event of the channel.
+  const refused = await fetch(`${url}/events/orders.7?user=8`)
+  assert.is(refused.status, 403)
+})
+
+test('records each subscription and publication in its request log', async (context) => {
+  const { kernel, url } = await start(context)
+  const res = await kernel.inject({
+    method: 'POST',
+    url: '/publish/news/posted',
+    body: { a: 1 },
+  })
+  const published = res.events.filter((e) => e.type === 'realtime.published')
+  assert.is(published.length, 1)
+  assert.equal(
+    { ...published[0]!.data, id: '' },
+    { channel: 'news', event: 'posted', id: '', bytes: 7, shared: onPostgres },
+  )
+  // A stream's log, through a route of the app's own that answers with `stream()`.
+  let subscribed: unknown
+  kernel.hooks.annotate.tap('test', (_reply, ctx) => {
+    subscribed ??= ctx.log.ofType('realtime.subscribed')[0]?.data
+  })
+  const stream = await openEvents(`${url}/events/news`)
+  assert.equal(subscribed, { channel: 'news', resumed: false, replayed: 0, reset: false })
+  stream.close()
+})
+
+test('refuses a publication it cannot carry, by code', async (context) => {
+  const { kernel } = await start(context)
+  const api = kernel.plugin('realtime')
+  const codeOf = (p: Promise<unknown>) =>
+    p.then(
+      () => 'published',
+      (e: unknown) => (e instanceof FwError ? e.code : String(e)),
+    )
+  assert.is(await codeOf(api.publish('news', 'big', 'x'.repeat(7001))), 'FW_ERR_REALTIME_PAYLOAD')
+  assert.is(await codeOf(api.publish('news', 'bad\nname', {})), 'FW_ERR_REALTIME_INVALID')
+  assert.is(await codeOf(api.publish('news', 'fw-reset', {})), 'FW_ERR_REALTIME_INVALID')
+  assert.is(await codeOf(api.publish('no/such', 'e', {})), 'FW_ERR_REALTIME_INVALID')
+  const cyclic: Record<string, unknown> = {}
+  cyclic.self = cyclic
+  assert.is(await codeOf(api.publish('news', 'e', cyclic)), 'FW_ERR_REALTIME_PAYLOAD')
+  assert.throws(() => api.channel('news', { authorize: 'public' }), /declared already/)
+  assert.throws(() => api.channel('open', {} as never), /give `authorize`/)
+})
+
+test('answers 503 with Retry-After past realtime.max_subscribers', async (context) => {
+  const { kernel, url } = await start(context, { max_subscribers: 1 })
+  const first = await openEvents(`${url}/events/news`)
+  const second = await fetch(`${url}/events/news`, { headers: { accept: 'application/json' } })
+  assert.is(second.status, 503)
+  assert.is(second.headers.get('retry-after'), '2')
+  first.close()
+  // The closed stream's place is free again.
+  for (let i = 0; i < 40 && kernel.plugin('realtime').subscribers > 0; i++)
+    await new Promise((r) => setTimeout(r, 25))
+  const third = await openEvents(`${url}/events/news`)
+  assert.is(third.status, 200)
+  third.close()
+})
+
+test('disconnects a client that stops reading once it holds max_buffered_bytes, and only it', async (context) => {
+  const { kernel, url } = await start(context, { max_buffered_bytes: 16 * 1024 })
+  const { port } = new URL(url)
+  // A client that sends its request and never reads: the socket's buffers fill, then the stream's.
+  const slow = net.connect(Number(port), '127.0.0.1')
+  slow.write('GET /events/news HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n')
+  slow.pause()
+  const fast = await openEvents(`${url}/events/news`)
+  const api = kernel.plugin('realtime')
+  for (let i = 0; i < 40 && api.subscribers < 2; i++) await new Promise((r) => setTimeout(r, 25))
+  assert.is(api.subscribers, 2)
+  const chunk = 'x'.repeat(6000)
+  let sent = 0
+  // Until the server gives up on it (loopback buffers a few MB before the stream's queue grows).
+  while (api.subscribers === 2 && sent < 10_000) {
+    await api.publish('news', 'chunk', chunk)
+    sent++
+    // The fast client keeps up: it has read each event before the next is published.
+    await fast.waitFor(sent, 5000)
+  }
+  assert.is(api.subscribers, 1, `the slow client is still subscribed after ${sent} events`)
+  // Reading again, the slow client finds its connection closed short of what was published.
+  let received = 0
+  slow.on('data', (c: Buffer) => (received += c.length))
+  slow.resume()
+  await new Promise((resolve) => slow.on('close', resolve))
+  assert.ok(received < sent * chunk.length, `${received} bytes of ${sent * chunk.length}`)
+  const logged = (kernel.logger as MemoryLogger).entries.map((e) =>
+    String((e.context as { error?: unknown } | undefined)?.error),
+  )
+  assert.ok(
+    logged.some((m) => m.includes('SlowSubscriberError')),
+    'the drop is logged',
+  )
+  // The fast client got every event, in order.
+  await fast.waitFor(sent, 20_000)
+  assert.is(fast.events.length, sent)
+  fast.close()
+})
+
+test('a stop ends every stream cleanly at once, so the drain does not wait for it', async (context) => {
+  const { kernel, url } = await start(context)
+  const stream = await openEvents(`${url}/events/news`)
+  await publish(url, 'news', 'n', { i: 1 })
+  await stream.waitFor(1)
+  // A 60 s drain timeout: were the stream cut at the timeout, the test would time out first.
+  const closing = kernel.close(60_000, 0)
+  assert.is(await stream.ended, 'end')
+  assert.ok(stream.comments.includes('server stopping'))
+  await closing
+  context.kernels.splice(context.kernels.indexOf(kernel), 1)
+})
+
+test.run()
