@@ -2,8 +2,10 @@
 // through PostgreSQL LISTEN/NOTIFY, resumable from a bounded replay buffer (README.md).
 import { currentContext, definePlugin, type Kernel, type Reply, type RequestContext } from 'fw'
 import type {} from 'fw/plugins/database'
+import type {} from 'fw/plugins/debug'
 import { RealtimeBus, type PublishedEvent } from './bus.js'
 import { ChannelRegistry, type ChannelOptions } from './channels.js'
+import { realtimeProjection } from './debug-projection.js'
 import './events.js'
 import { ReplayBuffers } from './replay.js'
 import { StreamHub } from './streams.js'
@@ -104,8 +106,8 @@ function partsOf(kernel: Kernel): { hub: StreamHub; replay: ReplayBuffers } {
  */
 export default definePlugin<RealtimeOptions | undefined, RealtimeApi>({
   name: 'realtime',
-  // database: broadcast across instances when it is PostgreSQL.
-  optionalDependsOn: ['database'],
+  // database: broadcast across instances when it is PostgreSQL; debug: `_debug.realtime`.
+  optionalDependsOn: ['database', 'debug'],
   config: {
     defaults: {
       realtime: {
@@ -169,6 +171,7 @@ export default definePlugin<RealtimeOptions | undefined, RealtimeApi>({
         .name('realtime.stream')
     // Serving: listen from the start, so this instance's replay buffers hold what others publish.
     kernel.hooks.listen.tapPromise('realtime', () => bus.listen(5000))
+    if (kernel.hasPlugin('debug')) kernel.plugin('debug').project('realtime', realtimeProjection)
     // A stop ends every stream at once (clients reconnect to another instance after `retry:`),
     // so open streams never hold the drain up; the shutdown tap ends any left.
     kernel.readiness.onStopping(() => hub.endAll(STOPPING_FRAME))

@@ -8,6 +8,7 @@ import * as assert from 'uvu/assert'
 import { FwError, json, type Kernel } from 'fw'
 import { createTestKernel, type MemoryLogger } from 'fw/testing'
 import database, { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
+import debug from 'fw/plugins/debug'
 import realtime, { type RealtimeOptions } from 'fw/plugins/realtime'
 import { openEvents } from './sse-client.js'
 
@@ -204,6 +205,40 @@ test('records each subscription and publication in its request log', async (cont
   const stream = await openEvents(`${url}/events/news`)
   assert.equal(subscribed, { channel: 'news', resumed: false, replayed: 0, reset: false })
   stream.close()
+})
+
+test('shows what a request published under _debug.realtime in development', async () => {
+  const kernel = createTestKernel({
+    config: { development: true, features: ['debug'] } as never,
+    plugins: [[debug], [realtime, { channels }]],
+  })
+  kernel.router.post('p', async (ctx) =>
+    json(await kernel.plugin('realtime').publish('news', 'e', { a: 1 }, ctx)),
+  )
+  await kernel.boot()
+  const res = await kernel.inject({
+    method: 'POST',
+    url: '/p',
+    headers: { accept: 'application/json' },
+  })
+  const shown = (res.json() as { id: string; _debug: { realtime: unknown } })._debug.realtime as {
+    published: { channel: string; id: string }[]
+    subscribed: unknown[]
+  }
+  assert.equal(
+    shown.published.map((p) => [p.channel, p.id]),
+    [['news', (res.json() as { id: string }).id]],
+  )
+  assert.equal(shown.subscribed, [])
+  const refused = await kernel.inject({
+    url: '/events/secrets',
+    headers: { accept: 'application/json' },
+  })
+  const report = (refused.json() as { _debug: { realtime: { refused: object[] } } })._debug.realtime
+  assert.equal(
+    report.refused.map((r) => ({ ...r, at: 0 })),
+    [{ at: 0, channel: 'secrets', reason: 'unknown' }],
+  )
 })
 
 test('refuses a publication it cannot carry, by code', async (context) => {
