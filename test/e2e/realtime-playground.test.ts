@@ -1,6 +1,7 @@
 // The playground's live products channel on one `fw serve` process, on PGlite or on PostgreSQL
 // (DATABASE_URL): 1,000 idle subscribers each get a product created through the API; an
-// undeclared channel is refused. test/e2e/realtime-cluster.test.ts covers several instances.
+// undeclared channel is refused; a stop ends the open streams cleanly (last: it stops the process).
+// test/e2e/realtime-cluster.test.ts covers several instances.
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
@@ -60,6 +61,19 @@ test('refuses a channel the playground does not declare, before any stream', asy
   const res = await fetch(`${app!.url}/events/users`, { headers: { accept: 'application/json' } })
   assert.is(res.status, 404)
   assert.equal(await res.json(), { error: 'unknown_channel', message: 'No such channel.' })
+})
+
+test('SIGTERM ends open streams cleanly and the process exits 0 without waiting for them', async ({
+  app,
+}) => {
+  const streams = await Promise.all(
+    Array.from({ length: 20 }, () => openEvents(`${app!.url}/events/products`)),
+  )
+  const exit = app!.stop()
+  const ends = await Promise.all(streams.map((s) => s.ended))
+  assert.equal(new Set(ends), new Set(['end']))
+  assert.ok(streams.every((s) => s.comments.includes('server stopping')))
+  assert.is(await exit, 0)
 })
 
 test.run()
