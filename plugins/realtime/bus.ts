@@ -56,6 +56,7 @@ export class RealtimeBus {
   #listening: Promise<void> | undefined
   #heard = false
   #lost = false
+  #listeningNow = false
 
   constructor(options: {
     db: DatabaseApi | undefined
@@ -76,10 +77,12 @@ export class RealtimeBus {
 
   /**
    * Starts listening (once), resolving when the `LISTEN` runs, or after `waitMs` at most (the
-   * connection keeps being retried; events before it are not heard by this instance).
+   * connection keeps being retried; events before it are not heard by this instance). Undefined
+   * when there is nothing to wait for.
    */
-  listen(waitMs: number): Promise<void> {
-    if (!this.shared) return Promise.resolve()
+  listen(waitMs: number): Promise<void> | undefined {
+    // Listening already (or nothing to listen to): no promise, no timer.
+    if (!this.shared || this.#listeningNow) return undefined
     this.#listening ??= new Promise<void>((resolve) => {
       this.#db!.subscribe(
         PG_CHANNEL,
@@ -107,7 +110,8 @@ export class RealtimeBus {
       this.#deliver({ c: channel, i: id, e: event, d: json })
       return published
     }
-    await this.listen(2000)
+    const listening = this.listen(2000)
+    if (listening !== undefined) await listening
     await this.#db!.notify(PG_CHANNEL, JSON.stringify({ c: channel, i: id, e: event, d: json }))
     return published
   }
@@ -135,6 +139,7 @@ export class RealtimeBus {
    * (they may have missed events meanwhile), and events flow again.
    */
   #listeningChanged(listening: boolean, first: () => void): void {
+    this.#listeningNow = listening
     if (listening) {
       this.#heard = true
       if (this.#lost) this.#hub.broadcast(RESET_FRAME)

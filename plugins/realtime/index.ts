@@ -170,7 +170,7 @@ export default definePlugin<RealtimeOptions | undefined, RealtimeApi>({
         )
         .name('realtime.stream')
     // Serving: listen from the start, so this instance's replay buffers hold what others publish.
-    kernel.hooks.listen.tapPromise('realtime', () => bus.listen(5000))
+    kernel.hooks.listen.tapPromise('realtime', async () => bus.listen(5000))
     if (kernel.hasPlugin('debug')) kernel.plugin('debug').project('realtime', realtimeProjection)
     // A stop ends every stream at once (clients reconnect to another instance after `retry:`),
     // so open streams never hold the drain up; the shutdown tap ends any left.

@@ -51,7 +51,8 @@ export async function openStream(
     })
   }
   // Events published before this instance listens are not heard by it: wait for the LISTEN.
-  await source.bus.listen(2000)
+  const listening = source.bus.listen(2000)
+  if (listening !== undefined) await listening
   const lastId = ctx.header('last-event-id')
   let first: Buffer[] = []
   let resumed = false
