@@ -29,7 +29,7 @@ export const realtimeErrors = definePluginErrors('realtime', {
     message: 'You may not listen to this channel.',
   },
   FW_ERR_REALTIME_FULL: {
-    when: 'A client asked for a stream while this process already holds `realtime.max_subscribers` streams, or while it stops. Answered 503 `{"error":"realtime_unavailable"}` with `Retry-After`.',
+    when: 'A client asked for a stream while this process already holds `realtime.max_subscribers` streams. Answered 503 `{"error":"realtime_unavailable"}` with `Retry-After`.',
     fix: 'Add instances, or raise `realtime.max_subscribers` when the memory allows (about 10 KB per idle stream, see docs/realtime.md).',
     status: 503,
     error: 'realtime_unavailable',

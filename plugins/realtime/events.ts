@@ -18,8 +18,14 @@ declare module 'fw' {
       bytes: number
       shared: boolean
     }
-    /** This request was refused a stream on `channel` (`unknown`, `forbidden`, `full`). */
-    'realtime.refused': { channel: string; reason: 'unknown' | 'forbidden' | 'full' }
+    /**
+     * This request was refused a stream on `channel`: `unknown` (404), `forbidden` (403), `full`
+     * (503), `stopping` (a stream that ends at once, so the client reconnects elsewhere).
+     */
+    'realtime.refused': {
+      channel: string
+      reason: 'unknown' | 'forbidden' | 'full' | 'stopping'
+    }
   }
 }
 

@@ -174,14 +174,11 @@ export default definePlugin<RealtimeOptions | undefined, RealtimeApi>({
     if (kernel.hasPlugin('debug')) kernel.plugin('debug').project('realtime', realtimeProjection)
     // A stop ends every stream at once (clients reconnect to another instance after `retry:`),
     // so open streams never hold the drain up; the shutdown tap ends any left.
-    kernel.readiness.onStopping(() => hub.endAll(STOPPING_FRAME))
+    kernel.readiness.onStopping(() => hub.endAll())
     kernel.hooks.shutdown.tapPromise({ name: 'realtime', stage: -10 }, async () => hub.endAll())
     return api
   },
 })
-
-/** The last frame of a stream ended by a stop: a comment a reader of the wire can see. */
-const STOPPING_FRAME = Buffer.from(': server stopping\n\n')
 
 export { MAX_DATA_BYTES, RESET_EVENT } from './bus.js'
 export type { PublishedEvent } from './bus.js'

@@ -37,6 +37,7 @@ export class EventStream extends Readable {
 }
 
 const HEARTBEAT = Buffer.from(':\n\n')
+const STOPPING = Buffer.from(': server stopping\n\n')
 
 /**
  * The open streams of this process, by channel. The rule for slow clients (docs/realtime.md
@@ -56,6 +57,11 @@ export class StreamHub {
   constructor(limits: StreamLimits) {
     this.#limits = limits
     this.#retry = Buffer.from(`retry: ${limits.retryMs}\n\n`)
+  }
+
+  /** What a stream gets when the instance stops: the `retry:` hint and a comment saying why. */
+  get stoppingFrame(): Buffer {
+    return Buffer.concat([this.#retry, STOPPING])
   }
 
   /** Streams open now. */
@@ -97,15 +103,16 @@ export class StreamHub {
   }
 
   /**
-   * Ends every stream after what it holds and `last` (a stop: the clients reconnect elsewhere
-   * after the `retry:` delay); the responses end, so the server's drain is not held up.
+   * Ends every stream after what it holds and a `: server stopping` comment (the clients
+   * reconnect elsewhere after the `retry:` delay); the responses end, so the server's drain is
+   * not held up.
    */
-  endAll(last?: Buffer): void {
+  endAll(): void {
     clearInterval(this.#heartbeat)
     this.#heartbeat = undefined
     for (const set of this.#channels.values())
       for (const stream of set) {
-        if (last !== undefined) stream.push(last)
+        stream.push(STOPPING)
         stream.push(null)
       }
   }

@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream'
 import { Reply, type RequestContext } from 'fw'
 import { RESET_FRAME, type RealtimeBus } from './bus.js'
 import { MAX_CHANNEL_LENGTH, type ChannelRegistry } from './channels.js'
@@ -24,7 +25,8 @@ const MAX_ID_LENGTH = 64
 
 /**
  * Answers a request with the event stream of `channel`: 404 when no declared pattern matches it,
- * 403 when its `authorize` refuses, 503 while the process is full or stopping; otherwise 200
+ * 403 when its `authorize` refuses, a stream that ends at once while the instance stops, 503
+ * while the process holds `realtime.max_subscribers` streams; otherwise 200
  * `text/event-stream` with, for a `Last-Event-ID` found in the replay buffer, the events after it
  * first (`fw-reset` when it is not found), then every event published on the channel.
  */
@@ -44,7 +46,13 @@ export async function openStream(
     ctx.log.record('realtime.refused', { channel, reason: 'forbidden' })
     throw realtimeErrors.httpError('FW_ERR_REALTIME_FORBIDDEN')
   }
-  if (source.hub.size >= source.maxSubscribers || source.stopping()) {
+  if (source.stopping()) {
+    // 200 and at once the end: an EventSource reconnects after `retry:` (to another instance by
+    // then), where a 503 would make it give up for good.
+    ctx.log.record('realtime.refused', { channel, reason: 'stopping' })
+    return streamReply(Readable.from([source.hub.stoppingFrame]))
+  }
+  if (source.hub.size >= source.maxSubscribers) {
     ctx.log.record('realtime.refused', { channel, reason: 'full' })
     throw realtimeErrors.httpError('FW_ERR_REALTIME_FULL', {
       headers: { 'retry-after': String(source.retryAfterS) },
@@ -73,6 +81,10 @@ export async function openStream(
     replayed: resumed ? first.length : 0,
     reset,
   })
+  return streamReply(stream)
+}
+
+function streamReply(stream: Readable): Reply {
   return new Reply(200, { kind: 'stream', value: stream })
     .header('content-type', 'text/event-stream; charset=utf-8')
     .header('cache-control', 'no-store')

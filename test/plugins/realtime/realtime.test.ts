@@ -324,10 +324,16 @@ test('a stop ends every stream cleanly at once, so the drain does not wait for i
   const stream = await openEvents(`${url}/events/news`)
   await publish(url, 'news', 'n', { i: 1 })
   await stream.waitFor(1)
-  // A 60 s drain timeout: were the stream cut at the timeout, the test would time out first.
-  const closing = kernel.close(60_000, 0)
+  // A 60 s drain timeout: were the stream cut at the timeout, the test would time out first. A
+  // 300 ms shutdown delay: the instance still accepts, and a stream opened then ends at once.
+  const closing = kernel.close(60_000, 300)
   assert.is(await stream.ended, 'end')
   assert.ok(stream.comments.includes('server stopping'))
+  const late = await openEvents(`${url}/events/news`)
+  assert.is(late.status, 200)
+  assert.is(await late.ended, 'end')
+  assert.is(late.retry, 2000)
+  assert.equal([late.events, late.comments], [[], ['server stopping']])
   await closing
   context.kernels.splice(context.kernels.indexOf(kernel), 1)
 })
