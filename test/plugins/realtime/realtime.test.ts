@@ -3,6 +3,7 @@
 // NOTIFY (two kernels on it then: an event published on either reaches the other's subscribers);
 // otherwise in process.
 import net from 'node:net'
+import pg from 'pg'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { FwError, json, type Kernel } from 'fw'
@@ -148,6 +149,33 @@ test('keeps only realtime.replay_events per channel: an id older than that reset
   assert.is((await tooOld.waitFor(1))[0]!.event, 'fw-reset')
   inWindow.close()
   tooOld.close()
+})
+
+test('on PostgreSQL, a lost notification connection resets open streams and the buffers', async (context) => {
+  if (!onPostgres) return // PGlite: no connection to lose, events never leave the process
+  const { url } = await start(context)
+  const { id } = await publish(url, 'news', 'n', { i: 1 })
+  const open = await openEvents(`${url}/events/news`)
+  const sql = new pg.Client({ connectionString: context.db!.url })
+  await sql.connect()
+  try {
+    // Events published while it reconnects would be missed: the open stream is told to reset.
+    await sql.query(
+      `select pg_terminate_backend(pid) from pg_stat_activity
+       where datname = current_database() and application_name = 'fw-notifications'`,
+    )
+  } finally {
+    await sql.end()
+  }
+  const [reset] = await open.waitFor(1, 10_000)
+  assert.is(reset!.event, 'fw-reset')
+  // The buffer may have a gap: an id from before the loss resets too; events flow again.
+  const resumed = await openEvents(`${url}/events/news`, { lastEventId: id })
+  assert.is((await resumed.waitFor(1))[0]!.event, 'fw-reset')
+  await publish(url, 'news', 'n', { i: 2 })
+  assert.is(JSON.parse((await open.waitFor(2))[1]!.data).i, 2)
+  open.close()
+  resumed.close()
 })
 
 test('sends a heartbeat comment on an idle stream', async (context) => {
