@@ -116,6 +116,22 @@ test('reaches subscribers of every kernel on the database (one on PGlite)', asyn
   onB.close()
 })
 
+test('a burst of concurrent publications reaches every subscriber whole, in one order', async (context) => {
+  const a = await start(context)
+  const b = onPostgres ? await start(context) : a
+  const streams = await Promise.all([a, a, b, b].map((k) => openEvents(`${k.url}/events/news`)))
+  const sent = await Promise.all(
+    Array.from({ length: 100 }, (_, i) => publish(i % 2 === 0 ? a.url : b.url, 'news', 'n', { i })),
+  )
+  const orders = await Promise.all(
+    streams.map(async (s) => (await s.waitFor(100, 15_000)).map((e) => e.id)),
+  )
+  assert.is(new Set(sent.map((p) => p.id)).size, 100)
+  assert.equal(new Set(orders[0]), new Set(sent.map((p) => p.id)))
+  for (const order of orders) assert.equal(order, orders[0])
+  for (const s of streams) s.close()
+})
+
 test('resumes after Last-Event-ID with the buffered events, and resets for an unknown id', async (context) => {
   const { url } = await start(context)
   const ids: string[] = []
@@ -132,6 +148,12 @@ test('resumes after Last-Event-ID with the buffered events, and resets for an un
   const [reset] = await lost.waitFor(1)
   assert.is(reset!.event, 'fw-reset')
   assert.is(reset!.id, undefined)
+  // An id longer than any the plugin makes is not looked up: a reset, like any unknown id.
+  const long = await openEvents(`${url}/events/news`, {
+    lastEventId: `${ids[1]}${'x'.repeat(5000)}`,
+  })
+  assert.is((await long.waitFor(1))[0]!.event, 'fw-reset')
+  long.close()
   resumed.close()
   lost.close()
 })
@@ -210,6 +232,14 @@ test('authorises per channel: 403 for another user, 404 for an undeclared channe
     headers: { accept: 'application/json' },
   })
   assert.is(unknown.status, 404)
+  // A channel name no client could be granted: 404, and the log keeps 200 characters of it.
+  const huge = await kernel.inject({
+    url: `/events/${'a'.repeat(5000)}`,
+    headers: { accept: 'application/json' },
+  })
+  assert.is(huge.status, 404)
+  const logged = huge.events.find((e) => e.type === 'realtime.refused')!.data as { channel: string }
+  assert.is(logged.channel.length, 200)
   assert.is((unknown.json() as { error: string }).error, 'unknown_channel')
   // A refused client never sees an event of the channel.
   const refused = await fetch(`${url}/events/orders.7?user=8`)
