@@ -26,11 +26,14 @@ export class SlowSubscriberError extends Error {
  */
 export class EventStream extends Readable {
   readonly channel: string
+  /** Bytes of the events replayed at the start: they may wait on top of the limit. */
+  readonly replayed: number
 
-  constructor(channel: string) {
+  constructor(channel: string, replayed: number) {
     // A small high-water mark: only the unsent queue counts against the limit, not a read-ahead.
     super({ highWaterMark: 1024 })
     this.channel = channel
+    this.replayed = replayed
   }
 
   override _read(): void {}
@@ -44,8 +47,9 @@ const STOPPING = Buffer.from(': server stopping\n\n')
  * "Backpressure"): an event (or heartbeat) that would leave a stream holding more than
  * `maxBufferedBytes` unsent disconnects it instead (the stream fails, the server closes its
  * socket); the client's EventSource reconnects with `Last-Event-ID` and gets the replay buffer's
- * events after it. So a stream never holds more than the limit plus one event
- * (test/e2e/realtime.test.ts "slow client").
+ * events after it. So a stream never holds more than the limit plus one event, plus, for a
+ * resumed stream, the events it was replayed (bounded by the replay buffer)
+ * (test/plugins/realtime/realtime.test.ts "disconnects a client that stops reading").
  */
 export class StreamHub {
   readonly #limits: StreamLimits
@@ -71,7 +75,10 @@ export class StreamHub {
 
   /** A new stream on `channel`, the `retry:` hint and `first` (replayed events) queued. */
   open(channel: string, first: readonly Buffer[]): EventStream {
-    const stream = new EventStream(channel)
+    const stream = new EventStream(
+      channel,
+      first.reduce((n, bytes) => n + bytes.length, 0),
+    )
     stream.push(this.#retry)
     for (const bytes of first) stream.push(bytes)
     let set = this.#channels.get(channel)
@@ -120,7 +127,7 @@ export class StreamHub {
   #push(stream: EventStream, bytes: Buffer): void {
     if (stream.destroyed) return
     const buffered = stream.readableLength
-    if (buffered + bytes.length > this.#limits.maxBufferedBytes) {
+    if (buffered + bytes.length > this.#limits.maxBufferedBytes + stream.replayed) {
       stream.destroy(
         new SlowSubscriberError(stream.channel, buffered, this.#limits.maxBufferedBytes),
       )

@@ -200,6 +200,24 @@ test('on PostgreSQL, a lost notification connection resets open streams and the 
   resumed.close()
 })
 
+test('a resumed stream may hold its replayed events on top of max_buffered_bytes', async (context) => {
+  const { kernel, url } = await start(context, { max_buffered_bytes: 16 * 1024 })
+  const api = kernel.plugin('realtime')
+  // The app's own route: the stream is answered, and an event published before it is written.
+  kernel.router.get('resume-then-publish', async (ctx) => {
+    const reply = await api.stream(ctx, 'news')
+    await api.publish('news', 'live', { last: true })
+    return reply
+  })
+  const ids: string[] = []
+  for (let i = 0; i < 10; i++) ids.push((await api.publish('news', 'n', 'x'.repeat(6000))).id)
+  const resumed = await openEvents(`${url}/resume-then-publish`, { lastEventId: ids[0] })
+  const events = await resumed.waitFor(10)
+  assert.equal(events.map((e) => e.id).slice(0, 9), ids.slice(1))
+  assert.is(events[9]!.event, 'live')
+  resumed.close()
+})
+
 test('sends a heartbeat comment on an idle stream', async (context) => {
   const { url } = await start(context, { heartbeat: 1 })
   const stream = await openEvents(`${url}/events/news`)
