@@ -144,8 +144,13 @@ test('a product created on one instance reaches the clients of all three', async
 
 test('a client reconnecting through HAProxy with Last-Event-ID loses nothing', async (context) => {
   if (!onPostgres) return
+  // One watcher on each instance: it has an event once that instance has buffered it.
+  const watchers = await Promise.all(context.apps.map((a) => open(context, a.url)))
+  let published = 0
+  const everywhere = () => Promise.all(watchers.map((w) => w.waitFor(published, 10_000)))
   const first = await open(context, context.front!)
   await createProduct(context.apps[1]!.url)
+  published++
   await first.waitFor(1)
   let last = first.lastEventId!
   first.close()
@@ -153,8 +158,8 @@ test('a client reconnecting through HAProxy with Last-Event-ID loses nothing', a
   for (let round = 0; round < 3; round++) {
     const missed: number[] = []
     for (const app of context.apps) missed.push(await createProduct(app.url))
-    // The notifications reach every instance before the client is back (a few ms on loopback).
-    await sleep(200)
+    published += missed.length
+    await everywhere()
     const back = await open(context, context.front!, last)
     const replayed = await back.waitFor(3)
     assert.equal(

@@ -74,6 +74,20 @@ async function publish(url: string, channel: string, event: string, data: unknow
   return (await res.json()) as { id: string; shared: boolean }
 }
 
+/**
+ * Publishes one `n` event per value, in turn, and resolves with their ids once this instance has
+ * delivered them all (on PostgreSQL a publication resolves when NOTIFY is sent; the LISTEN
+ * delivers it a little later, and a test that resumes must find every event buffered).
+ */
+async function publishDelivered(url: string, values: readonly unknown[]): Promise<string[]> {
+  const watcher = await openEvents(`${url}/events/news`)
+  const ids: string[] = []
+  for (const value of values) ids.push((await publish(url, 'news', 'n', value)).id)
+  await watcher.waitFor(values.length)
+  watcher.close()
+  return ids
+}
+
 test('streams each event published on the channel, with its id, name and data', async (context) => {
   const { url } = await start(context)
   // Compression (on by default) would hold events back in its buffer: never on a stream.
@@ -134,8 +148,10 @@ test('a burst of concurrent publications reaches every subscriber whole, in one 
 
 test('resumes after Last-Event-ID with the buffered events, and resets for an unknown id', async (context) => {
   const { url } = await start(context)
-  const ids: string[] = []
-  for (let i = 1; i <= 5; i++) ids.push((await publish(url, 'news', 'n', { i })).id)
+  const ids = await publishDelivered(
+    url,
+    [1, 2, 3, 4, 5].map((i) => ({ i })),
+  )
   const resumed = await openEvents(`${url}/events/news`, { lastEventId: ids[1] })
   const replayed = await resumed.waitFor(3)
   assert.equal(
@@ -160,8 +176,10 @@ test('resumes after Last-Event-ID with the buffered events, and resets for an un
 
 test('keeps only realtime.replay_events per channel: an id older than that resets', async (context) => {
   const { url } = await start(context, { replay_events: 3 })
-  const ids: string[] = []
-  for (let i = 1; i <= 6; i++) ids.push((await publish(url, 'news', 'n', { i })).id)
+  const ids = await publishDelivered(
+    url,
+    [1, 2, 3, 4, 5, 6].map((i) => ({ i })),
+  )
   const inWindow = await openEvents(`${url}/events/news`, { lastEventId: ids[2] })
   assert.equal(
     (await inWindow.waitFor(3)).map((e) => e.id),
@@ -176,8 +194,9 @@ test('keeps only realtime.replay_events per channel: an id older than that reset
 test('on PostgreSQL, a lost notification connection resets open streams and the buffers', async (context) => {
   if (!onPostgres) return // PGlite: no connection to lose, events never leave the process
   const { url } = await start(context)
-  const { id } = await publish(url, 'news', 'n', { i: 1 })
   const open = await openEvents(`${url}/events/news`)
+  const { id } = await publish(url, 'news', 'n', { i: 1 })
+  await open.waitFor(1) // delivered through this instance's LISTEN
   const sql = new pg.Client({ connectionString: context.db!.url })
   await sql.connect()
   try {
@@ -189,13 +208,13 @@ test('on PostgreSQL, a lost notification connection resets open streams and the 
   } finally {
     await sql.end()
   }
-  const [reset] = await open.waitFor(1, 10_000)
+  const reset = (await open.waitFor(2, 10_000))[1]
   assert.is(reset!.event, 'fw-reset')
   // The buffer may have a gap: an id from before the loss resets too; events flow again.
   const resumed = await openEvents(`${url}/events/news`, { lastEventId: id })
   assert.is((await resumed.waitFor(1))[0]!.event, 'fw-reset')
   await publish(url, 'news', 'n', { i: 2 })
-  assert.is(JSON.parse((await open.waitFor(2))[1]!.data).i, 2)
+  assert.is(JSON.parse((await open.waitFor(3))[2]!.data).i, 2)
   open.close()
   resumed.close()
 })
