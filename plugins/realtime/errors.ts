@@ -30,7 +30,7 @@ export const realtimeErrors = definePluginErrors('realtime', {
   },
   FW_ERR_REALTIME_FULL: {
     when: 'A client asked for a stream while this process already holds `realtime.max_subscribers` streams. Answered 503 `{"error":"realtime_unavailable"}` with `Retry-After`.',
-    fix: 'Add instances, or raise `realtime.max_subscribers` when the memory allows (about 10 KB per idle stream, see docs/realtime.md).',
+    fix: 'Add instances, or raise `realtime.max_subscribers` when the memory allows (about 12–15 KB per idle stream, measured by bench/sse.ts; see docs/realtime.md).',
     status: 503,
     error: 'realtime_unavailable',
     message: 'This server takes no more event streams now; try again shortly.',
