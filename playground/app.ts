@@ -15,10 +15,12 @@ import list from 'fw/plugins/list'
 import openapi from 'fw/plugins/openapi'
 import telemetry, { type TelemetryOptions } from 'fw/plugins/telemetry'
 import logging from 'fw/plugins/logging'
+import realtime from 'fw/plugins/realtime'
 import views from 'fw/plugins/views'
 import { DEMO_APPLICATION } from './demo-data.js'
 import { seedDemoUsers } from './auth/seed-users.js'
 import { entities } from './entities/index.js'
+import livePlayground from './list/live-products.js'
 import playground from './plugin.js'
 import { seed } from './seed.js'
 
@@ -124,6 +126,8 @@ export default function createApp<const E extends readonly PluginEntry[] = reado
       login: { points: 20, duration: 60 },
     },
   })
+  // Server-sent events (`GET /events/{channel}`): the products page's live updates.
+  kernel.register(realtime).register(livePlayground)
   for (const [plugin, options] of plugins ?? []) {
     ;(kernel.register as (p: unknown, o: unknown) => Kernel)(plugin, options)
   }
