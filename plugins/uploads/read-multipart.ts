@@ -129,6 +129,9 @@ export class MultipartRead implements FileOwner {
       if (!stream.readableEnded && stream.complete !== true)
         void this.#fail(malformed('ended before it was complete'))
     }
+    // Piped first: the parser has seen a chunk's part heads when it is counted, so a total passed
+    // names the part it was passed in.
+    stream.pipe(parser)
     stream.on('data', onData)
     stream.on('error', onBroken)
     stream.on('close', onBroken)
@@ -141,7 +144,6 @@ export class MultipartRead implements FileOwner {
       parser.removeAllListeners('field')
       parser.on('error', () => undefined)
     }
-    stream.pipe(parser)
   }
 
   /** Adds body bytes to the total; false (and the read failing) once they pass the limit. */
