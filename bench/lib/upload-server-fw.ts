@@ -9,7 +9,10 @@ import { readRss } from './upload-rss.js'
 
 const GiB = 1024 ** 3
 const kernel = createKernel({
-  config: { app: { name: 'bench-uploads' }, uploads: { max_file_size: 2 * GiB, max_total_size: 2 * GiB } },
+  config: {
+    app: { name: 'bench-uploads' },
+    uploads: { max_file_size: 2 * GiB, max_total_size: 2 * GiB },
+  },
   env: { NODE_ENV: 'production' },
 })
 kernel.register(uploads)

@@ -1,6 +1,7 @@
 // The client's file name, made safe to show and to use as a path segment.
 import { extname } from 'node:path'
 
+// eslint-disable-next-line no-control-regex -- control characters are what it removes
 const UNSAFE = /[\u0000-\u001f\u007f"*:<>?|]/g
 
 /**

@@ -74,7 +74,12 @@ function createApi(kernel: Kernel): UploadsApi {
       const known = reads.get(ctx)
       if (known !== undefined) return known.result
       if (!isMultipart(ctx)) throw uploadsErrors.httpError('FW_ERR_UPLOADS_NOT_MULTIPART')
-      const options = { rules: resolveRules(config, rules), tmpDir: await tmpDir(), dir, log: ctx.log }
+      const options = {
+        rules: resolveRules(config, rules),
+        tmpDir: await tmpDir(),
+        dir,
+        log: ctx.log,
+      }
       const read = new MultipartRead(ctx.rawBody(), ctx.headers, options)
       reads.set(ctx, read)
       return read.result
@@ -83,7 +88,11 @@ function createApi(kernel: Kernel): UploadsApi {
       const { files: received } = await api.files(ctx, { maxFiles: 1, ...rules, fields: [name] })
       const found = received.find((f) => f.field === name && f.size > 0)
       if (found === undefined)
-        throw uploadsErrors.httpError('FW_ERR_UPLOADS_MISSING', { field: name }, { body: { field: name } })
+        throw uploadsErrors.httpError(
+          'FW_ERR_UPLOADS_MISSING',
+          { field: name },
+          { body: { field: name } },
+        )
       return found
     },
   }

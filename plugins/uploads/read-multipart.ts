@@ -2,20 +2,17 @@
 // as it arrives: memory holds a chunk or two per file, never a file (test/plugins/uploads/
 // upload-memory.test.ts streams 200 MB and watches the RSS).
 import { randomUUID } from 'node:crypto'
-import { createWriteStream } from 'node:fs'
 import { unlink } from 'node:fs/promises'
 import type { IncomingHttpHeaders } from 'node:http'
 import { join } from 'node:path'
 import { Readable } from 'node:stream'
-import { once } from 'node:events'
-import { finished } from 'node:stream/promises'
 import { Busboy, type BusboyFileStream, type BusboyInstance } from '@fastify/busboy'
 import { HttpError, type BodySource, type EventLog } from 'fw'
 import { uploadsErrors } from './errors.js'
 import { extensionOf, safeFileName } from './file-name.js'
-import { typeAccepted, type ResolvedRules } from './rules.js'
-import { SNIFF_BYTES, sniffType } from './sniff.js'
+import type { ResolvedRules } from './rules.js'
 import { UploadedFile, type FileOwner } from './uploaded-file.js'
+import { writeUpload } from './write-file.js'
 
 /** A multipart body, read: its files (in the order they came) and its plain fields. */
 export interface Uploads {
@@ -74,6 +71,10 @@ export class MultipartRead implements FileOwner {
   #settle!: { resolve: (u: Uploads) => void; reject: (e: unknown) => void }
   #stop: () => void = () => undefined
   #settled = false
+  /** Settles once a failed read removed its files. */
+  #failed: Promise<void> = Promise.resolve()
+  /** Settles once every file of a body parsed to its end is written (the writes never reject). */
+  #finishing: Promise<void> = Promise.resolve()
 
   constructor(source: BodySource, headers: IncomingHttpHeaders, options: ReadOptions) {
     this.#options = options
@@ -84,7 +85,7 @@ export class MultipartRead implements FileOwner {
     try {
       this.#start(source, headers)
     } catch (error) {
-      void this.#fail(error instanceof HttpError ? error : malformed('has no boundary', error))
+      this.#fail(error instanceof HttpError ? error : malformed('has no boundary', error))
     }
   }
 
@@ -94,7 +95,8 @@ export class MultipartRead implements FileOwner {
 
   /** Stops a read still going (the request ended without waiting for it) and removes the files. */
   async dispose(): Promise<void> {
-    if (!this.#settled) await this.#fail(malformed('was not read to its end'))
+    if (!this.#settled) this.#fail(malformed('was not read to its end'))
+    await Promise.all([this.#failed, this.#finishing])
     await this.#removeTemp()
   }
 
@@ -109,8 +111,10 @@ export class MultipartRead implements FileOwner {
     })
     parser.on('file', this.#onFile)
     parser.on('field', this.#onField)
-    parser.on('error', (error: unknown) => void this.#fail(malformed('is malformed', error)))
-    parser.on('finish', () => void this.#finish())
+    parser.on('error', (error: unknown) => this.#fail(malformed('is malformed', error)))
+    parser.on('finish', () => {
+      this.#finishing = this.#finish()
+    })
     if (source === undefined || typeof source === 'string' || source instanceof Uint8Array) {
       const bytes = Buffer.from(source ?? '')
       if (!this.#count(bytes.length)) return
@@ -127,7 +131,7 @@ export class MultipartRead implements FileOwner {
     const onData = (chunk: Buffer): void => void this.#count(chunk.length)
     const onBroken = (): void => {
       if (!stream.readableEnded && stream.complete !== true)
-        void this.#fail(malformed('ended before it was complete'))
+        this.#fail(malformed('ended before it was complete'))
     }
     // Piped first: the parser has seen a chunk's part heads when it is counted, so a total passed
     // names the part it was passed in.
@@ -151,7 +155,7 @@ export class MultipartRead implements FileOwner {
     this.#total += bytes
     const limit = this.#options.rules.maxTotalSize
     if (this.#total <= limit) return true
-    void this.#fail(tooLarge(this.#current ?? '', 'body', limit))
+    this.#fail(tooLarge(this.#current ?? '', 'body', limit))
     return false
   }
 
@@ -168,21 +172,24 @@ export class MultipartRead implements FileOwner {
     // A file input left empty comes as a part with no file name and no bytes.
     if (this.#failure !== undefined || sentName === '') return void stream.resume()
     if (rules.fields !== undefined && !rules.fields.has(field))
-      return void this.#fail(refused(field, 'is in a field this route does not take'))
+      return this.#fail(refused(field, 'is in a field this route does not take'))
     if (++this.#fileCount > rules.maxFiles)
-      return void this.#fail(tooMany(field, 'files', rules.maxFiles))
+      return this.#fail(tooMany(field, 'files', rules.maxFiles))
     const name = safeFileName(sentName)
     const extension = extensionOf(name)
     if (rules.extensions !== undefined && !rules.extensions.has(extension))
-      return void this.#fail(
-        refused(field, `has a name ending in ${extension === '' ? 'no extension' : `.${extension}`}`),
+      return this.#fail(
+        refused(
+          field,
+          `has a name ending in ${extension === '' ? 'no extension' : `.${extension}`}`,
+        ),
       )
     this.#streams.add(stream)
     // The failure is not awaited here: `#fail` waits for every write, this one included.
     const writing = this.#receive(field, stream, name, declaredType, this.#fileCount - 1).then(
       () => void this.#streams.delete(stream),
       (error: unknown) =>
-        void this.#fail(error instanceof HttpError ? error : malformed('is malformed', error)),
+        this.#fail(error instanceof HttpError ? error : malformed('is malformed', error)),
     )
     this.#writing.add(writing)
   }
@@ -192,13 +199,14 @@ export class MultipartRead implements FileOwner {
     this.#current = field
     if (this.#failure !== undefined) return
     if (++this.#fieldCount > rules.maxFields)
-      return void this.#fail(tooMany(field, 'fields', rules.maxFields))
-    if (truncated) return void this.#fail(tooLarge(field, 'field', rules.maxFieldSize))
+      return this.#fail(tooMany(field, 'fields', rules.maxFields))
+    if (truncated) return this.#fail(tooLarge(field, 'field', rules.maxFieldSize))
     const had = this.#fields[field]
-    this.#fields[field] = had === undefined ? value : Array.isArray(had) ? [...had, value] : [had, value]
+    this.#fields[field] =
+      had === undefined ? value : Array.isArray(had) ? [...had, value] : [had, value]
   }
 
-  /** Writes one file to its temporary file; its first bytes decide its type before any is written. */
+  /** Writes one file to its temporary file and records it, in the order the files came. */
   async #receive(
     field: string,
     stream: BusboyFileStream,
@@ -210,71 +218,52 @@ export class MultipartRead implements FileOwner {
     const started = log.now()
     const path = join(tmpDir, `${randomUUID()}.upload`)
     this.#temp.add(path)
-    const out = createWriteStream(path, { flags: 'wx', mode: 0o600 })
-    const signal = this.#abort.signal
-    let head: Buffer[] | undefined = []
-    let size = 0
-    let type: string | undefined
-    const write = async (chunk: Buffer): Promise<void> => {
-      if (!out.write(chunk)) await once(out, 'drain', { signal })
-    }
-    const decide = async (): Promise<Buffer> => {
-      const bytes = Buffer.concat(head!)
-      head = undefined
-      type = await sniffType(bytes.subarray(0, SNIFF_BYTES))
-      if (rules.types !== undefined && !typeAccepted(type, rules.types))
-        throw refused(field, `is ${type === undefined ? 'of no accepted type' : type}, not ${rules.types.join(' or ')}`)
-      return bytes
-    }
-    try {
-      for await (const chunk of stream as AsyncIterable<Buffer>) {
-        size += chunk.length
-        if (size > rules.maxFileSize) throw tooLarge(field, 'file', rules.maxFileSize)
-        if (head === undefined) await write(chunk)
-        else if (head.push(chunk) && size >= SNIFF_BYTES) await write(await decide())
-      }
-      if (head !== undefined) await write(await decide())
-      out.end()
-      await finished(out)
-    } catch (error) {
-      out.destroy()
-      await finished(out).catch(() => undefined)
-      throw error
-    }
+    const { size, type } = await writeUpload(stream, path, {
+      maxFileSize: rules.maxFileSize,
+      types: rules.types,
+      signal: this.#abort.signal,
+      tooLarge: () => tooLarge(field, 'file', rules.maxFileSize),
+      wrongType: (found) =>
+        refused(field, `is ${found ?? 'of no known type'}, not ${rules.types!.join(' or ')}`),
+    })
     const file = new UploadedFile({ field, name, size, type, declaredType: declared, path }, this)
-    // In the order the files came, whichever finished writing first.
     this.#files[index] = file
     const duration = log.now() - started
     log.record('upload.received', { field, name, size, type, declared_type: declared, duration })
   }
 
   async #finish(): Promise<void> {
-    while (this.#writing.size > 0) {
-      const pending = [...this.#writing]
-      this.#writing.clear()
-      await Promise.all(pending)
+    // Every write is waited for (none rejects: a failing one calls `#fail`), the list kept whole
+    // for `#fail`, which must see each write closed before it removes the files.
+    let waited = 0
+    while (waited < this.#writing.size) {
+      waited = this.#writing.size
+      await Promise.all(this.#writing)
     }
     if (this.#failure !== undefined || this.#settled) return
     this.#settled = true
     this.#settle.resolve({ files: this.#files, fields: this.#fields })
   }
 
-  /** The first problem wins: reading stops, every write ends, the files go, then the rejection. */
-  async #fail(error: HttpError): Promise<void> {
+  /**
+   * The first problem wins: reading stops and every write is aborted at once; once they closed
+   * their files, the files go and `result` rejects. `#failed` settles then, never rejecting.
+   */
+  #fail(error: HttpError): void {
     if (this.#failure !== undefined || this.#settled) return
     this.#failure = error
     this.#settled = true
     this.#stop()
-    this.#abort.abort()
+    this.#abort.abort(error)
     for (const s of this.#streams) s.destroy()
     this.#options.log.record('upload.refused', {
       field: (error.body.field as string | undefined) || undefined,
       code: error.code ?? 'FW_ERR_UPLOADS_MALFORMED',
       status: error.status,
     })
-    await Promise.allSettled([...this.#writing])
-    await this.#removeTemp()
-    this.#settle.reject(error)
+    this.#failed = Promise.allSettled([...this.#writing])
+      .then(() => this.#removeTemp())
+      .then(() => this.#settle.reject(error))
   }
 
   async #removeTemp(): Promise<void> {

@@ -90,7 +90,9 @@ export class UploadedFile {
       refuse('it is outside the uploads folder')
     const from = this.#path
     await place(from, target, options.overwrite === true).catch((error: unknown) =>
-      (error as NodeJS.ErrnoException).code === 'EEXIST' ? refuse('a file is there already') : Promise.reject(error),
+      (error as NodeJS.ErrnoException).code === 'EEXIST'
+        ? refuse('a file is there already')
+        : Promise.reject(error),
     )
     this.#path = target
     if (!this.#moved) {

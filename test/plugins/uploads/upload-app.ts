@@ -32,11 +32,19 @@ export function uploadApp(config: Record<string, unknown> = {}): {
     const { files: received, fields } = await files(ctx, rules)
     return json({
       fields,
-      files: received.map((f) => ({ field: f.field, name: f.name, size: f.size, type: f.type ?? null })),
+      files: received.map((f) => ({
+        field: f.field,
+        name: f.name,
+        size: f.size,
+        type: f.type ?? null,
+      })),
     })
   })
   kernel.router.post('image', async (ctx) => {
-    const image = await file(ctx, 'image', { types: ['image/png', 'image/jpeg'], extensions: ['png', 'jpg'] })
+    const image = await file(ctx, 'image', {
+      types: ['image/png', 'image/jpeg'],
+      extensions: ['png', 'jpg'],
+    })
     const to = typeof ctx.query.to === 'string' ? ctx.query.to : image.name
     return json({ name: image.name, type: image.type, path: await image.moveTo(to) })
   })
@@ -58,11 +66,17 @@ export function filesUnder(folder: string): string[] {
 /** One part of a hand-written multipart body: a field, or a file whose bytes come from `body`. */
 export type Part =
   | { name: string; value: string }
-  | { name: string; filename: string; type?: string; body: Uint8Array | (() => AsyncIterable<Uint8Array>) }
+  | {
+      name: string
+      filename: string
+      type?: string
+      body: Uint8Array | (() => AsyncIterable<Uint8Array>)
+    }
 
 /** The head of a part, as a browser writes it. */
 function partHead(part: Part): string {
-  if ('value' in part) return `--${BOUNDARY}\r\ncontent-disposition: form-data; name="${part.name}"\r\n\r\n`
+  if ('value' in part)
+    return `--${BOUNDARY}\r\ncontent-disposition: form-data; name="${part.name}"\r\n\r\n`
   return (
     `--${BOUNDARY}\r\ncontent-disposition: form-data; name="${part.name}"; filename="${part.filename}"\r\n` +
     `content-type: ${part.type ?? 'application/octet-stream'}\r\n\r\n`
@@ -142,7 +156,11 @@ export function post(
       res.on('data', (c: Buffer) => chunks.push(c))
       res.on('end', () => {
         const text = Buffer.concat(chunks).toString()
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>) })
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          body: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>),
+        })
       })
     })
     // The server may answer (a refusal) and close before the whole body went: not a failure here.

@@ -5,21 +5,25 @@ const [url, size] = [process.argv[2], Number(process.argv[3])]
 const boundary = '----fw-client-boundary'
 const req = request(url, {
   method: 'POST',
-  headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, accept: 'application/json' },
+  headers: {
+    'content-type': `multipart/form-data; boundary=${boundary}`,
+    accept: 'application/json',
+  },
 })
 req.on('response', (res) => {
   let text = ''
   res.on('data', (c) => (text += c))
   res.on('end', () => process.stdout.write(JSON.stringify({ status: res.statusCode, body: text })))
 })
-req.write(`--${boundary}\r\ncontent-disposition: form-data; name="big"; filename="big.bin"\r\n\r\n`)
-const chunk = Buffer.alloc(64 * 1024, 'fw-upload-')
+req.write(`--${boundary}\r\ncontent-disposition: form-data; name="file"; filename="big.bin"\r\n\r\n`)
+const chunk = globalThis.Buffer.alloc(64 * 1024, 'fw-upload-')
 let left = size
 const pump = () => {
   while (left > 0) {
     const n = Math.min(left, chunk.length)
     left -= n
-    if (!req.write(n === chunk.length ? chunk : chunk.subarray(0, n))) return void req.once('drain', pump)
+    if (!req.write(n === chunk.length ? chunk : chunk.subarray(0, n)))
+      return void req.once('drain', pump)
   }
   req.end(`\r\n--${boundary}--\r\n`)
 }

@@ -27,7 +27,13 @@ test.before(async () => {
   ;({ kernel, tmp } = uploadApp())
   await kernel.boot()
   url = (await kernel.listen(0, '127.0.0.1')).url
-  RULES.small = { maxFileSize: 1000, maxTotalSize: 4000, maxFiles: 2, maxFields: 2, maxFieldSize: 10 }
+  RULES.small = {
+    maxFileSize: 1000,
+    maxTotalSize: 4000,
+    maxFiles: 2,
+    maxFields: 2,
+    maxFieldSize: 10,
+  }
 })
 test.after(() => kernel.close())
 

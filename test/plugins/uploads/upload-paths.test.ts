@@ -47,7 +47,14 @@ test('moveTo refuses paths outside the uploads folder and onto an existing file'
   await kernel.boot()
   const outside = mkdtempSync(join(tmpdir(), 'fw-upload-outside-'))
   symlinkSync(outside, join(dir, 'leak'))
-  for (const to of ['../escape.png', '/etc/escape.png', `${outside}/x.png`, 'a/../../x.png', 'leak/x.png', '.']) {
+  for (const to of [
+    '../escape.png',
+    '/etc/escape.png',
+    `${outside}/x.png`,
+    'a/../../x.png',
+    'leak/x.png',
+    '.',
+  ]) {
     const res = await sendImage(kernel, 'x.png', to)
     assert.is(res.status, 400, to)
     assert.is(res.body.error, 'invalid_upload_path', to)

@@ -11,7 +11,15 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Kernel } from 'fw'
-import { BOUNDARY, filesUnder, generated, multipart, MULTIPART, post, uploadApp } from './upload-app.js'
+import {
+  BOUNDARY,
+  filesUnder,
+  generated,
+  multipart,
+  MULTIPART,
+  post,
+  uploadApp,
+} from './upload-app.js'
 
 const test = suite('upload streaming')
 
@@ -81,7 +89,9 @@ test('streams a 200 MB file to disk with the RSS growing less than 30 MB above a
   const floor = await peakGrowth(() => uploadFromChild(pipe.url, 200 * MiB))
   pipe.close()
   let res: { status: number; body: string } | undefined
-  const growth = await peakGrowth(async () => (res = await uploadFromChild(`${url}/files`, 200 * MiB)))
+  const growth = await peakGrowth(
+    async () => (res = await uploadFromChild(`${url}/files`, 200 * MiB)),
+  )
   assert.is(res?.status, 200)
   assert.equal(JSON.parse(res!.body).files, [
     { field: 'big', name: 'big.bin', size: 200 * MiB, type: null },
@@ -97,7 +107,10 @@ test('takes 50 uploads at once, each whole', async () => {
   const sizes = Array.from({ length: 50 }, (_, i) => 100_000 + i * 997)
   const answers = await Promise.all(
     sizes.map((size, i) =>
-      post(`${url}/files`, multipart([{ name: 'f', filename: `f${i}.bin`, body: generated(size) }])),
+      post(
+        `${url}/files`,
+        multipart([{ name: 'f', filename: `f${i}.bin`, body: generated(size) }]),
+      ),
     ),
   )
   assert.equal(
@@ -118,9 +131,7 @@ function abortAfter(path: string, bytes: number): Promise<void> {
       headers: { 'content-type': MULTIPART, 'content-length': String(10 * MiB) },
     })
     req.on('error', () => resolve())
-    req.write(
-      `--${BOUNDARY}\r\ncontent-disposition: form-data; name="f"; filename="a.bin"\r\n\r\n`,
-    )
+    req.write(`--${BOUNDARY}\r\ncontent-disposition: form-data; name="f"; filename="a.bin"\r\n\r\n`)
     req.write(Buffer.alloc(bytes, 9), () =>
       setTimeout(() => {
         req.destroy()
@@ -132,11 +143,20 @@ function abortAfter(path: string, bytes: number): Promise<void> {
 
 test('an upload aborted midway leaves no temporary file', async () => {
   await abortAfter('/files', 3 * MiB)
-  assert.ok(await eventually(() => filesUnder(tmp).length === 0), `left: ${filesUnder(tmp).join(', ')}`)
+  assert.ok(
+    await eventually(() => filesUnder(tmp).length === 0),
+    `left: ${filesUnder(tmp).join(', ')}`,
+  )
   await abortAfter('/slow', 1 * MiB)
-  assert.ok(await eventually(() => filesUnder(tmp).length === 0), `left: ${filesUnder(tmp).join(', ')}`)
+  assert.ok(
+    await eventually(() => filesUnder(tmp).length === 0),
+    `left: ${filesUnder(tmp).join(', ')}`,
+  )
   // The server is still there for the next upload.
-  const next = await post(`${url}/files`, multipart([{ name: 'f', filename: 'b.bin', body: generated(10) }]))
+  const next = await post(
+    `${url}/files`,
+    multipart([{ name: 'f', filename: 'b.bin', body: generated(10) }]),
+  )
   assert.is(next.status, 200)
 })
 

@@ -6,7 +6,15 @@ import * as assert from 'uvu/assert'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Kernel } from 'fw'
-import { filesUnder, MULTIPART, multipartBytes, PNG, RULES, uploadApp, type Part } from './upload-app.js'
+import {
+  filesUnder,
+  MULTIPART,
+  multipartBytes,
+  PNG,
+  RULES,
+  uploadApp,
+  type Part,
+} from './upload-app.js'
 
 const test = suite('uploads')
 
@@ -82,7 +90,9 @@ test('a body that is not multipart answers 415', async () => {
 test('a broken multipart body answers 400 and leaves no file', async () => {
   const { kernel, tmp } = uploadApp()
   await kernel.boot()
-  const whole = await multipartBytes([{ name: 'f', filename: 'a.bin', body: Buffer.alloc(5000, 7) }])
+  const whole = await multipartBytes([
+    { name: 'f', filename: 'a.bin', body: Buffer.alloc(5000, 7) },
+  ])
   const res = await kernel.inject({
     method: 'POST',
     url: '/files',
@@ -103,7 +113,9 @@ test('a file input left empty is no file', async () => {
   RULES.none = {}
   const res = await send(kernel, '/files', [{ name: 'image', filename: '', body: Buffer.alloc(0) }])
   assert.equal(res.json(), { fields: {}, files: [] })
-  const missing = await send(kernel, '/image', [{ name: 'image', filename: '', body: Buffer.alloc(0) }])
+  const missing = await send(kernel, '/image', [
+    { name: 'image', filename: '', body: Buffer.alloc(0) },
+  ])
   assert.is(missing.status, 422)
   assert.is(missing.json<{ field: string }>().field, 'image')
   assert.ok(existsSync(kernel.root))
