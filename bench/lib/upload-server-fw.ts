@@ -1,7 +1,6 @@
 // fw receiving one file per POST /upload: the uploads plugin streams it to a temporary file (its
 // type read from the first bytes, as every upload's is), removed when the request ends. Started
 // by bench/uploads.ts as a child process.
-import type { AddressInfo } from 'node:net'
 import { createKernel, json } from 'fw'
 import uploads, { file } from 'fw/plugins/uploads'
 import { announce } from './server-ipc.js'
@@ -22,5 +21,5 @@ kernel.router.post('upload', async (ctx) => {
 })
 kernel.router.get('rss', () => json(readRss()))
 await kernel.boot()
-const { port } = (await kernel.listen(0, '127.0.0.1')) as AddressInfo
+const { port } = await kernel.listen(0, '127.0.0.1')
 announce(port, () => void kernel.close())

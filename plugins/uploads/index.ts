@@ -2,7 +2,13 @@
 import { tmpdir } from 'node:os'
 import { mkdtemp, mkdir, rm } from 'node:fs/promises'
 import { isAbsolute, join, resolve } from 'node:path'
-import { definePlugin, type Kernel, type RequestContext } from 'fw'
+import {
+  checkMultipartBody,
+  definePlugin,
+  isMultipartSchema,
+  type Kernel,
+  type RequestContext,
+} from 'fw'
 import type {} from 'fw/plugins/debug'
 import './events.js'
 import { uploadsErrors } from './errors.js'
@@ -74,11 +80,22 @@ function createApi(kernel: Kernel): UploadsApi {
       const known = reads.get(ctx)
       if (known !== undefined) return known.result
       if (!isMultipart(ctx)) throw uploadsErrors.httpError('FW_ERR_UPLOADS_NOT_MULTIPART')
+      // A route whose schema declares the body's parts has them checked once read (422).
+      const schema = ctx.match?.route.schema?.body
       const options = {
         rules: resolveRules(config, rules),
         tmpDir: await tmpDir(),
         dir,
         log: ctx.log,
+        check:
+          schema !== undefined && isMultipartSchema(schema)
+            ? (u: Uploads) =>
+                checkMultipartBody(
+                  schema,
+                  u.fields,
+                  u.files.map((f) => f.field),
+                )
+            : undefined,
       }
       const read = new MultipartRead(ctx.rawBody(), ctx.headers, options)
       reads.set(ctx, read)

@@ -28,6 +28,8 @@ export interface ReadOptions {
   readonly tmpDir: string
   readonly dir: string
   readonly log: EventLog
+  /** Checks the whole body once read (the route's schema); an `HttpError` it throws refuses it. */
+  readonly check?: (uploads: Uploads) => void
 }
 
 /** A request stream as Node's `IncomingMessage` is one. */
@@ -241,8 +243,15 @@ export class MultipartRead implements FileOwner {
       await Promise.all(this.#writing)
     }
     if (this.#failure !== undefined || this.#settled) return
+    const uploads = { files: this.#files, fields: this.#fields }
+    try {
+      this.#options.check?.(uploads)
+    } catch (error) {
+      if (error instanceof HttpError) return this.#fail(error)
+      throw error
+    }
     this.#settled = true
-    this.#settle.resolve({ files: this.#files, fields: this.#fields })
+    this.#settle.resolve(uploads)
   }
 
   /**

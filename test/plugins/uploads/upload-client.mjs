@@ -15,7 +15,9 @@ req.on('response', (res) => {
   res.on('data', (c) => (text += c))
   res.on('end', () => process.stdout.write(JSON.stringify({ status: res.statusCode, body: text })))
 })
-req.write(`--${boundary}\r\ncontent-disposition: form-data; name="file"; filename="big.bin"\r\n\r\n`)
+req.write(
+  `--${boundary}\r\ncontent-disposition: form-data; name="file"; filename="big.bin"\r\n\r\n`,
+)
 const chunk = globalThis.Buffer.alloc(64 * 1024, 'fw-upload-')
 let left = size
 const pump = () => {
