@@ -15,7 +15,9 @@ export const uploadsErrors = definePluginErrors('uploads', {
     status: 413,
     error: 'payload_too_large',
     message: ({ field, what, limit }: { field: string; what: string; limit: number }) =>
-      `The ${what} ${JSON.stringify(field)} exceeds ${limit} bytes.`,
+      what !== 'body'
+        ? `The ${what} ${JSON.stringify(field)} exceeds ${limit} bytes.`
+        : `The multipart body exceeds ${limit} bytes${field === '' ? '' : ` (passed in ${JSON.stringify(field)})`}.`,
   },
   FW_ERR_UPLOADS_TOO_MANY: {
     when: 'The form has more files or more fields than allowed (`uploads.max_files`, `max_fields`, or the rules). Reading stopped at the first one too many.',
