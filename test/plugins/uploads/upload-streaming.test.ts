@@ -94,7 +94,7 @@ test('streams a 200 MB file to disk with the RSS growing less than 30 MB above a
   )
   assert.is(res?.status, 200)
   assert.equal(JSON.parse(res!.body).files, [
-    { field: 'big', name: 'big.bin', size: 200 * MiB, type: null },
+    { field: 'file', name: 'big.bin', size: 200 * MiB, type: null },
   ])
   const summary = `RSS peak growth ${growth.toFixed(1)} MB; a plain pipe's ${floor.toFixed(1)} MB`
   assert.ok(growth - floor < 30, summary)
