@@ -4,11 +4,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { execFile } from 'node:child_process'
-import { createWriteStream, mkdtempSync } from 'node:fs'
-import { createServer, request } from 'node:http'
-import type { AddressInfo } from 'node:net'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { request } from 'node:http'
 import { fileURLToPath } from 'node:url'
 import type { Kernel } from 'fw'
 import {
@@ -66,28 +62,13 @@ async function peakGrowth(run: () => Promise<unknown>): Promise<number> {
 }
 
 /**
- * A server that only pipes each request to a file: Node's own floor. Its socket reads are 64 KiB
- * buffers that V8 collects late (external memory), so even this path peaks some 30 MB above its
- * start on Node 20; the uploads test measures what the multipart reader adds above it.
+ * The first large body a process reads raises its RSS by some 30 MB whatever reads it: the
+ * socket's 64 KiB read buffers are collected late (V8 counts them as external memory), and a
+ * plain `req.pipe(createWriteStream(…))` shows the same on Node 20. The process is warmed with a
+ * 64 MiB upload first, so the 200 MB measure shows what grows with the size of an upload.
  */
-async function plainPipe(): Promise<{ url: string; close: () => void }> {
-  const folder = mkdtempSync(join(tmpdir(), 'fw-upload-pipe-'))
-  const server = createServer((req, res) => {
-    const out = createWriteStream(join(folder, 'body'))
-    req.pipe(out).on('finish', () => res.end('{}'))
-  })
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
-  const { port } = server.address() as AddressInfo
-  return { url: `http://127.0.0.1:${port}/`, close: () => server.close() }
-}
-
-test('streams a 200 MB file to disk with the RSS growing less than 30 MB above a plain pipe', async () => {
-  const pipe = await plainPipe()
-  // Warm: the parser, the type detector and both write paths are loaded and compiled first.
-  assert.is((await uploadFromChild(`${url}/files`, MiB)).status, 200)
-  await uploadFromChild(pipe.url, MiB)
-  const floor = await peakGrowth(() => uploadFromChild(pipe.url, 200 * MiB))
-  pipe.close()
+test('streams a 200 MB file to disk with the RSS growing less than 30 MB', async () => {
+  assert.is((await uploadFromChild(`${url}/files`, 64 * MiB)).status, 200)
   let res: { status: number; body: string } | undefined
   const growth = await peakGrowth(
     async () => (res = await uploadFromChild(`${url}/files`, 200 * MiB)),
@@ -96,10 +77,7 @@ test('streams a 200 MB file to disk with the RSS growing less than 30 MB above a
   assert.equal(JSON.parse(res!.body).files, [
     { field: 'file', name: 'big.bin', size: 200 * MiB, type: null },
   ])
-  const summary = `RSS peak growth ${growth.toFixed(1)} MB; a plain pipe's ${floor.toFixed(1)} MB`
-  assert.ok(growth - floor < 30, summary)
-  // Whatever V8's timing, a file held whole would show as 200 MB.
-  assert.ok(growth < 100, summary)
+  assert.ok(growth < 30, `RSS peak growth ${growth.toFixed(1)} MB`)
   assert.equal(filesUnder(tmp), [])
 })
 
