@@ -107,6 +107,27 @@ test('a broken multipart body answers 400 and leaves no file', async () => {
   await kernel.close()
 })
 
+test('a multipart type without a boundary, or a body of garbage, answers 400', async () => {
+  const { kernel, tmp } = uploadApp()
+  await kernel.boot()
+  for (const [type, body] of [
+    ['multipart/form-data; charset=utf-8', 'x'],
+    [MULTIPART, '\u0000\r\n--nope\r\n\r\n'.repeat(100)],
+    [MULTIPART, ''],
+  ]) {
+    const res = await kernel.inject({
+      method: 'POST',
+      url: '/files',
+      headers: { 'content-type': type!, accept: 'application/json' },
+      body: body!,
+    })
+    assert.is(res.status, 400, `${type} ${JSON.stringify(body!.slice(0, 10))}`)
+    assert.is(res.json<{ error: string }>().error, 'malformed_body')
+  }
+  assert.equal(filesUnder(tmp), [])
+  await kernel.close()
+})
+
 test('a file input left empty is no file', async () => {
   const { kernel } = uploadApp()
   await kernel.boot()
