@@ -161,8 +161,8 @@ export default definePlugin<undefined, UploadsApi>({
   setup(kernel) {
     const api = createApi(kernel)
     // Every request ends here, errors and aborted uploads included: a read still going stops and
-    // its temporary files go (test/plugins/uploads/upload-cleanup.test.ts). Synchronous, and
-    // nothing to do, for a request that read no upload.
+    // its temporary files go (test/plugins/uploads/upload-streaming.test.ts aborts uploads).
+    // Synchronous, and nothing to do, for a request that read no upload.
     kernel.hooks.annotate.tap('uploads', (_reply, ctx) => {
       const read = reads.get(ctx)
       if (read === undefined) return undefined

@@ -1,6 +1,6 @@
 // Reads one multipart/form-data body with @fastify/busboy, each file streamed to a temporary file
 // as it arrives: memory holds a chunk or two per file, never a file (test/plugins/uploads/
-// upload-memory.test.ts streams 200 MB and watches the RSS).
+// upload-streaming.test.ts streams 200 MB and watches the RSS).
 import { randomUUID } from 'node:crypto'
 import { unlink } from 'node:fs/promises'
 import type { IncomingHttpHeaders } from 'node:http'
