@@ -130,6 +130,8 @@ export class MultipartRead implements FileOwner {
 
   /** Pipes the request into the parser, counting its bytes; a request that breaks off fails. */
   #feed(stream: RequestStream, parser: BusboyInstance): void {
+    // A stream read already (`ctx.body()` came first) or gone would never emit again.
+    if (stream.readableEnded || stream.destroyed) throw malformed('was read already')
     const onData = (chunk: Buffer): void => void this.#count(chunk.length)
     const onBroken = (): void => {
       if (!stream.readableEnded && stream.complete !== true)

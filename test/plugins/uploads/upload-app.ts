@@ -48,6 +48,11 @@ export function uploadApp(config: Record<string, unknown> = {}): {
     const to = typeof ctx.query.to === 'string' ? ctx.query.to : image.name
     return json({ name: image.name, type: image.type, path: await image.moveTo(to) })
   })
+  kernel.router.post('read-twice', async (ctx) => {
+    await ctx.body().catch(() => undefined)
+    await files(ctx)
+    return json({ ok: true })
+  })
   kernel.router.post('slow', async (ctx) => {
     await files(ctx)
     await new Promise((r) => setTimeout(r, 50))

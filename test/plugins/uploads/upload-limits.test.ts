@@ -115,6 +115,15 @@ test('a file whose content is not an image is refused whatever its name and decl
   assert.equal(filesUnder(tmp), [])
 })
 
+test('a body read already by ctx.body() answers 400 rather than waiting for bytes', async () => {
+  const parts: Part[] = [file('a', 10)]
+  const res = await post(`${url}/read-twice`, multipart(parts), {
+    length: await multipartLength(parts),
+  })
+  assert.is(res.status, 400)
+  assert.is(res.body.error, 'malformed_body')
+})
+
 test('a large refused file is not read to its end', async () => {
   let sent = 0
   const body = generated(50 * 1024 * 1024)
