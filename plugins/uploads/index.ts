@@ -12,6 +12,7 @@ import {
 import type {} from 'fw/plugins/debug'
 import './events.js'
 import { uploadsErrors } from './errors.js'
+import { loadLibraries } from './libraries.js'
 import { MultipartRead, type Uploads } from './read-multipart.js'
 import { resolveRules, type FileRules, type UploadRules } from './rules.js'
 import type { UploadedFile } from './uploaded-file.js'
@@ -61,7 +62,7 @@ export function isMultipart(ctx: RequestContext): boolean {
 }
 
 /** Every read of a request that is not over, so the request's end can remove its files. */
-const reads = new WeakMap<RequestContext, MultipartRead>()
+const reads = new WeakMap<RequestContext, Promise<MultipartRead>>()
 
 function createApi(kernel: Kernel): UploadsApi {
   const config = kernel.config.uploads
@@ -73,33 +74,45 @@ function createApi(kernel: Kernel): UploadsApi {
       await mkdir(base, { recursive: true })
       return mkdtemp(join(base, 'fw-uploads-'))
     })())
+  /** The read of a request's body, once the folder and the libraries are there. */
+  const startRead = async (ctx: RequestContext, rules?: UploadRules): Promise<MultipartRead> => {
+    if (!isMultipart(ctx)) throw uploadsErrors.httpError('FW_ERR_UPLOADS_NOT_MULTIPART')
+    // A route whose schema declares the body's parts has them checked once read (422).
+    const schema = ctx.match?.route.schema?.body
+    const check =
+      schema !== undefined && isMultipartSchema(schema)
+        ? (u: Uploads) =>
+            checkMultipartBody(
+              schema,
+              u.fields,
+              u.files.map((f) => f.field),
+            )
+        : undefined
+    const [folder, libraries] = await Promise.all([tmpDir(), loadLibraries()])
+    const options = {
+      rules: resolveRules(config, rules),
+      tmpDir: folder,
+      libraries,
+      dir,
+      log: ctx.log,
+      check,
+    }
+    return new MultipartRead(ctx.rawBody(), ctx.headers, options)
+  }
   const api: UploadsApi = {
     dir,
     tmpDir,
-    async files(ctx, rules) {
-      const known = reads.get(ctx)
-      if (known !== undefined) return known.result
-      if (!isMultipart(ctx)) throw uploadsErrors.httpError('FW_ERR_UPLOADS_NOT_MULTIPART')
-      // A route whose schema declares the body's parts has them checked once read (422).
-      const schema = ctx.match?.route.schema?.body
-      const options = {
-        rules: resolveRules(config, rules),
-        tmpDir: await tmpDir(),
-        dir,
-        log: ctx.log,
-        check:
-          schema !== undefined && isMultipartSchema(schema)
-            ? (u: Uploads) =>
-                checkMultipartBody(
-                  schema,
-                  u.fields,
-                  u.files.map((f) => f.field),
-                )
-            : undefined,
+    files(ctx, rules) {
+      // Kept at once, before any wait: a second call of the same request finds this read.
+      let read = reads.get(ctx)
+      if (read === undefined) {
+        read = startRead(ctx, rules)
+        reads.set(ctx, read)
       }
-      const read = new MultipartRead(ctx.rawBody(), ctx.headers, options)
-      reads.set(ctx, read)
-      return read.result
+      const result = read.then((r) => r.result)
+      // Whoever awaits gets the failure; a handler that never awaits must not end the process.
+      result.catch(() => undefined)
+      return result
     },
     async file(ctx, name, rules = {}) {
       const { files: received } = await api.files(ctx, { maxFiles: 1, ...rules, fields: [name] })
@@ -167,7 +180,10 @@ export default definePlugin<undefined, UploadsApi>({
       const read = reads.get(ctx)
       if (read === undefined) return undefined
       reads.delete(ctx)
-      return read.dispose()
+      return read.then(
+        (r) => r.dispose(),
+        () => undefined, // it never started: nothing was written
+      )
     })
     if (kernel.hasPlugin('debug'))
       kernel.plugin('debug').project('uploads', (i) => [

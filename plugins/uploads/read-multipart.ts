@@ -6,10 +6,11 @@ import { unlink } from 'node:fs/promises'
 import type { IncomingHttpHeaders } from 'node:http'
 import { join } from 'node:path'
 import { Readable } from 'node:stream'
-import { Busboy, type BusboyFileStream, type BusboyInstance } from '@fastify/busboy'
+import type { BusboyFileStream, BusboyInstance } from '@fastify/busboy'
 import { HttpError, type BodySource, type EventLog } from 'fw'
 import { uploadsErrors } from './errors.js'
 import { extensionOf, safeFileName } from './file-name.js'
+import type { Libraries } from './libraries.js'
 import type { ResolvedRules } from './rules.js'
 import { UploadedFile, type FileOwner } from './uploaded-file.js'
 import { writeUpload } from './write-file.js'
@@ -28,6 +29,7 @@ export interface ReadOptions {
   readonly tmpDir: string
   readonly dir: string
   readonly log: EventLog
+  readonly libraries: Libraries
   /** Checks the whole body once read (the route's schema); an `HttpError` it throws refuses it. */
   readonly check?: (uploads: Uploads) => void
 }
@@ -107,7 +109,7 @@ export class MultipartRead implements FileOwner {
     const declared = Number(headers['content-length'])
     if (Number.isFinite(declared) && declared > rules.maxTotalSize)
       throw tooLarge('', 'body', rules.maxTotalSize)
-    const parser: BusboyInstance = Busboy({
+    const parser: BusboyInstance = this.#options.libraries.Busboy({
       headers: headers as IncomingHttpHeaders & { 'content-type': string },
       limits: { fieldSize: rules.maxFieldSize, fileSize: Infinity, files: Infinity },
     })
@@ -226,6 +228,7 @@ export class MultipartRead implements FileOwner {
       maxFileSize: rules.maxFileSize,
       types: rules.types,
       signal: this.#abort.signal,
+      detect: this.#options.libraries.detect,
       tooLarge: () => tooLarge(field, 'file', rules.maxFileSize),
       wrongType: (found) =>
         refused(field, `is ${found ?? 'of no known type'}, not ${rules.types!.join(' or ')}`),

@@ -5,7 +5,7 @@ import { createWriteStream } from 'node:fs'
 import type { Readable } from 'node:stream'
 import type { HttpError } from 'fw'
 import { typeAccepted } from './rules.js'
-import { SNIFF_BYTES, sniffType } from './sniff.js'
+import { SNIFF_BYTES, type DetectType } from './libraries.js'
 
 /** What a written file turned out to be. */
 export interface Written {
@@ -22,6 +22,7 @@ export interface WriteChecks {
   readonly wrongType: (type: string | undefined) => HttpError
   /** Aborted when the whole read failed: the write stops and its file is closed. */
   readonly signal: AbortSignal
+  readonly detect: DetectType
 }
 
 /**
@@ -52,7 +53,7 @@ export function writeUpload(stream: Readable, path: string, checks: WriteChecks)
     const decide = async (): Promise<Buffer> => {
       const bytes = Buffer.concat(head!)
       head = undefined
-      type = await sniffType(bytes.subarray(0, SNIFF_BYTES))
+      type = await checks.detect(bytes.subarray(0, SNIFF_BYTES))
       if (checks.types !== undefined && !typeAccepted(type, checks.types))
         throw checks.wrongType(type)
       return bytes
