@@ -13,9 +13,9 @@ import type {} from 'fw/plugins/debug'
 import './events.js'
 import { uploadsErrors } from './errors.js'
 import { loadLibraries } from './libraries.js'
-import { MultipartRead, type Uploads } from './read-multipart.js'
+import { MultipartRead } from './read-multipart.js'
 import { resolveRules, type FileRules, type UploadRules } from './rules.js'
-import type { UploadedFile } from './uploaded-file.js'
+import type { UploadedFile, Uploads } from './uploaded-file.js'
 
 /** What `kernel.plugin('uploads')` returns; handlers call {@link files} and {@link file}. */
 export interface UploadsApi {
@@ -230,5 +230,5 @@ export function file(ctx: RequestContext, name: string, rules?: FileRules): Prom
 export { uploadsErrors } from './errors.js'
 export { UploadedFile } from './uploaded-file.js'
 export type { MoveOptions } from './uploaded-file.js'
-export type { Uploads } from './read-multipart.js'
+export type { Uploads } from './uploaded-file.js'
 export type { FileRules, UploadRules } from './rules.js'

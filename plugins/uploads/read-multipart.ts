@@ -12,15 +12,8 @@ import { uploadsErrors } from './errors.js'
 import { extensionOf, safeFileName } from './file-name.js'
 import type { Libraries } from './libraries.js'
 import type { ResolvedRules } from './rules.js'
-import { UploadedFile, type FileOwner } from './uploaded-file.js'
+import { UploadedFile, type FileOwner, type Uploads } from './uploaded-file.js'
 import { writeUpload } from './write-file.js'
-
-/** A multipart body, read: its files (in the order they came) and its plain fields. */
-export interface Uploads {
-  readonly files: readonly UploadedFile[]
-  /** Plain fields by name; a name sent more than once has its values in an array. */
-  readonly fields: Readonly<Record<string, string | string[]>>
-}
 
 /** What a read needs besides the body. */
 export interface ReadOptions {

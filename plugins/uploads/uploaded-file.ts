@@ -131,3 +131,10 @@ async function exists(path: string): Promise<boolean> {
     () => false,
   )
 }
+
+/** A multipart body, read: its files (in the order they came) and its plain fields. */
+export interface Uploads {
+  readonly files: readonly UploadedFile[]
+  /** Plain fields by name; a name sent more than once has its values in an array. */
+  readonly fields: Readonly<Record<string, string | string[]>>
+}
