@@ -7,7 +7,7 @@
 // Run: node --import tsx -C fw-source bench/list.ts   (FW_BENCH_POSTGRES_URL: another server)
 // Targets: engine/pg ≤ 1.25 at p50; page 10,000 ≤ 3× page 1.
 import { performance } from 'node:perf_hooks'
-import qs from 'qs'
+import * as qs from 'qs-esm'
 import pg from 'pg'
 import { silentLogger, type Kernel } from 'fw'
 import { fetchList } from 'fw/plugins/list'

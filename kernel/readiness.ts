@@ -26,6 +26,7 @@ export interface ReadinessReport {
 export class Readiness {
   readonly #checks = new Map<string, ReadinessCheck>()
   #stopping = false
+  readonly #onStopping: (() => void)[] = []
 
   /** Adds (or replaces) the condition of `name`. */
   add(name: string, check: ReadinessCheck): void {
@@ -34,7 +35,25 @@ export class Readiness {
 
   /** The instance began to stop: every probe fails from now on. */
   markStopping(): void {
+    if (this.#stopping) return
     this.#stopping = true
+    for (const listener of this.#onStopping.splice(0)) {
+      try {
+        listener()
+      } catch {
+        // A listener's failure must not stop the stop; it is its own to report.
+      }
+    }
+  }
+
+  /**
+   * Calls `listener` once when a stop begins, before the shutdown delay and the drain (at once
+   * when it began already): what holds a response open (an event stream) ends it here, so the
+   * drain does not wait for it.
+   */
+  onStopping(listener: () => void): void {
+    if (this.#stopping) listener()
+    else this.#onStopping.push(listener)
   }
 
   /** True once a stop began. */

@@ -16,10 +16,12 @@ import openapi from 'fw/plugins/openapi'
 import telemetry, { type TelemetryOptions } from 'fw/plugins/telemetry'
 import uploads from 'fw/plugins/uploads'
 import logging from 'fw/plugins/logging'
+import realtime from 'fw/plugins/realtime'
 import views from 'fw/plugins/views'
 import { DEMO_APPLICATION } from './demo-data.js'
 import { seedDemoUsers } from './auth/seed-users.js'
 import { entities } from './entities/index.js'
+import livePlayground from './list/live-products.js'
 import playground from './plugin.js'
 import { seed } from './seed.js'
 
@@ -98,15 +100,9 @@ export default function createApp<const E extends readonly PluginEntry[] = reado
   if (logger === undefined) kernel.register(logging)
   kernel
     .register(views)
-    // The toolbar's API tab reads the document `fw api:docs` writes (the openapi plugin serves
-    // it) and sends to v1 with the demo application's key (development only).
-    .register(debug, {
-      browser: {
-        apiPrefix: '/api/v1',
-        apiKey: DEMO_APPLICATION.apiKey,
-        openapi: '/api/openapi.json',
-      },
-    })
+    // The toolbar's API tab reads the document the openapi plugin serves and sends to the api
+    // plugin's prefix (both plugins tell it) with the demo application's key (development only).
+    .register(debug, { browser: { apiKey: DEMO_APPLICATION.apiKey } })
     .register(database, {
       entities,
       // Imported when the database opens, not when the app loads (keeps `fw route:list` fast).
@@ -137,6 +133,8 @@ export default function createApp<const E extends readonly PluginEntry[] = reado
   // What the area's `images` controller moved into `uploads.dir`, looked up per request (the
   // folder changes while the app runs).
   kernel.static('media', resolve(root, kernel.config.uploads.dir), { live: true })
+  // Server-sent events (`GET /events/{channel}`): the products page's live updates.
+  kernel.register(realtime).register(livePlayground)
   for (const [plugin, options] of plugins ?? []) {
     ;(kernel.register as (p: unknown, o: unknown) => Kernel)(plugin, options)
   }

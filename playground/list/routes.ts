@@ -12,6 +12,7 @@
 import { view, type Kernel, type Reply, type RequestContext } from 'fw'
 import { datatableReply } from 'fw/plugins/list'
 import { productCatalogue, productColumns } from './products-source.js'
+import type {} from 'fw/plugins/realtime'
 
 /** JSON for an inline `<script>`: `<` escaped so the data can never close the element. */
 function scriptJson(value: unknown): string {
@@ -25,8 +26,20 @@ export function productPage(ctx: RequestContext): Reply {
   return view('products', {
     endpoint,
     columns: productColumns,
-    config: scriptJson({ endpoint, columns: productColumns, pageSize: 20 }),
+    config: scriptJson({
+      endpoint,
+      columns: productColumns,
+      pageSize: 20,
+      events: liveEvents(ctx),
+    }),
   })
+}
+
+/** Where the page's EventSource listens for product changes (none without the realtime plugin). */
+function liveEvents(ctx: RequestContext): string | null {
+  return ctx.kernel.hasPlugin('realtime')
+    ? ctx.kernel.url('realtime.stream', { channel: 'products' })
+    : null
 }
 
 /** `GET /products/table`: the page's table, DataTables' server-side protocol, read-only. */

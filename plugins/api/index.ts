@@ -160,6 +160,7 @@ export default definePlugin<ApiOptions | undefined, ApiApi>({
       const debug = kernel.plugin('debug')
       debug.project('auth', apiKeyProjection)
       debug.allowOrigins((origin) => allowsOrigin(origin) === true)
+      if (prefix !== '') debug.describeApi({ prefix: prefix.replace(/\/+$/, '') })
     }
 
     return {

@@ -61,6 +61,20 @@ export interface DebugApi {
   allowOrigins(policy: (origin: string) => boolean): void
   /** The log file the dev panel reads (the logging plugin registers its own). */
   readLogFile(file: () => string | undefined): void
+  /**
+   * Tells the toolbar's API tab about the app's API (README.md "What the toolbar is told"): the
+   * api plugin gives its prefix (`api.prefix`), the openapi plugin the path it serves its document
+   * at. The `browser` option, when it names either, wins.
+   */
+  describeApi(description: ApiDescription): void
+}
+
+/** What a plugin tells the toolbar's API tab: where operations go, where the document is. */
+export interface ApiDescription {
+  /** The path the API's operations are under, e.g. `/api/v1`. */
+  readonly prefix?: string
+  /** The same-origin path of the OpenAPI document, e.g. `/api/openapi.json`. */
+  readonly document?: string
 }
 
 declare module 'fw' {

@@ -17,6 +17,8 @@ export interface Delivery {
   readonly scripts: ToolbarScripts
   readonly payload: PayloadProjections
   readonly policy: OriginPolicy
+  /** Whether the user may read the dev panel's log lines (null: unknown); undefined: no panel. */
+  readonly logAccess: ((ctx: RequestContext) => boolean | null) | undefined
 }
 
 const BODY_TYPES = /json|x-www-form-urlencoded/i
@@ -98,6 +100,7 @@ async function render(reply: Reply, ctx: RequestContext, d: Delivery): Promise<R
       time: start,
       memoryBytes: process.memoryUsage().heapUsed,
       body: await capturedBody(ctx),
+      devpanel: d.logAccess === undefined ? false : d.logAccess(ctx),
     })
     if (object !== undefined) {
       reply.body = { kind: 'json', value: { ...object, _debug: payload } }

@@ -103,6 +103,45 @@ export async function linesOf(
 
 const noStore = (reply: Reply): Reply => reply.header('cache-control', 'no-store, private')
 
+/** The usertype the dev panel answers (without a debug grant). */
+const PANEL_USERTYPE = 90
+
+/** Whether the request's user may read the dev panel: a debug-grant holder, or usertype ≥ 90. */
+async function mayReadLogs(
+  ctx: RequestContext,
+  hasGrant: (ctx: RequestContext) => boolean,
+): Promise<boolean> {
+  if (hasGrant(ctx)) return true
+  const who = await ctx.identity()
+  return (who?.usertype ?? 0) >= PANEL_USERTYPE
+}
+
+/**
+ * What the payload's `devpanel` says: whether the dev panel answers this user, as far as the
+ * request knows without asking who it is (asking would resolve the identity, with its events and
+ * session phase, on a route that never asked): true for a grant holder, the answer for an identity
+ * the request resolved (its last `auth.resolved` event that refused nothing), null when it resolved
+ * none. The toolbar
+ * offers the server log only after a `true` (test/browser/requests.test.ts "server log button").
+ */
+export function knownLogAccess(
+  ctx: RequestContext,
+  hasGrant: (ctx: RequestContext) => boolean,
+): boolean | null {
+  if (hasGrant(ctx)) return true
+  const events = ctx.log.all()
+  for (let i = events.length - 1; i >= 0; i--) {
+    const e = events[i]!
+    if ((e.type as string) !== 'auth.resolved') continue
+    const data = e.data as { user?: { usertype?: number } | null; refused?: string }
+    // A refused credential (a session cookie without its CSRF token, a bad bearer) says nothing
+    // about whom the panel's own GET, which carries the cookie, would answer.
+    if (data.refused !== undefined) continue
+    return (data.user?.usertype ?? 0) >= PANEL_USERTYPE
+  }
+  return null
+}
+
 /** Declares `/devpanel/logs` and, unless `page` is false (the `spa` option), `/devpanel`. */
 export function declareDevPanel(
   kernel: Kernel,
@@ -110,11 +149,7 @@ export function declareDevPanel(
   options: { page: boolean; logFile: () => string | undefined },
 ): void {
   const logFile = options.logFile
-  const allowed = async (ctx: RequestContext): Promise<boolean> => {
-    if (hasGrant(ctx)) return true
-    const who = await ctx.identity()
-    return (who?.usertype ?? 0) >= 90
-  }
+  const allowed = (ctx: RequestContext): Promise<boolean> => mayReadLogs(ctx, hasGrant)
 
   kernel.router
     .get('devpanel/logs', async (ctx) => {

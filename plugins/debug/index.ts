@@ -7,7 +7,7 @@ import { definePlugin, type Kernel, type RequestContext } from 'fw'
 import type { DebugApi, DebugOptions } from './api.js'
 import { projectDatabaseEvents } from './database-projections.js'
 import { tapDelivery } from './delivery.js'
-import { declareDevPanel } from './devpanel.js'
+import { declareDevPanel, knownLogAccess } from './devpanel.js'
 import './events.js'
 import { grantSecret, issueGrantToken, verifyGrantToken } from './grant.js'
 import { measure, recordService } from './measure.js'
@@ -107,6 +107,7 @@ const debug = definePlugin<DebugOptions | undefined, DebugApi>({
     // What other plugins register: who may read an app route cross-origin, the dev panel's log.
     let policy = (_origin: string): boolean => true
     let logFile = (): string | undefined => undefined
+    const described: { prefix?: string; document?: string } = {}
 
     const api: DebugApi = {
       isDevelopment: () => kernel.isDevelopment(),
@@ -119,12 +120,14 @@ const debug = definePlugin<DebugOptions | undefined, DebugApi>({
       project: (key, projection) => payload.project(key, projection),
       allowOrigins: (given) => (policy = given),
       readLogFile: (file) => (logFile = file),
+      describeApi: (description) => void Object.assign(described, description),
     }
 
     kernel.command(DebugTokenCommand)
     // The dev panel at the site root only: an admin area never takes it (README.md "Dev panel (feature `DevPanel`)").
     kernel.router.claim('debug', '/devpanel*')
-    if (options.devPanel ?? kernel.hasFeature('DevPanel'))
+    const panel = options.devPanel ?? kernel.hasFeature('DevPanel')
+    if (panel)
       declareDevPanel(kernel, api.hasDebugGrant, {
         page: options.spa !== true,
         logFile: () => logFile(),
@@ -140,9 +143,10 @@ const debug = definePlugin<DebugOptions | undefined, DebugApi>({
       decider,
       development,
       nonceOf: options.nonce ?? ((ctx: RequestContext) => ctx.state.cspNonce),
-      scripts: serveToolbar(kernel, options.browser ?? {}, development, originPolicy),
+      scripts: serveToolbar(kernel, options.browser ?? {}, described, development, originPolicy),
       payload,
       policy: originPolicy,
+      logAccess: panel ? (ctx) => knownLogAccess(ctx, api.hasDebugGrant) : undefined,
     })
     return api
   },

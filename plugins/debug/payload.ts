@@ -14,6 +14,8 @@ export interface PayloadInput {
   readonly memoryBytes: number
   /** The request body as parsed, when the request had one (masked by the projection). */
   readonly body: unknown
+  /** Whether this user may read the dev panel's log lines, null when unknown (`devpanel`). */
+  readonly devpanel?: boolean | null
 }
 
 /** What a projection is given: the payload's input, and the helpers every projection needs. */
@@ -56,6 +58,7 @@ const KEYS: ReadonlyArray<readonly [string, () => unknown]> = [
   ['services', () => []],
   ['migrations', () => []],
   ['exceptions', () => []],
+  ['devpanel', () => false],
 ]
 
 /** The events of one type, in order. */

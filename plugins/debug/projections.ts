@@ -105,6 +105,7 @@ export function projectOwnEvents(payload: PayloadProjections): void {
   payload.project('route', route)
   payload.project('session', session)
   payload.project('services', services)
+  payload.project('devpanel', (i) => (i.devpanel === undefined ? false : i.devpanel))
   payload.project('exceptions', (i) =>
     i.of('exception.raised').map((e) => ({
       name: e.data.name,

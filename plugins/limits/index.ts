@@ -2,6 +2,7 @@
 // (README.md).
 import { definePlugin, type Kernel, type Middleware } from 'fw'
 import type {} from 'fw/plugins/database'
+import { coalesce } from './coalesce.js'
 import { createDatabaseStore, limitsMigration } from './database-store.js'
 import { limitsErrors } from './errors.js'
 import { createLimiter, type LimiterOptions } from './limiter.js'
@@ -61,15 +62,17 @@ function pickStore(kernel: Kernel): LimitStore {
     throw limitsErrors.error('FW_ERR_LIMITS_STORE', { problem })
   }
   if (store === 'redis' || (store === 'auto' && redisUrl !== undefined))
-    return createRedisStore(
-      redisUrl ?? refuse('`limits.store` is redis but `limits.redis_url` is not set'),
+    return coalesce(
+      createRedisStore(
+        redisUrl ?? refuse('`limits.store` is redis but `limits.redis_url` is not set'),
+      ),
     )
   const shared = store === 'database' || (store === 'auto' && db?.target.kind === 'postgresql')
   if (!shared) return createMemoryStore()
   if (db === undefined)
     return refuse('`limits.store` is database but the database plugin is not registered')
   db.addMigrations([limitsMigration])
-  return createDatabaseStore(db)
+  return coalesce(createDatabaseStore(db))
 }
 
 /**
@@ -124,6 +127,7 @@ export default definePlugin<LimitsOptions | undefined, LimitsApi>({
   },
 })
 
+export { coalesce } from './coalesce.js'
 export { createMemoryStore } from './memory-store.js'
 export { createDatabaseStore } from './database-store.js'
 export { createRedisStore } from './redis-store.js'

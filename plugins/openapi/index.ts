@@ -5,6 +5,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { definePlugin, HttpError, text as textReply, type Kernel } from 'fw'
 import type {} from 'fw/plugins/api'
+import type {} from 'fw/plugins/debug'
 import type { OpenAPIObject } from 'openapi3-ts/oas30'
 import { CreateApiClientCommand } from './client-command.js'
 import { ApiDocsCommand } from './docs-command.js'
@@ -60,7 +61,7 @@ function documentFile(file: () => string): () => string | undefined {
  */
 export default definePlugin<OpenApiOptions | undefined, OpenApiApi>({
   name: 'openapi',
-  optionalDependsOn: ['api', 'auth'],
+  optionalDependsOn: ['api', 'auth', 'debug'],
   setup(kernel: Kernel, options = {}) {
     const generate = (more: GenerateOptions = {}): Promise<Generated> =>
       generateDocument(kernel, { ...options, ...defined(more) })
@@ -68,8 +69,11 @@ export default definePlugin<OpenApiOptions | undefined, OpenApiApi>({
     const outputFile = (): string => (output ??= generateOutput(kernel, options))
     if (options.route !== false) {
       const read = documentFile(outputFile)
+      const route = options.route ?? 'api/openapi.json'
+      if (kernel.hasPlugin('debug'))
+        kernel.plugin('debug').describeApi({ document: `/${route.replace(/^\/+/, '')}` })
       kernel.router
-        .get(options.route ?? 'api/openapi.json', () => {
+        .get(route, () => {
           const text = read()
           if (text === undefined)
             throw new HttpError(404, {

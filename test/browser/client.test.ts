@@ -632,7 +632,7 @@ async function requestRows(page: Page) {
     r[3],
     r[4] === '' ? '' : /^[\d.,]+ ms$/.test(r[4]!) ? 'time' : r[4],
     r[5],
-    /^[0-9a-f]{16} server log$/.test(r[6]!) ? 'id' : r[6]!.trim(),
+    /^[0-9a-f]{16}( server log)?$/.test(r[6]!.trim()) ? 'id' : r[6]!.trim(),
   ])
 }
 

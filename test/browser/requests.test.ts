@@ -1115,32 +1115,39 @@ test('server log button: asks the dev panel through the unwrapped fetch and show
   })
 })
 
-test('server log button: a 404 from the dev panel is reported once and the buttons go', async ({
+test('server log button: none for a guest, whom the dev panel answers 403, nor without the panel', async ({
   browser,
+  pg,
   off,
 }) => {
   await withPage(browser, async (page) => {
-    await visit(page, `${off.url}/`)
-    await pageFetch(page, '/_demo/ping')
-    await waitForRows(page, 2)
-    await openTab(page, 'requests')
-    assert.is(await page.locator('fw-debugbar [data-log]').count(), 2)
     const asked: string[] = []
     page.on('request', (r) => {
       if (r.url().includes('/devpanel/')) asked.push(r.url())
     })
-    await page.locator('fw-debugbar tr[data-row="2"] [data-log]').click()
-    const gone = page.locator('fw-debugbar .panel .note', { hasText: /answered 404/ })
-    await gone.waitFor()
-    assert.is(await page.locator('fw-debugbar [data-log]').count(), 0)
-    // More requests: still no button, still one notice.
+    await visit(page, `${pg.url}/`)
     await pageFetch(page, '/_demo/ping')
-    await pageXhr(page, '/_demo/array')
-    await waitForRows(page, 4)
-    assert.is(await page.locator('fw-debugbar [data-log]').count(), 0)
-    assert.is(await gone.count(), 1)
-    assert.is(asked.length, 1)
-    assert.is(await rowCount(page), 4, 'the 404 added no row')
+    await waitForRows(page, 2)
+    await openTab(page, 'requests')
+    const rows = await readRows(page)
+    assert.ok(
+      rows.every((r) => r.id !== null),
+      'every row has a request id',
+    )
+    assert.is(await page.locator('fw-debugbar [data-log]').count(), 0, 'no button for a guest')
+    // What a button would have asked for answers the guest 403.
+    const status = await page.evaluate(
+      async (id) => (await fetch(`/devpanel/logs?request=${id}`)).status,
+      rows[0]!.id!,
+    )
+    assert.is(status, 403)
+    assert.is(asked.length, 1, 'only the check above asked the dev panel')
+    // Without the DevPanel feature there is nothing to open, for anyone.
+    await visit(page, `${off.url}/`)
+    await pageFetch(page, '/_demo/ping')
+    await waitForRows(page, 2)
+    await openTab(page, 'requests')
+    assert.is(await page.locator('fw-debugbar [data-log]').count(), 0, 'no dev panel: no button')
   })
 })
 

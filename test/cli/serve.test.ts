@@ -1,50 +1,20 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { createServer } from 'node:net'
-import { fileURLToPath } from 'node:url'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { runCli } from 'fw/testing'
+import { startFw, type FwProcess } from '../fixtures/fw-process.js'
 import { createTempApp, type TempApp } from './temp-app.js'
 
 const test = suite('serve')
-const bin = fileURLToPath(new URL('../../cli/bin.ts', import.meta.url))
 
-interface Served {
-  readonly child: ChildProcessWithoutNullStreams
-  readonly url: string
-  output(): string
-  exited: Promise<number | null>
-}
-
-/** Starts `fw serve` as a child process and resolves once it printed its URL. */
-function serve(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Served> {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', '-C', 'fw-source', bin, 'serve', ...args],
-    {
-      // An in-memory database unless the test names one: the playground migrates and seeds on
-      // listen, and must never touch playground/var/db or the shared PostgreSQL database.
-      env: { ...process.env, FORCE_COLOR: '0', DATABASE_URL: 'pglite://memory', ...env },
-    },
-  )
-  let out = ''
-  child.stdout.on('data', (c: Buffer) => (out += c.toString()))
-  child.stderr.on('data', (c: Buffer) => (out += c.toString()))
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL')
-      reject(new Error(`fw serve did not print its URL in time:\n${out}`))
-    }, 60_000) // generous: a loaded machine (tests in parallel) may take 20 s to migrate and seed
-    child.stdout.on('data', () => {
-      const url = /listening on (http:\/\/\S+)/.exec(out)?.[1]
-      if (url === undefined) return
-      clearTimeout(timer)
-      resolve({ child, url, output: () => out, exited })
-    })
-    void exited.then((code) =>
-      reject(new Error(`fw serve exited ${code} before listening:\n${out}`)),
-    )
+/** Starts `fw serve` as a child process on an in-memory database unless the test names one (the
+ * playground migrates and seeds on listen, and must never touch playground/var/db or the shared
+ * PostgreSQL database); resolves once it printed its URL. */
+function serve(args: string[], env: NodeJS.ProcessEnv = {}): Promise<FwProcess> {
+  return startFw({
+    command: 'serve',
+    args,
+    env: { FORCE_COLOR: '0', DATABASE_URL: 'pglite://memory', ...env },
   })
 }
 

@@ -1,6 +1,5 @@
 // A temporary copy of the playground (or another app in a temp package), and `fw dev` (or `fw
 // serve`) running on it as a real process: for the suites that edit the app's files while it serves.
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import {
   cpSync,
   mkdirSync,
@@ -14,9 +13,9 @@ import {
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { startFw, type FwProcess } from '../fixtures/fw-process.js'
 
 const repo = fileURLToPath(new URL('../../', import.meta.url))
-const bin = join(repo, 'cli', 'bin.ts')
 
 /** A package in a temp folder whose `node_modules` has fw and fw's dependencies: an app's home. */
 export interface TempPackage {
@@ -90,12 +89,7 @@ export function copyPlayground(): PlaygroundCopy {
 }
 
 /** A running `fw dev` (or `fw serve`). */
-export interface RunningApp {
-  readonly child: ChildProcessWithoutNullStreams
-  readonly url: string
-  output(): string
-  stop(): Promise<number | null>
-}
+export type RunningApp = FwProcess
 
 /** Runs `fw <command> --port 0` in the copy, resolving once it prints where it listens. */
 export function runInCopy(
@@ -104,50 +98,11 @@ export function runInCopy(
   env: NodeJS.ProcessEnv = {},
   timeoutMs = 120_000,
 ): Promise<RunningApp> {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', '-C', 'fw-source', bin, command, '--port', '0'],
-    {
-      cwd: copy.dir,
-      env: {
-        ...process.env,
-        NO_COLOR: '1',
-        DATABASE_URL: 'pglite://memory',
-        FW_APP_KEY: 'base64:fw-dev-suite-key',
-        ...env,
-      },
-    },
-  )
-  let out = ''
-  child.stdout.on('data', (c: Buffer) => (out += c.toString()))
-  child.stderr.on('data', (c: Buffer) => (out += c.toString()))
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL')
-      reject(new Error(`fw ${command} did not start in time:\n${out}`))
-    }, timeoutMs)
-    exited.then(
-      (code) => {
-        clearTimeout(timer)
-        reject(new Error(`fw ${command} exited with ${code} before listening:\n${out}`))
-      },
-      () => undefined,
-    )
-    child.stdout.on('data', () => {
-      const url = /listening on (http:\/\/\S+)/.exec(out)?.[1]
-      if (url === undefined) return
-      clearTimeout(timer)
-      resolve({
-        child,
-        url,
-        output: () => out,
-        stop: () => {
-          child.kill('SIGTERM')
-          return exited
-        },
-      })
-    })
+  return startFw({
+    command,
+    cwd: copy.dir,
+    env: { DATABASE_URL: 'pglite://memory', FW_APP_KEY: 'base64:fw-dev-suite-key', ...env },
+    timeoutMs,
   })
 }
 

@@ -6,27 +6,17 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { InjectResponse, Kernel } from 'fw'
-import { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
+import { type TestDatabase } from 'fw/plugins/database'
 import { createMemoryLogger } from 'fw/testing'
 import createApp from '../../examples/conduit/app.js'
 import { fuzz, fuzzSettings, report } from './harness.js'
+import { bootApp } from '../fixtures/booted-app.js'
 
 const test = suite<{ db: TestDatabase; kernel: Kernel }>('fuzz: the Conduit API', {} as never)
 
-test.before(async (context) => {
-  context.db = await createTestDatabase()
-  context.kernel = createApp({
-    env: { DATABASE_URL: context.db.url, NODE_ENV: 'test' },
-    logger: createMemoryLogger(),
-  })
-  await context.kernel.boot()
-  await context.kernel.plugin('database').prepare()
-})
-
-test.after(async ({ kernel, db }) => {
-  await kernel.close()
-  await db.drop()
-})
+bootApp(test, (url) =>
+  createApp({ env: { DATABASE_URL: url, NODE_ENV: 'test' }, logger: createMemoryLogger() }),
+)
 
 /** A JSON request to the API as a RealWorld client sends it; throws unless `status` answers. */
 async function call(

@@ -6,12 +6,11 @@ import fc from 'fast-check'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { Kernel } from 'fw'
-import { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
-import { createMemoryLogger } from 'fw/testing'
-import createApp from '../../playground/app.js'
+import { type TestDatabase } from 'fw/plugins/database'
 import { fuzz, fuzzSettings, report } from './harness.js'
 import { hostileString } from './inputs.js'
 import type { Param, Plan } from './plan.js'
+import { bootApp, playground } from '../fixtures/booted-app.js'
 
 /** The list's whitelist (playground/README.md), names it does not know, and malformed ones. */
 const FIELD = fc.constantFrom(
@@ -73,20 +72,7 @@ function listValues(plan: Plan, param: Param): fc.Arbitrary<unknown> | undefined
 
 const test = suite<{ db: TestDatabase; kernel: Kernel }>('fuzz: the playground API', {} as never)
 
-test.before(async (context) => {
-  context.db = await createTestDatabase()
-  context.kernel = createApp({
-    env: { DATABASE_URL: context.db.url, FW_APP_KEY: 'base64:fuzz-test-application-key' },
-    logger: createMemoryLogger(),
-  })
-  await context.kernel.boot()
-  await context.kernel.plugin('database').prepare()
-})
-
-test.after(async ({ kernel, db }) => {
-  await kernel.close()
-  await db.drop()
-})
+bootApp(test, playground({ FW_APP_KEY: 'base64:fuzz-test-application-key' }))
 
 test('every operation answers generated requests as the document says', async ({ kernel }) => {
   const login = await kernel.inject({

@@ -4,9 +4,8 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { Kernel } from 'fw'
-import { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
-import { createMemoryLogger } from 'fw/testing'
-import createApp from '../../playground/app.js'
+import { type TestDatabase } from 'fw/plugins/database'
+import { bootApp, playground, tokenOf } from '../fixtures/booted-app.js'
 
 const CONFIG = '{"admin":{"prefix":"admin","default_controller":""},"features":[]}'
 const KEY = 'base64:playground-admin-bare-test-key'
@@ -15,24 +14,10 @@ const test = suite<{ db: TestDatabase; kernel: Kernel; token: string }>(
   'playground admin area: bare prefix and legacy echo',
 )
 
+bootApp(test, playground({ FW_APP_KEY: KEY, FW_CONFIG: CONFIG }))
+
 test.before(async (context) => {
-  context.db = await createTestDatabase()
-  context.kernel = createApp({
-    env: { DATABASE_URL: context.db.url, FW_APP_KEY: KEY, FW_CONFIG: CONFIG },
-    logger: createMemoryLogger(),
-  })
-  await context.kernel.boot()
-  await context.kernel.plugin('database').prepare()
-  const res = await context.kernel.inject({
-    method: 'POST',
-    url: '/account/login',
-    body: { username: 'admin', password: 'admin-pass' },
-  })
-  context.token = res.json<{ access_token: string }>().access_token
-})
-test.after(async ({ kernel, db }) => {
-  await kernel.close()
-  await db.drop()
+  context.token = await tokenOf(context.kernel, 'admin')
 })
 
 function get({ kernel, token }: { kernel: Kernel; token: string }, url: string, accept: string) {

@@ -6,10 +6,10 @@ import { fileURLToPath } from 'node:url'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { Kernel } from 'fw'
-import { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
-import { createMemoryLogger, runCli } from 'fw/testing'
-import createApp from '../../playground/app.js'
+import { type TestDatabase } from 'fw/plugins/database'
+import { runCli } from 'fw/testing'
 import { servePlayground } from '../e2e/serve-process.js'
+import { bootApp, playground, tokenOf } from '../fixtures/booted-app.js'
 
 const ADMIN = '{"admin":{"prefix":"admin"},"features":[]}'
 const KEY = 'base64:playground-admin-test-key'
@@ -19,27 +19,12 @@ const test = suite<{ db: TestDatabase; kernel: Kernel; tokens: Record<string, st
   'playground admin area',
 )
 
+bootApp(test, playground({ FW_APP_KEY: KEY, FW_CONFIG: ADMIN }))
+
 test.before(async (context) => {
-  context.db = await createTestDatabase()
-  context.kernel = createApp({
-    env: { DATABASE_URL: context.db.url, FW_APP_KEY: KEY, FW_CONFIG: ADMIN },
-    logger: createMemoryLogger(),
-  })
-  await context.kernel.boot()
-  await context.kernel.plugin('database').prepare()
   context.tokens = {}
-  for (const username of ['admin', 'editor', 'user']) {
-    const res = await context.kernel.inject({
-      method: 'POST',
-      url: '/account/login',
-      body: { username, password: `${username}-pass` },
-    })
-    context.tokens[username] = res.json<{ access_token: string }>().access_token
-  }
-})
-test.after(async ({ kernel, db }) => {
-  await kernel.close()
-  await db.drop()
+  for (const username of ['admin', 'editor', 'user'])
+    context.tokens[username] = await tokenOf(context.kernel, username)
 })
 
 function as(

@@ -1,9 +1,8 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { Kernel } from 'fw'
-import { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
-import { createMemoryLogger } from 'fw/testing'
-import createApp from '../../playground/app.js'
+import { type TestDatabase } from 'fw/plugins/database'
+import { bootApp, playground } from '../fixtures/booted-app.js'
 
 // The playground's API (`/api/v1`, `/api/v2`) and the login endpoints answer every error in
 // JSON unless the client ranks `text/html` first; an XML client of the API gets XML; each such
@@ -12,20 +11,7 @@ const test = suite<{ db: TestDatabase; kernel: Kernel }>('playground JSON errors
 const API = { apikey: 'demo-api-key' }
 const BROWSER = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8'
 
-test.before(async (context) => {
-  context.db = await createTestDatabase()
-  context.kernel = createApp({
-    env: { DATABASE_URL: context.db.url },
-    logger: createMemoryLogger(),
-  })
-  await context.kernel.boot()
-  await context.kernel.plugin('database').prepare()
-})
-
-test.after(async ({ kernel, db }) => {
-  await kernel.close()
-  await db.drop()
-})
+bootApp(test, playground())
 
 function varies(res: { headers: Record<string, unknown> }): boolean {
   return String(res.headers.vary ?? '')

@@ -1,35 +1,18 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { Kernel } from 'fw'
-import { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
-import { createMemoryLogger } from 'fw/testing'
-import createApp from '../../playground/app.js'
+import type { TestDatabase } from 'fw/plugins/database'
+import { bootApp, playground, tokenOf } from '../fixtures/booted-app.js'
 
 const test = suite<{ db: TestDatabase; kernel: Kernel; token: string }>('playground me')
 
-test.before(async (context) => {
-  context.db = await createTestDatabase()
-  context.kernel = createApp({
-    env: {
-      DATABASE_URL: context.db.url,
-      FW_APP_KEY: 'base64:me-test-key',
-      FW_CONFIG: '{"features":["DevPanel"]}',
-    },
-    logger: createMemoryLogger(),
-  })
-  await context.kernel.boot()
-  await context.kernel.plugin('database').prepare()
-  const login = await context.kernel.inject({
-    method: 'POST',
-    url: '/account/login',
-    body: { username: 'editor', password: 'editor-pass' },
-  })
-  context.token = login.json<{ access_token: string }>().access_token
-})
+bootApp(
+  test,
+  playground({ FW_APP_KEY: 'base64:me-test-key', FW_CONFIG: '{"features":["DevPanel"]}' }),
+)
 
-test.after(async ({ kernel, db }) => {
-  await kernel.close()
-  await db.drop()
+test.before(async (context) => {
+  context.token = await tokenOf(context.kernel, 'editor')
 })
 
 test('answers /api/v1/me for a bearer token, through either header', async ({ kernel, token }) => {

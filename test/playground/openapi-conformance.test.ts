@@ -7,9 +7,8 @@ import { createConfig, lintFromString } from '@redocly/openapi-core'
 import { Ajv } from 'ajv'
 import addFormatsModule from 'ajv-formats'
 import type { Kernel } from 'fw'
-import { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
-import { createMemoryLogger } from 'fw/testing'
-import createApp from '../../playground/app.js'
+import { type TestDatabase } from 'fw/plugins/database'
+import { bootApp, playground, tokenOf } from '../fixtures/booted-app.js'
 
 interface Operation {
   responses: Record<string, { content?: Record<string, { schema: unknown }> }>
@@ -27,26 +26,11 @@ const test = suite<{ db: TestDatabase; kernel: Kernel; doc: Document; token: str
   'playground: API document conformance',
 )
 
-test.before(async (context) => {
-  context.db = await createTestDatabase()
-  context.kernel = createApp({
-    env: { DATABASE_URL: context.db.url, FW_APP_KEY: 'base64:conformance-test-key' },
-    logger: createMemoryLogger(),
-  })
-  await context.kernel.boot()
-  await context.kernel.plugin('database').prepare()
-  context.doc = (await context.kernel.plugin('openapi').document()) as unknown as Document
-  const login = await context.kernel.inject({
-    method: 'POST',
-    url: '/account/login',
-    body: { username: 'editor', password: 'editor-pass' },
-  })
-  context.token = login.json<{ access_token: string }>().access_token
-})
+bootApp(test, playground({ FW_APP_KEY: 'base64:conformance-test-key' }))
 
-test.after(async ({ kernel, db }) => {
-  await kernel.close()
-  await db.drop()
+test.before(async (context) => {
+  context.doc = (await context.kernel.plugin('openapi').document()) as unknown as Document
+  context.token = await tokenOf(context.kernel, 'editor')
 })
 
 test("Redocly's recommended rules find no error and no warning", async ({ doc }) => {

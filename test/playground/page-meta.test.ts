@@ -1,9 +1,8 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { Kernel } from 'fw'
-import { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
-import { createMemoryLogger } from 'fw/testing'
-import createApp from '../../playground/app.js'
+import { type TestDatabase } from 'fw/plugins/database'
+import { bootApp, playground, tokenOf } from '../fixtures/booted-app.js'
 
 // Search engines (and Lighthouse's SEO audit) read a page's summary from its meta description:
 // every page of the playground's layout carries one, each page its own.
@@ -11,26 +10,11 @@ const test = suite<{ db: TestDatabase; kernel: Kernel; token: string }>(
   'playground page descriptions',
 )
 
-test.before(async (context) => {
-  context.db = await createTestDatabase()
-  context.kernel = createApp({
-    env: { DATABASE_URL: context.db.url, FW_APP_KEY: 'base64:page-meta-test-key' },
-    logger: createMemoryLogger(),
-  })
-  await context.kernel.boot()
-  await context.kernel.plugin('database').prepare()
-  // The health dashboard is for signed-in users.
-  const login = await context.kernel.inject({
-    method: 'POST',
-    url: '/account/login',
-    body: { username: 'editor', password: 'editor-pass' },
-  })
-  context.token = login.json<{ access_token: string }>().access_token
-})
+bootApp(test, playground({ FW_APP_KEY: 'base64:page-meta-test-key' }))
 
-test.after(async ({ kernel, db }) => {
-  await kernel.close()
-  await db.drop()
+test.before(async (context) => {
+  // The health dashboard is for signed-in users.
+  context.token = await tokenOf(context.kernel, 'editor')
 })
 
 const DESCRIPTION = /<meta name="description" content="([^"]{20,})">/

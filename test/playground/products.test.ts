@@ -1,10 +1,10 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { Kernel } from 'fw'
-import { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
-import { createMemoryLogger, eventsOf } from 'fw/testing'
-import createApp from '../../playground/app.js'
+import type { TestDatabase } from 'fw/plugins/database'
+import { eventsOf } from 'fw/testing'
 import { Product } from '../../playground/entities/product.js'
+import { bootApp, playground } from '../fixtures/booted-app.js'
 
 interface Pagination {
   currentpage: number
@@ -28,20 +28,7 @@ const test = suite<{ db: TestDatabase; kernel: Kernel }>('playground products AP
 const API = { apikey: 'demo-api-key' }
 const JSON_ACCEPT = { accept: 'application/json', ...API }
 
-test.before(async (context) => {
-  context.db = await createTestDatabase()
-  context.kernel = createApp({
-    env: { DATABASE_URL: context.db.url, FW_CONFIG: '{"features":["DevPanel"]}' },
-    logger: createMemoryLogger(),
-  })
-  await context.kernel.boot()
-  await context.kernel.plugin('database').prepare()
-})
-
-test.after(async ({ kernel, db }) => {
-  await kernel.close()
-  await db.drop()
-})
+bootApp(test, playground({ FW_CONFIG: '{"features":["DevPanel"]}' }))
 
 function post(kernel: Kernel, body: unknown, method = 'POST', url = '/api/v1/products') {
   return kernel.inject({ method, url, headers: JSON_ACCEPT, body: body as Record<string, unknown> })

@@ -4,26 +4,13 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { Kernel } from 'fw'
-import { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
-import { createMemoryLogger } from 'fw/testing'
-import createApp from '../../playground/app.js'
+import { type TestDatabase } from 'fw/plugins/database'
 import { DEMO_APPLICATION } from '../../playground/demo-data.js'
+import { bootApp, playground } from '../fixtures/booted-app.js'
 
 const test = suite<{ db: TestDatabase; kernel: Kernel }>('playground: rate limits')
 
-test.before(async (context) => {
-  context.db = await createTestDatabase()
-  context.kernel = createApp({
-    env: { DATABASE_URL: context.db.url, FW_APP_KEY: 'base64:playground-limits-key' },
-    logger: createMemoryLogger(),
-  })
-  await context.kernel.boot()
-  await context.kernel.plugin('database').prepare()
-})
-test.after(async ({ kernel, db }) => {
-  await kernel.close()
-  await db.drop()
-})
+bootApp(test, playground({ FW_APP_KEY: 'base64:playground-limits-key' }))
 
 test('the API answers with the api limiter and documents its 429', async ({ kernel }) => {
   const res = await kernel.inject({

@@ -11,6 +11,8 @@ export interface Statement {
 }
 
 export interface Payload {
+  /** Whether this user may read the dev panel's log lines; null: this request did not know. */
+  devpanel?: boolean | null
   time?: number
   memory?: number
   request?: {
@@ -113,9 +115,9 @@ export interface BodyView {
  * or `window.__FW__.debugbar` for the ES module.
  */
 export interface ToolbarConfig {
-  /** The API prefix the API tab sends to, e.g. `/api/v1`. Default `/api`. */
+  /** The API prefix the API tab sends to, e.g. `/api/v1`. Default: the api plugin's, else `/`. */
   apiPrefix?: string
-  /** The OpenAPI document's same-origin URL. Default `/openapi.json`. */
+  /** The OpenAPI document's same-origin URL. Default: the openapi plugin's; none: no API tab. */
   openapi?: string
   /** An application API key from configuration that the API tab sends. Development only. */
   apiKey?: string

@@ -17,9 +17,22 @@ const logs = new Map<string, LogLines>()
 /** The dev panel's 404 is reported once; then the offer stops. */
 let panelGone: string | null = null
 
+/**
+ * Whether the server log is offered: the dev panel answered no 404, and the newest payload that
+ * knows says this user may read it (a guest, or a user below the panel's usertype, gets 403).
+ */
+function logsOffered(view: View): boolean {
+  if (view.logOffer === 'off') return false
+  for (let i = view.rows.length - 1; i >= 0; i--) {
+    const known = view.rows[i]!.payload?.devpanel
+    if (typeof known === 'boolean') return known
+  }
+  return false
+}
+
 function askLog(view: View, row: Row): void {
   const id = row.id
-  if (id === null || logs.get(id)?.state === 'loading' || view.logOffer === 'off') return
+  if (id === null || logs.get(id)?.state === 'loading' || !logsOffered(view)) return
   logs.set(id, { state: 'loading', lines: [] })
   view.refresh()
   const base = view.config.devpanel ?? '/devpanel/logs'
@@ -110,10 +123,11 @@ export const REQUESTS: Tab = {
       'requests',
     )
     const tbody = list.querySelector('tbody')!
+    const offered = logsOffered(view)
     for (const r of newest) {
       const queries = r.payload?.queries?.count ?? r.summary?.queries
       const logButton =
-        r.id !== null && view.logOffer === 'on'
+        r.id !== null && offered
           ? h(
               'button',
               {

@@ -1,8 +1,10 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
+import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import type { Kernel } from 'fw'
 import { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
 import { runCli as run } from 'fw/testing'
@@ -128,6 +130,67 @@ test('user:password replaces the password and revokes the tokens; an unknown use
   const unknown = await runCli(['user:password', 'nobody', '--password-stdin'], { env, input: 'x' })
   assert.is(unknown.code, 1)
   assert.match(unknown.stderr, "fw: no user named 'nobody'.")
+})
+
+/**
+ * `fw <args>` on a pseudo-terminal (util-linux `script`), typing each answer when its prompt has
+ * appeared; answers everything the terminal showed and the exit code.
+ */
+function onTerminal(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+  answers: readonly { after: string; type: string }[],
+): Promise<{ code: number | null; shown: string }> {
+  const bin = fileURLToPath(new URL('../../../cli/bin.ts', import.meta.url))
+  const argv = [process.execPath, '--import', import.meta.resolve('tsx'), '-C', 'fw-source', bin]
+  const command = [...argv, ...args].map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(' ')
+  const child = spawn('script', ['-q', '-e', '-c', command, '/dev/null'], {
+    env: { ...env, FORCE_COLOR: '0' },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  })
+  let shown = ''
+  let next = 0
+  let from = 0 // where the next prompt is looked for: after the one last answered
+  const onData = (chunk: Buffer) => {
+    shown += chunk.toString()
+    while (next < answers.length) {
+      const at = shown.indexOf(answers[next]!.after, from)
+      if (at === -1) break
+      from = at + answers[next]!.after.length
+      child.stdin.write(`${answers[next]!.type}\r`)
+      next++
+    }
+  }
+  child.stdout.on('data', onData)
+  child.stderr.on('data', onData)
+  // A prompt that never comes fails the test with what was shown, rather than hanging the suite.
+  const stuck = setTimeout(() => child.kill('SIGKILL'), 120_000)
+  return new Promise((resolve) =>
+    child.on('close', (code) => {
+      clearTimeout(stuck)
+      resolve({ code, shown })
+    }),
+  )
+}
+
+test('user:password asks twice on a terminal, without echo, and refuses two different answers', async (context) => {
+  const { env } = context
+  const differ = await onTerminal(['user:password', 'ann'], env, [
+    { after: 'Password: ', type: 'typed-once' },
+    { after: 'Password again: ', type: 'typed-twice' },
+  ])
+  assert.is(differ.code, 1, differ.shown)
+  assert.match(differ.shown, 'the two passwords differ; nothing was changed.')
+  const same = await onTerminal(['user:password', 'ann'], env, [
+    { after: 'Password: ', type: 'from the prompt' },
+    { after: 'Password again: ', type: 'from the prompt' },
+  ])
+  assert.is(same.code, 0, same.shown)
+  assert.match(same.shown, /Password: [^]*Password again: /)
+  assert.not.match(same.shown, 'from the prompt', 'nothing typed is echoed')
+  const { status, kernel } = await login(context, 'from the prompt')
+  await kernel.close()
+  assert.is(status, 200)
 })
 
 test.run()

@@ -12,6 +12,8 @@ import {
   toolbarAssets,
   buildToolbar,
 } from 'fw/plugins/debug'
+import api from 'fw/plugins/api'
+import openapi from 'fw/plugins/openapi'
 import { debugKernel, islandOf, PAGE } from './helpers.js'
 
 const test = suite('debug: delivery in development')
@@ -42,6 +44,7 @@ test('a JSON object gets _debug with every payload key; the headers are set', as
     'services',
     'migrations',
     'exceptions',
+    'devpanel',
   ])
   const request = body._debug.request as Record<string, unknown>
   assert.match(String(request.id), ID)
@@ -123,6 +126,35 @@ test('one time figure: _debug.time (JSON and the page island) is X-Fw-Debug time
   assert.ok(Number(total) >= island.time + 3, `${total} ≥ ${island.time} + 3`)
 })
 
+/** The settings in a page's toolbar script element. */
+function toolbarConfigOf(body: string): Record<string, unknown> {
+  const config = /<script data-config="([^"]*)">/.exec(body)![1]!
+  return JSON.parse(config.replaceAll('&quot;', '"')) as Record<string, unknown>
+}
+
+test('the API tab is told by the api and openapi plugins; the browser option wins', async () => {
+  const told = debugKernel({ apiPrefix: '/api/v2/' })
+  told
+    .register(api, { checkKey: async () => undefined })
+    .register(openapi, { route: 'docs/api.json' })
+  assert.equal(toolbarConfigOf((await told.inject('/page')).body), {
+    apiPrefix: '/api/v2',
+    openapi: '/docs/api.json',
+    devpanel: '/devpanel/logs',
+  })
+  const given = debugKernel({
+    apiPrefix: '/api/v2',
+    options: { browser: { apiPrefix: '/v3', openapi: '/v3/doc.json' } },
+  })
+  given.register(api, { checkKey: async () => undefined }).register(openapi, {})
+  assert.equal(toolbarConfigOf((await given.inject('/page')).body), {
+    apiPrefix: '/v3',
+    openapi: '/v3/doc.json',
+    devpanel: '/devpanel/logs',
+  })
+  await Promise.all([told.close(), given.close()])
+})
+
 test('an HTML page gets the island and the script once, before the last </body>, any case', async () => {
   const kernel = debugKernel()
   const res = await kernel.inject('/page')
@@ -130,9 +162,9 @@ test('an HTML page gets the island and the script once, before the last </body>,
   const before = res.body.slice(0, at)
   const script = /<script data-config="([^"]*)">([^]*)<\/script>$/.exec(before)
   assert.ok(script, 'the inline toolbar script ends the body')
+  // No api or openapi plugin told it anything: no document to list, operations sent to the root.
   assert.equal(JSON.parse(script![1]!.replaceAll('&quot;', '"')), {
-    apiPrefix: '/api',
-    openapi: '/openapi.json',
+    apiPrefix: '',
     devpanel: '/devpanel/logs',
   })
   assert.is(script![2], toolbarAssets().inline)

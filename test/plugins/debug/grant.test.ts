@@ -72,6 +72,20 @@ test('a grant in production answers no CORS: an annotated response stays same-or
   await kernel.close()
 })
 
+test('the payload says the dev panel answers a grant holder; unknown for a guest (no identity asked)', async () => {
+  const kernel = prod()
+  const token = tokenFor(nowSeconds() + 600)
+  const granted = await kernel.inject({ url: '/obj', headers: { cookie: `fw_debug=${token}` } })
+  assert.is(granted.json<{ _debug: { devpanel: unknown } }>()._debug.devpanel, true)
+  const dev = debugKernel({ development: true })
+  const guest = await dev.inject('/obj')
+  assert.is(guest.json<{ _debug: { devpanel: unknown } }>()._debug.devpanel, null)
+  const noPanel = debugKernel({ development: true, features: ['debug'] })
+  const without = await noPanel.inject('/obj')
+  assert.is(without.json<{ _debug: { devpanel: unknown } }>()._debug.devpanel, false)
+  await Promise.all([kernel.close(), dev.close(), noPanel.close()])
+})
+
 test('Secure over TLS', async () => {
   const kernel = prod()
   const token = tokenFor(nowSeconds() + 600)

@@ -15,6 +15,8 @@ export interface DebugKernelOptions {
   options?: DebugOptions
   debugTokenSecret?: string
   trustProxy?: boolean
+  /** `api.prefix`, for a test that registers the api plugin. */
+  apiPrefix?: string
 }
 
 /** A kernel in development (or production) with the debug plugin and routes of every body kind. */
@@ -27,6 +29,7 @@ export function debugKernel(o: DebugKernelOptions = {}): Kernel {
       features: o.features ?? ['debug', 'DevPanel'],
       debug_token_secret: o.debugTokenSecret,
       http: { trust_proxy: o.trustProxy ?? false },
+      ...(o.apiPrefix === undefined ? {} : { api: { prefix: o.apiPrefix } }),
     },
   })
   kernel.register(debug, o.options)

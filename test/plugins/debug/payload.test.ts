@@ -30,6 +30,7 @@ test('every key of the payload is there in order, empty when nothing fills it', 
     services: [],
     migrations: [],
     exceptions: [],
+    devpanel: false,
   })
 })
 

@@ -3,7 +3,7 @@
 // outside the whitelist comes back, and every statement run is made of whitelisted identifiers,
 // fixed keywords and placeholders, with every value bound.
 import fc from 'fast-check'
-import qs from 'qs'
+import * as qs from 'qs-esm'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { OPERATORS } from 'fw/plugins/list'

@@ -3,10 +3,10 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { Kernel } from 'fw'
-import { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
-import { createMemoryLogger, eventsOf } from 'fw/testing'
-import createApp from '../../../playground/app.js'
+import { type TestDatabase } from 'fw/plugins/database'
+import { eventsOf } from 'fw/testing'
 import { queryString, type Envelope } from './fixtures.js'
+import { bootApp, playground, tokenOf } from '../../fixtures/booted-app.js'
 
 const test = suite<{ db: TestDatabase; kernel: Kernel }>('playground list endpoints')
 
@@ -26,23 +26,10 @@ const WHITELIST = [
   'title',
 ]
 
-test.before(async (context) => {
-  context.db = await createTestDatabase()
-  context.kernel = createApp({
-    env: { DATABASE_URL: context.db.url, FW_APP_KEY: 'base64:list-playground-key' },
-    logger: createMemoryLogger(),
-  })
-  await context.kernel.boot()
-  await context.kernel.plugin('database').prepare()
-})
+bootApp(test, playground({ FW_APP_KEY: 'base64:list-playground-key' }))
 
 async function bearer(kernel: Kernel): Promise<string> {
-  const login = await kernel.inject({
-    method: 'POST',
-    url: '/account/login',
-    body: { username: 'user', password: 'user-pass' },
-  })
-  return `Bearer ${login.json<{ access_token: string }>().access_token}`
+  return `Bearer ${await tokenOf(kernel, 'user')}`
 }
 
 test('shows /products to a guest, and its table answers a guest too', async ({ kernel }) => {
@@ -55,11 +42,6 @@ test('shows /products to a guest, and its table answers a guest too', async ({ k
   })
   assert.is(table.status, 200, table.body)
   assert.is(table.json<{ data: unknown[] }>().data.length, 5)
-})
-
-test.after(async ({ kernel, db }) => {
-  await kernel.close()
-  await db.drop()
 })
 
 async function list(
