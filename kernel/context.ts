@@ -200,6 +200,15 @@ export class RequestContext {
   }
 
   /**
+   * The body as the server layer handed it, unread: the socket's stream, the bytes `inject` was
+   * given, or `undefined`. For a streaming parser of another body type (the uploads plugin reads
+   * `multipart/form-data` from it); a request's body is read once, by `body()` or by that parser.
+   */
+  rawBody(): BodySource {
+    return this.#body
+  }
+
+  /**
    * Who made the request: runs the `authenticate` hook once, on first call, and remembers the answer.
    */
   identity(): Promise<Identity | undefined> {

@@ -192,7 +192,7 @@ export const requestErrors = defineErrors(
     },
     FW_ERR_HTTP_UNSUPPORTED_MEDIA: {
       when: '`ctx.body()`: a `multipart/*` body, which the kernel does not parse.',
-      fix: 'Handle uploads in a plugin that reads the raw request.',
+      fix: 'Read the body with the uploads plugin (`files(ctx)`, `file(ctx, name)`), or a parser of your own over `ctx.rawBody()`.',
       status: 415,
       error: 'unsupported_media_type',
       message: 'Multipart bodies are not parsed by the kernel.',

@@ -124,7 +124,11 @@ export function compileBodyCheck(route: Route, schema: JsonSchema): BodyCheck {
   }
   const json = compile(ajv().strict)
   let form: ValidateFunction | undefined
+  const multipart = isMultipartSchema(schema)
   return async (ctx) => {
+    // A multipart body is not the kernel's to read: the parser that streams it (the uploads
+    // plugin's `files()`) checks its parts with `checkMultipartBody` once it has them.
+    if (multipart && isMultipartRequest(ctx)) return
     const body = await ctx.body()
     const isForm = (ctx.headers['content-type'] ?? '').includes('application/x-www-form-urlencoded')
     const validate = isForm ? (form ??= compile(ajv().coercing)) : json
@@ -134,4 +138,51 @@ export function compileBodyCheck(route: Route, schema: JsonSchema): BodyCheck {
       body: { errors: byField(issues), issues },
     })
   }
+}
+
+/**
+ * True when a body schema declares a file: a top-level property `{ type: 'string', format:
+ * 'binary' }`. Such a body is `multipart/form-data` (OpenAPI's convention), read by a parser of
+ * parts rather than by `ctx.body()`.
+ */
+export function isMultipartSchema(schema: JsonSchema): boolean {
+  const properties = schema.properties as Record<string, JsonSchema> | undefined
+  if (properties === undefined || typeof properties !== 'object') return false
+  return Object.values(properties).some((p) => p !== null && p.format === 'binary')
+}
+
+function isMultipartRequest(ctx: RequestContext): boolean {
+  return /^\s*multipart\/form-data\b/i.test(ctx.headers['content-type'] ?? '')
+}
+
+/** Per multipart schema: its parts' check, files standing for any value (compiled once). */
+const partChecks = new WeakMap<JsonSchema, ValidateFunction>()
+
+/**
+ * Checks the parts of a multipart body against its route's schema, as `ctx.body()` would a form:
+ * the plain fields coerced to the schema's types, each file field present (`files`, the names of
+ * the fields that carried one) or missing. A mismatch throws the same 422 as a JSON body's
+ * (`FW_ERR_HTTP_BODY_INVALID`, `errors` by field).
+ */
+export function checkMultipartBody(
+  schema: JsonSchema,
+  fields: Readonly<Record<string, unknown>>,
+  files: readonly string[],
+): void {
+  let validate = partChecks.get(schema)
+  if (validate === undefined) {
+    const properties = schema.properties as Record<string, JsonSchema>
+    const parts = Object.fromEntries(
+      Object.entries(properties).map(([k, p]) => [k, p.format === 'binary' ? {} : p]),
+    )
+    validate = ajv().coercing.compile({ ...schema, properties: parts })
+    partChecks.set(schema, validate)
+  }
+  const value: Record<string, unknown> = { ...fields }
+  for (const name of files) value[name] = true
+  if (validate(value)) return
+  const issues = issuesOf(validate.errors ?? [])
+  throw requestErrors.httpError('FW_ERR_HTTP_BODY_INVALID', {
+    body: { errors: byField(issues), issues },
+  })
 }

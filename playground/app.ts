@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module'
-import { basename, dirname, join } from 'node:path'
+import { basename, dirname, join, resolve } from 'node:path'
 import type * as OtelSdk from '@opentelemetry/sdk-trace-base'
 import { fileURLToPath } from 'node:url'
 import { createKernel, type AppFactory, type Kernel, type Logger } from 'fw'
@@ -14,6 +14,7 @@ import health from 'fw/plugins/health'
 import list from 'fw/plugins/list'
 import openapi from 'fw/plugins/openapi'
 import telemetry, { type TelemetryOptions } from 'fw/plugins/telemetry'
+import uploads from 'fw/plugins/uploads'
 import logging from 'fw/plugins/logging'
 import realtime from 'fw/plugins/realtime'
 import views from 'fw/plugins/views'
@@ -92,6 +93,8 @@ export default function createApp<const E extends readonly PluginEntry[] = reado
       // products benchmark and the statement counts its tests read. Several instances share counts
       // with `FW_CONFIG='{"limits":{"store":"database"}}'` (plugins/limits/README.md).
       limits: { store: 'memory', redis_url: undefined },
+      // Product images (the area's `images` controller), served back under `/media`.
+      uploads: { dir: 'var/uploads' },
     },
   })
   if (logger === undefined) kernel.register(logging)
@@ -115,6 +118,7 @@ export default function createApp<const E extends readonly PluginEntry[] = reado
     // The area's controllers beside this module (compiled `.js` under dist/), its views in
     // `playground/Admin/views`.
     .register(admin, { controllers: join(here, 'Admin', 'controllers') })
+    .register(uploads)
     // Traces on the console when `playground.console_traces` is on (the playground's slice, just
     // resolved by registering it); metrics at `/metrics` when `telemetry.metrics` is on.
     .register(telemetry, consoleTraces(kernel.config.playground.console_traces))
@@ -126,6 +130,9 @@ export default function createApp<const E extends readonly PluginEntry[] = reado
       login: { points: 20, duration: 60 },
     },
   })
+  // What the area's `images` controller moved into `uploads.dir`, looked up per request (the
+  // folder changes while the app runs).
+  kernel.static('media', resolve(root, kernel.config.uploads.dir), { live: true })
   // Server-sent events (`GET /events/{channel}`): the products page's live updates.
   kernel.register(realtime).register(livePlayground)
   for (const [plugin, options] of plugins ?? []) {

@@ -2,7 +2,7 @@
 // (bench/playground-http.ts's ablation). The factory registers what playground/app.ts's createApp
 // registers, in the same order, with the same config and options, except the plugins named in
 // `FW_BENCH_SKIP` (comma-separated: logging, views, debug, database, auth, api, list, health,
-// playground, openapi, telemetry, admin, or `all` for the kernel alone). `FW_BENCH_TRACES=batch` gives the
+// playground, openapi, telemetry, admin, uploads, or `all` for the kernel alone). `FW_BENCH_TRACES=batch` gives the
 // telemetry plugin a tracer provider: OpenTelemetry's SDK with a batch span processor and an
 // exporter that drops each batch (what the SDK and the projection cost, not a collector's network);
 // `batch,no-phases` without phase spans, `batch,sampled` keeping 10% of the traces.
@@ -28,6 +28,7 @@ import list from 'fw/plugins/list'
 import logging from 'fw/plugins/logging'
 import openapi from 'fw/plugins/openapi'
 import telemetry from 'fw/plugins/telemetry'
+import uploads from 'fw/plugins/uploads'
 import views from 'fw/plugins/views'
 import { ExportResultCode } from '@opentelemetry/core'
 import {
@@ -50,6 +51,7 @@ const PLUGINS = /** @type {const} */ ([
   'openapi',
   'telemetry',
   'admin',
+  'uploads',
 ])
 
 /** What each plugin needs registered (dependsOn, and the routes createApp declares). */
@@ -161,6 +163,7 @@ export default function createVariant({ env = process.env } = {}) {
   if (uses('admin')) {
     kernel.register(admin, { controllers: new URL('Admin/controllers', base).pathname })
   }
+  if (uses('uploads')) kernel.register(uploads)
   return kernel
 }
 

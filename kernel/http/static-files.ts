@@ -26,6 +26,11 @@ export interface StaticOptions {
    * in `Access-Control-Allow-Origin` and `Timing-Allow-Origin` (with `Vary: Origin`).
    */
   readonly crossOrigin?: boolean
+  /**
+   * Looks each file up when asked instead of listing the folder once at start: for a folder the
+   * app writes into while it runs (uploads). Its files are not served precompressed.
+   */
+  readonly live?: boolean
 }
 
 /** Middleware as polka runs it. */
@@ -51,9 +56,12 @@ export function staticApp(
   if (statics.length === 0) return undefined
   const app = polka()
   for (const mount of statics) {
-    const files = context.compression && compressedFiles(mount, context, context.compression)
+    const files =
+      mount.live !== true && context.compression
+        ? compressedFiles(mount, context, context.compression)
+        : undefined
     const served = sirv(mount.dir, {
-      dev: false,
+      dev: mount.live === true,
       etag: true,
       maxAge: mount.maxAge ?? 0,
       immutable: mount.immutable ?? false,

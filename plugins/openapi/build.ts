@@ -1,7 +1,7 @@
 // Builds the OpenAPI 3.0.3 document from scanned routes (docs/openapi.md), with
 // openapi3-ts's builder and types.
 import { STATUS_CODES } from 'node:http'
-import type { Route } from 'fw'
+import { isMultipartSchema, type Route } from 'fw'
 import type {
   OpenAPIObject,
   OperationObject,
@@ -169,7 +169,12 @@ function derivedErrors(route: Route, facts: RouteFacts): Record<number, string> 
     out[403] = 'The credential may not do this.'
   }
   if (/\{\w+\??\}/.test(route.path)) out[404] = 'Nothing has this id.'
-  if (route.schema?.body !== undefined) {
+  const body = route.schema?.body
+  if (body !== undefined && isMultipartSchema(body)) {
+    out[400] = 'The multipart body is malformed or incomplete.'
+    out[413] = 'A file, a field or the whole body is over its limit.'
+    out[422] = 'A part does not match the schema, or a file is not of an accepted type.'
+  } else if (body !== undefined) {
     out[400] = 'The body is not valid JSON.'
     out[422] = 'The body does not match the schema.'
   }
@@ -219,7 +224,12 @@ function operation(
       : {
           requestBody: {
             required: true,
-            content: { 'application/json': { schema: schema.body } },
+            // A body declaring a file (`format: binary`) is a form of parts.
+            content: {
+              [isMultipartSchema(schema.body) ? 'multipart/form-data' : 'application/json']: {
+                schema: schema.body,
+              },
+            },
           },
         }),
     responses: responses(route, facts),

@@ -23,6 +23,8 @@ interface ClientOperation {
   readonly queryParams: readonly ParameterObject[]
   readonly body: SchemaObject | ReferenceObject | undefined
   readonly bodyRequired: boolean
+  /** The body is `multipart/form-data`: sent as `FormData`, its files as `Blob`s. */
+  readonly multipart: boolean
   readonly response: SchemaObject | ReferenceObject | undefined
 }
 
@@ -74,7 +76,8 @@ export function typeOf(
     return `(${schema.allOf.map((s) => typeOf(doc, s, depth + 1)).join(' & ')})${nullable}`
   switch (schema.type) {
     case 'string':
-      return `string${nullable}`
+      // A file of a multipart body: a `File` or any `Blob`.
+      return schema.format === 'binary' ? `Blob${nullable}` : `string${nullable}`
     case 'integer':
     case 'number':
       return `number${nullable}`
@@ -127,8 +130,10 @@ function operationsOf(doc: OpenAPIObject): ClientOperation[] {
         summary: op.summary,
         pathParams: params.filter((p) => p.in === 'path'),
         queryParams: params.filter((p) => p.in === 'query'),
-        body: body?.content?.['application/json']?.schema,
+        body: (body?.content?.['application/json'] ?? body?.content?.['multipart/form-data'])
+          ?.schema,
         bodyRequired: body?.required === true,
+        multipart: body?.content?.['multipart/form-data'] !== undefined,
         response: success?.content?.['application/json']?.schema,
       })
     }
@@ -187,7 +192,25 @@ function appendQuery(query, key, value) {
   for (const [name, item] of Object.entries(value)) appendQuery(query, \`\${key}[\${name}]\`, item)
 }
 
-async function request(method, template, args, init) {
+/**
+ * A multipart body as FormData: a Blob (a File) as a file part, named by its \`name\` when it has
+ * one; an array as one part per item; anything else as text. undefined and null are left out.
+ */
+function formOf(body) {
+  const form = new FormData()
+  const add = (key, value) => {
+    if (value === undefined || value === null) return
+    if (value instanceof Blob) form.append(key, value, typeof value.name === 'string' ? value.name : key)
+    else form.append(key, typeof value === 'object' ? JSON.stringify(value) : String(value))
+  }
+  for (const [key, value] of Object.entries(body)) {
+    if (Array.isArray(value)) value.forEach((item) => add(key, item))
+    else add(key, value)
+  }
+  return form
+}
+
+async function request(method, template, args, init, multipart) {
   const values = args ?? {}
   const path = template.replace(/\\{(\\w+)\\}/g, (_, name) => encodeURIComponent(String(values[name])))
   const query = new URLSearchParams()
@@ -195,12 +218,13 @@ async function request(method, template, args, init) {
   const search = query.toString()
   const headers = { accept: 'application/json', ...settings.headers, ...(init?.headers ?? {}) }
   const hasBody = values.body !== undefined
-  if (hasBody) headers['content-type'] = 'application/json'
+  // FormData sets its own content type, boundary included.
+  if (hasBody && !multipart) headers['content-type'] = 'application/json'
   const send = settings.fetch ?? globalThis.fetch
   const res = await send(target(path) + (search ? \`?\${search}\` : ''), {
     method,
     headers,
-    body: hasBody ? JSON.stringify(values.body) : undefined,
+    body: hasBody ? (multipart ? formOf(values.body) : JSON.stringify(values.body)) : undefined,
     signal: init?.signal,
     credentials: 'same-origin',
   })
@@ -272,7 +296,7 @@ export function renderClient(doc: OpenAPIObject): { js: string; dts: string; ope
   let dts = DECLARATIONS
   for (const op of ops) {
     const doc1 = op.summary === undefined ? '' : `/** ${op.summary.replaceAll('*/', '* /')} */\n`
-    js += `\n${doc1}export function ${op.fn}(args, init) {\n  return request(${JSON.stringify(op.method)}, ${JSON.stringify(op.path)}, args, init)\n}\n`
+    js += `\n${doc1}export function ${op.fn}(args, init) {\n  return request(${JSON.stringify(op.method)}, ${JSON.stringify(op.path)}, args, init${op.multipart ? ', true' : ''})\n}\n`
     const { type, optional } = argsType(doc, op)
     dts += `\n${doc1}export declare function ${op.fn}(args${optional ? '?' : ''}: ${type}, init?: CallOptions): Promise<${typeOf(doc, op.response)}>\n`
   }

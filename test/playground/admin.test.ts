@@ -181,6 +181,8 @@ test('fw route:list shows the area routes', async () => {
   assert.equal(rows, [
     'admin DashboardController@index',
     'admin/dashboard/index DashboardController@index',
+    'admin/images/edit ImagesController@edit',
+    'admin/images/upload ImagesController@upload',
     'admin/users/index UsersController@index',
   ])
   // Without the prefix, no area rows.

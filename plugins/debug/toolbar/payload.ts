@@ -48,6 +48,18 @@ export interface Payload {
   logs?: { at?: number; level?: string; message?: string; context?: unknown }[]
   views?: { template?: string; file?: string; ms?: number }[]
   models?: { action?: string; entity?: string; id?: unknown }[]
+  /** The uploads plugin's files (`upload.received`) and refusals (`upload.refused`), in order. */
+  uploads?: {
+    field?: string | null
+    name?: string
+    size?: number
+    type?: string | null
+    declared_type?: string
+    refused?: string
+    status?: number
+    at?: number
+    ms?: number
+  }[]
   services?: { name: string; constructed?: boolean; calls?: number; ms?: number; failed?: number }[]
   /** Every migration the app knows, oldest first; `executed_at` null: pending. */
   migrations?: { name?: string; executed_at?: string | null }[]

@@ -1,0 +1,50 @@
+// The Uploads tab: the files a request received (the uploads plugin's `upload.received` events,
+// projected under `uploads`) and the uploads it refused, of the selected request.
+import { h, ms, table } from './dom.js'
+import type { Payload } from './payload.js'
+import { rowName, type View } from './state.js'
+import type { Tab } from './tabs.js'
+
+const p = (v: View): Payload | null => v.current?.payload ?? null
+
+/** A size in bytes as people read it: `512 B`, `3.4 KB`, `200.0 MB`. */
+function bytes(n: number): string {
+  if (n < 1024) return `${n} B`
+  return n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1024 / 1024).toFixed(1)} MB`
+}
+
+export const UPLOADS: Tab = {
+  id: 'uploads',
+  label: 'Uploads',
+  visible: (v) => (p(v)?.uploads?.length ?? 0) > 0,
+  count: (v) => String(p(v)?.uploads?.length ?? 0),
+  render: (v) =>
+    h(
+      'div',
+      null,
+      v.current === null ? null : h('p', { class: 'note' }, rowName(v.current)),
+      table(
+        ['Field', 'File', 'Size', 'Type', 'Declared', 'Time'],
+        p(v)!.uploads!.map((u) =>
+          u.refused === undefined
+            ? [
+                u.field ?? '',
+                u.name ?? '',
+                u.size === undefined ? '' : bytes(u.size),
+                u.type ?? 'unknown',
+                u.declared_type ?? '',
+                u.ms === undefined ? '' : ms(u.ms),
+              ]
+            : [
+                u.field ?? '',
+                h('span', { class: 'bad' }, `refused: ${u.refused}`),
+                '',
+                '',
+                '',
+                u.status === undefined ? '' : String(u.status),
+              ],
+        ),
+        'uploads',
+      ),
+    ),
+}
