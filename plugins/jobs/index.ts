@@ -33,6 +33,8 @@ interface Queues {
 export default definePlugin<JobsOptions, JobsApi>({
   name: 'jobs',
   dependsOn: ['database'],
+  // The request id a dispatch records comes from the logging plugin, when it is registered.
+  optionalDependsOn: ['logging'],
   config: {
     defaults: {
       jobs: {
