@@ -80,6 +80,14 @@ export default definePlugin<JobsOptions, JobsApi>({
         return { boss, inspect: inspector(boss.getDb() as never, schema) }
       }))
     client.reset = () => (queues.client = undefined)
+    const schedule = (cron: string, job: JobDefinition<unknown>, payload: unknown, tz?: string) => {
+      const definition = definitionOf(job)
+      const entry = { name: definition.name, cron, tz: tz ?? 'UTC', payload }
+      checkSchedule(entry)
+      schedules.set(definition.name, entry)
+    }
+    for (const s of options.schedules ?? [])
+      schedule(s.cron, s.job as JobDefinition<unknown>, s.payload ?? {}, s.tz)
     const origin = (ctx: RequestContext | undefined): Origin => originOf(ctx)
     const api: JobsApi = {
       define,
@@ -89,12 +97,8 @@ export default definePlugin<JobsOptions, JobsApi>({
         const { boss } = await client()
         return dispatchJob(boss, definition, payload, o, origin)
       },
-      schedule(cron, job, payload, o) {
-        const definition = definitionOf(job as JobDefinition<unknown>)
-        const entry = { name: definition.name, cron, tz: o?.tz ?? 'UTC', payload }
-        checkSchedule(entry)
-        schedules.set(definition.name, entry)
-      },
+      schedule: (cron, job, payload, o) =>
+        schedule(cron, job as JobDefinition<unknown>, payload, o?.tz),
       async work(o: WorkOptions = {}) {
         if (queues.worker !== undefined) return
         const jobs = selected(definitions, o.queues)

@@ -72,11 +72,23 @@ export interface WorkOptions {
 export interface JobsOptions {
   /** Jobs to define at setup (more with `define`). */
   jobs?: readonly JobDefinition<never>[]
+  /** Recurring dispatches to declare at setup (more with `schedule`). */
+  schedules?: readonly ScheduleOption[]
   /**
    * The PostgreSQL schema of the queue's tables (default `fw_jobs`), created by the plugin's
    * migration.
    */
   schema?: string
+}
+
+/** A schedule as the plugin's `schedules` option takes it. */
+export interface ScheduleOption {
+  /** Five cron fields (minute hour day month weekday), e.g. `0 3 * * *`. */
+  readonly cron: string
+  readonly job: JobDefinition<never>
+  readonly payload?: unknown
+  /** An IANA time zone (default UTC). */
+  readonly tz?: string
 }
 
 /** A recurring dispatch: `cron` (five fields, minute precision) in `tz` (default UTC). */
