@@ -16,7 +16,8 @@ const runsTable = defineMigration({
 })
 
 async function recordRun(run: JobRun, n: number | undefined): Promise<void> {
-  process.stdout.write(`ran ${run.name} ${n ?? '-'} attempt ${run.attempt}\n`)
+  if (process.env.JOBS_TEST_ECHO === '1')
+    process.stdout.write(`ran ${run.name} ${n ?? '-'} attempt ${run.attempt}\n`)
   const db = run.context.kernel.plugin('database')
   await db.sql`insert into job_runs (job_id, name, n, attempt, pid)
     values (${run.id}, ${run.name}, ${n ?? null}, ${run.attempt}, ${process.pid})`
@@ -40,7 +41,8 @@ export const noop = defineJob('t.noop', {
 export const slow = defineJob('t.slow', {
   retries: 3,
   handler: async (payload: { n: number; ms: number }, run) => {
-    process.stdout.write(`started ${run.name} ${payload.n} attempt ${run.attempt}\n`)
+    if (process.env.JOBS_TEST_ECHO === '1')
+      process.stdout.write(`started ${run.name} ${payload.n} attempt ${run.attempt}\n`)
     await wait(payload.ms, run.signal)
     await recordRun(run, payload.n)
   },

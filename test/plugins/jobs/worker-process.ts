@@ -21,7 +21,14 @@ export function startFw(
   env: NodeJS.ProcessEnv = {},
 ): FwProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', '-C', 'fw-source', bin, ...args], {
-    env: { ...process.env, FORCE_COLOR: '0', FW_APP: workerApp, DATABASE_URL: databaseUrl, ...env },
+    env: {
+      ...process.env,
+      FORCE_COLOR: '0',
+      JOBS_TEST_ECHO: '1',
+      FW_APP: workerApp,
+      DATABASE_URL: databaseUrl,
+      ...env,
+    },
   })
   let out = ''
   const listeners = new Set<() => void>()
@@ -71,4 +78,26 @@ export async function runFw(
   const p = startFw(args, databaseUrl)
   const code = await p.exited
   return { code, output: p.output() }
+}
+
+/** True when the suites run on a PostgreSQL server (DATABASE_URL), where processes share it. */
+export const onPostgres = /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '')
+
+/**
+ * A database for child processes: a fresh PostgreSQL database with DATABASE_URL, else a PGlite
+ * directory of its own (one process at a time opens it).
+ */
+export async function processDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  if (onPostgres) {
+    const { createTestDatabase } = await import('fw/plugins/database')
+    return createTestDatabase()
+  }
+  const { mkdtempSync, rmSync } = await import('node:fs')
+  const { tmpdir } = await import('node:os')
+  const { join } = await import('node:path')
+  const dir = mkdtempSync(join(tmpdir(), 'fw-jobs-'))
+  return {
+    url: `pglite://${join(dir, 'db')}`,
+    drop: async () => rmSync(dir, { recursive: true, force: true }),
+  }
 }
