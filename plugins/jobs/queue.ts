@@ -80,19 +80,38 @@ export function sendDefaultsOf(job: JobDefinition<never>) {
 /** Seconds past a job's timeout before maintenance takes its attempt back. */
 export const EXPIRY_GRACE_S = 5
 
-/** Creates each job's queue (or brings its settings up to date); once per process. */
+/**
+ * Creates each job's queue (or brings its settings up to date), and pg-boss's own cron queue;
+ * once per process. pg-boss creates a queue's partition without a lock of its own, so workers
+ * starting together can deadlock there: creating is idempotent, and a deadlock is retried
+ * (test/plugins/jobs/schedule.test.ts starts three at once).
+ */
 export async function ensureQueues(
   boss: PgBoss,
   jobs: Iterable<JobDefinition<never>>,
 ): Promise<void> {
-  const existing = new Map((await boss.getQueues()).map((q) => [q.name, q]))
-  for (const job of jobs) {
-    const wanted = queueOptionsOf(job)
-    const had = existing.get(job.name)
-    if (had === undefined) await boss.createQueue(job.name, wanted)
-    else if (!sameQueue(had, wanted)) await boss.updateQueue(job.name, wanted)
+  const wanted = [...jobs].map(queueOptionsOf)
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const existing = new Map((await boss.getQueues()).map((q) => [q.name, q]))
+      if (!existing.has(CRON_QUEUE)) await boss.createQueue(CRON_QUEUE)
+      for (const queue of wanted) {
+        const had = existing.get(queue.name)
+        if (had === undefined) await boss.createQueue(queue.name, queue)
+        else if (!sameQueue(had, queue)) await boss.updateQueue(queue.name, queue)
+      }
+      return
+    } catch (error) {
+      if ((error as { code?: string }).code !== DEADLOCK || attempt >= 8) throw error
+      await new Promise((resolve) => setTimeout(resolve, 50 + Math.random() * 200 * attempt))
+    }
   }
 }
+
+/** PostgreSQL's SQLSTATE for a deadlock. */
+const DEADLOCK = '40P01'
+/** The queue pg-boss's cron clock sends each tick's job through. */
+const CRON_QUEUE = '__pgboss__send-it'
 
 function sameQueue(a: PgBoss.Queue, b: PgBoss.Queue): boolean {
   return (
