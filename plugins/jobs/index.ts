@@ -15,7 +15,7 @@ import type { JobsApi, JobsOptions } from './types.js'
  * transaction when there is one), run by `fw work` or `fw serve --with-worker`, each run an event
  * log like a request's.
  */
-export default definePlugin<JobsOptions, JobsApi>({
+export default definePlugin<JobsOptions | undefined, JobsApi>({
   name: 'jobs',
   dependsOn: ['database'],
   // The request id a dispatch records comes from the logging plugin, when it is registered.
@@ -39,7 +39,7 @@ export default definePlugin<JobsOptions, JobsApi>({
       'jobs.oldest_warn': { kind: 'seconds', min: 1 },
     },
   },
-  setup(kernel, options) {
+  setup(kernel, options = {}) {
     const db = kernel.plugin('database')
     const schema = options.schema ?? 'fw_jobs'
     db.addMigrations([queueTablesMigration(schema)])
