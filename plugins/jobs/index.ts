@@ -2,6 +2,8 @@ import { definePlugin } from 'fw'
 import type {} from 'fw/plugins/database'
 import type {} from 'fw/plugins/health'
 import { jobCommands } from './commands.js'
+import type {} from 'fw/plugins/debug'
+import { jobsProjection, serveRuns } from './debug-view.js'
 import './events.js'
 import { queueChecks } from './health.js'
 import { JobsRuntime } from './jobs-runtime.js'
@@ -20,7 +22,8 @@ export default definePlugin<JobsOptions | undefined, JobsApi>({
   dependsOn: ['database'],
   // The request id a dispatch records comes from the logging plugin, when it is registered.
   // health: a check per queue.
-  optionalDependsOn: ['logging', 'health'],
+  // debug: the `jobs` key of the payload and the runs of a dispatched job.
+  optionalDependsOn: ['logging', 'health', 'debug'],
   config: {
     defaults: {
       jobs: {
@@ -48,6 +51,10 @@ export default definePlugin<JobsOptions | undefined, JobsApi>({
     runtime.scheduleAll(options.schedules ?? [])
     jobsInternals.set(runtime, { observers: runtime.observers })
     for (const command of jobCommands) kernel.command(command)
+    if (kernel.hasPlugin('debug')) {
+      kernel.plugin('debug').project('jobs', jobsProjection)
+      serveRuns(kernel, runtime.observers)
+    }
     // Every job is defined by boot (options, or `define` in a plugin's setup): a check per queue.
     if (kernel.hasPlugin('health'))
       kernel.hooks.boot.tapPromise('jobs', async () => {
