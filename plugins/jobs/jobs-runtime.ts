@@ -125,7 +125,11 @@ export class JobsRuntime implements JobsApi {
   }
 
   async stop(timeoutMs = this.#kernel.config.jobs.drain_timeout * 1000): Promise<void> {
-    await this.#worker?.stop(timeoutMs)
+    const worker = this.#worker
+    if (worker === undefined) return
+    await worker.stop(timeoutMs)
+    // Stopped for good: a later `work()` starts a new worker.
+    if (this.#worker === worker) this.#worker = undefined
   }
 
   get working(): boolean {
