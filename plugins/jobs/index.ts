@@ -23,7 +23,8 @@ export default definePlugin<JobsOptions | undefined, JobsApi>({
   // The request id a dispatch records comes from the logging plugin, when it is registered.
   // health: a check per queue.
   // debug: the `jobs` key of the payload and the runs of a dispatched job.
-  optionalDependsOn: ['logging', 'health', 'debug'],
+  // telemetry: the request's span, kept with the job it dispatches.
+  optionalDependsOn: ['logging', 'health', 'debug', 'telemetry'],
   config: {
     defaults: {
       jobs: {

@@ -1,5 +1,6 @@
 import type { Kernel, RequestContext } from 'fw'
 import type {} from 'fw/plugins/logging'
+import type {} from 'fw/plugins/telemetry'
 import type PgBoss from 'pg-boss'
 import type { JobDefinition } from './define-job.js'
 import { dispatchJob, type Origin } from './dispatch.js'
@@ -170,12 +171,20 @@ export class JobsRuntime implements JobsApi {
   }
 }
 
-/** The dispatching request's id and trace, as the job's envelope keeps them. */
+/**
+ * The dispatching request's id and trace, as the job's envelope keeps them: the request's own
+ * span when the telemetry plugin records one (so a trace can continue into the job), else the
+ * `traceparent` the request came with.
+ */
 function originOf(ctx: RequestContext | undefined): Origin {
   if (ctx === undefined) return { request: undefined, traceparent: undefined }
-  const traceparent = ctx.headers.traceparent
-  return {
-    request: ctx.state.requestId,
-    traceparent: typeof traceparent === 'string' ? traceparent : undefined,
-  }
+  const span = ctx.state.telemetryContext
+  const header = ctx.headers.traceparent
+  const traceparent =
+    span !== undefined
+      ? `00-${span.traceId}-${span.spanId}-${span.traceFlags.toString(16).padStart(2, '0')}`
+      : typeof header === 'string'
+        ? header
+        : undefined
+  return { request: ctx.state.requestId, traceparent }
 }
