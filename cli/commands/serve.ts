@@ -2,6 +2,7 @@ import cluster from 'node:cluster'
 import { Command, Option, UsageError } from 'clipanion'
 import type { Kernel } from 'fw'
 import type {} from 'fw/plugins/auth'
+import type {} from 'fw/plugins/jobs'
 import { serveClustered } from '../cluster.js'
 import type { FwContext } from '../context.js'
 import { parsePort, parseWholeNumber, parseWorkers } from '../options.js'
@@ -56,6 +57,8 @@ export class ServeCommand extends Command<FwContext> {
 
       On SIGTERM or SIGINT readiness fails at once (\`GET /health/ready\` answers 503); for \`--shutdown-delay\` seconds (the app's \`http.shutdown_delay\`, default 0) it keeps accepting and answering, each answer with \`Connection: close\`, so that a load balancer stops sending first. Then it stops accepting connections and drains: every request already read is answered, with \`Connection: close\`, as is one that arrives on an open keep-alive connection meanwhile; idle connections are closed after a 1 s grace. Then it closes the app's resources (the database last) and exits 0. After \`--drain-timeout\` seconds (the app's \`http.drain_timeout\`, default 30) it closes the connections still open. A second signal while draining exits 1 at once.
 
+      \`--with-worker\` also runs the app's background jobs in this process (the jobs plugin; \`fw work\` runs them in processes of their own). On a stop they get the drain's time to finish after the requests have drained.
+
       \`--workers N\` (or \`auto\`) runs N worker processes with node:cluster, sharing the port; the primary restarts a worker that dies and forwards the stop signal to all of them.
     `,
     examples: [
@@ -77,6 +80,9 @@ export class ServeCommand extends Command<FwContext> {
   })
   drainTimeout = Option.String('--drain-timeout', {
     description: 'Seconds to let requests finish on SIGTERM (default: http.drain_timeout, 30)',
+  })
+  withWorker = Option.Boolean('--with-worker', false, {
+    description: "Also run the jobs plugin's jobs in this process (a one-process app)",
   })
   shutdownDelay = Option.String('--shutdown-delay', {
     description:
@@ -134,7 +140,12 @@ export class ServeCommand extends Command<FwContext> {
       })
     }
     if (!(await this.#requirementsHold(kernel))) return 1
+    if (this.withWorker && !kernel.hasPlugin('jobs'))
+      throw new UsageError('--with-worker runs the jobs plugin, which this app does not register.')
     const { url } = await listen(kernel, port, host)
+    // After listening: the database is migrated by then. The jobs plugin's shutdown tap lets
+    // running jobs finish once the requests have drained.
+    if (this.withWorker) await kernel.plugin('jobs').work()
     if (cluster.isPrimary) {
       stdout.write(`fw: ${kernel.config.app.name} listening on ${url}\n`)
       if (kernel.hasPlugin('auth') && !kernel.plugin('auth').hasAppKey)

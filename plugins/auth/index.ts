@@ -8,6 +8,7 @@ import type {} from 'fw/plugins/health'
 import type {} from 'fw/plugins/views'
 import { declareAccountRoutes } from './account-routes.js'
 import { appLockout, isLockout, type LockoutOptions } from './app-lockout.js'
+import { scheduleCleanup } from './cleanup-job.js'
 import { deriveKeys, signingAppKey } from './app-key.js'
 import { tapAuthenticate, tapSessionPhase } from './authenticate.js'
 import { authProjection } from './debug-projection.js'
@@ -175,8 +176,8 @@ export default definePlugin<AuthOptions | undefined, AuthApi>({
   name: 'auth',
   dependsOn: ['database'],
   // views: the web sign-in pages; health: the `signing_keys` check and where its pages send a
-  // guest; debug: the `_debug` payload's `auth` key.
-  optionalDependsOn: ['views', 'health', 'debug'],
+  // guest; debug: the `_debug` payload's `auth` key; jobs: the daily cleanup.
+  optionalDependsOn: ['views', 'health', 'debug', 'jobs'],
   config: {
     defaults: {
       auth: { token_ttl: undefined, token_scheme: 'Bearer' },
@@ -261,6 +262,8 @@ export default definePlugin<AuthOptions | undefined, AuthApi>({
         health.register(signingKeysCheck(kernel, options.signingKeysCheck))
     }
     if (kernel.hasPlugin('debug')) kernel.plugin('debug').project('auth', authProjection)
+    // jobs: a daily job deletes expired tokens, sessions, pending logins and spent lockouts.
+    if (kernel.hasPlugin('jobs')) scheduleCleanup(kernel.plugin('jobs'), rt)
     return api
   },
 })

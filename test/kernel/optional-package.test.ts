@@ -18,6 +18,7 @@ const ABSENT = [
   'ioredis',
   'fast-xml-parser',
   'otpauth',
+  'pg-boss',
 ]
 
 interface Outcome {
@@ -50,7 +51,7 @@ async function run(features: string[]): Promise<Map<string, Outcome>> {
 
 let outcomes: Map<string, Outcome>
 test.before(async () => {
-  outcomes = await run(['plain', 'metrics', 'tracing', 'redis', 'xml'])
+  outcomes = await run(['plain', 'metrics', 'tracing', 'redis', 'xml', 'jobs'])
 })
 
 test('the telemetry, health and api plugins serve without their optional packages', () => {
@@ -77,6 +78,14 @@ test('an XML reply without fast-xml-parser fails naming it', () => {
   const o = outcomes.get('xml')
   assert.is(o?.code, 'FW_ERR_PACKAGE_MISSING')
   assert.match(o!.message, 'npm install fast-xml-parser@')
+})
+
+// Loaded where it is first needed (the migration of the queue's tables), not at boot: an app's
+// `fw route:list` does not pay for it. The migration's failure carries the install line.
+test('the jobs plugin without pg-boss stops its migration naming it', () => {
+  const o = outcomes.get('jobs')
+  assert.match(o!.message, 'The package pg-boss is not installed, and the jobs plugin needs it')
+  assert.match(o!.message, "npm install pg-boss@'^10")
 })
 
 test.run()

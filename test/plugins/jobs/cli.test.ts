@@ -1,0 +1,52 @@
+// The jobs commands as a user runs them: bad input answered with a message and exit 1, never a
+// stack; `fw serve --with-worker` runs jobs in the server's process and lets a running one finish
+// on SIGTERM. PostgreSQL with DATABASE_URL, else a PGlite directory.
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { processDatabase, runFw, startFw } from './worker-process.js'
+
+const test = suite<{ db: { url: string; drop(): Promise<void> } }>('jobs commands')
+
+test.before(async (context) => {
+  context.db = await processDatabase()
+  assert.is((await runFw(['migrate'], context.db.url)).code, 0)
+})
+test.after(({ db }) => db.drop())
+
+test('answers bad input with a message and exit 1', async ({ db }) => {
+  const cases: Array<[string[], RegExp]> = [
+    [['jobs:retry', 'not-a-uuid'], /'not-a-uuid' is not a job id/],
+    [['jobs:retry', '6f1c2a4e-0000-4000-8000-000000000000'], /no failed job has the id/],
+    [['jobs:list', '--state', 'bogus'], /--state must be one of created, retry/],
+    [['jobs:list', '--limit', '0'], /--limit must be a whole number/],
+    [['jobs:dispatch', 't.noop', '{bad'], /the payload is not JSON/],
+    [['jobs:dispatch', 'nope'], /no job named 'nope' \(defined: t\.noop/],
+    [['jobs:dispatch', 't.noop', '{}', '--delay', '1.5'], /--delay must be a whole number/],
+    [['work', '--queues', 'nope'], /--queues names 'nope'/],
+    [['work', '--concurrency', '0'], /--concurrency must be a whole number from 1/],
+  ]
+  for (const [args, message] of cases) {
+    const { code, output } = await runFw(args, db.url)
+    assert.is(code, 1, `${args.join(' ')}: ${output}`)
+    assert.match(output, message)
+    assert.not.match(output, /\n\s+at /, `no stack for ${args.join(' ')}`)
+  }
+})
+
+test('fw serve --with-worker runs jobs and finishes a running one on SIGTERM', async ({ db }) => {
+  assert.is((await runFw(['jobs:dispatch', 't.noop', '{"n":41}'], db.url)).code, 0)
+  assert.is((await runFw(['jobs:dispatch', 't.slow', '{"n":42,"ms":1500}'], db.url)).code, 0)
+  const served = startFw(['serve', '--port', '0', '--with-worker'], db.url)
+  await served.waitFor(/ran t\.noop 41 attempt 1/)
+  await served.waitFor(/started t\.slow 42 attempt 1/)
+  served.child.kill('SIGTERM')
+  assert.is(await served.exited, 0, served.output())
+  assert.match(served.output(), /ran t\.slow 42 attempt 1[^]*fw: stopped\./)
+  const { output } = await runFw(['jobs:list', '--json'], db.url)
+  const states = (JSON.parse(output) as Array<{ name: string; state: string }>).map(
+    (j) => `${j.name} ${j.state}`,
+  )
+  assert.equal(states.sort(), ['t.noop completed', 't.slow completed'])
+})
+
+test.run()

@@ -1,0 +1,74 @@
+// A job dispatched inside a transaction is enqueued with it: it runs exactly once when the
+// transaction commits and never when it rolls back, on PGlite and (DATABASE_URL) PostgreSQL.
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { defineJob } from 'fw/plugins/jobs'
+import { eventually, jobsKernel, sleep } from './fixtures.js'
+
+const test = suite('jobs transactions')
+
+test('runs a job dispatched in a committed transaction once, and one rolled back never', async () => {
+  const seen: number[] = []
+  const record = defineJob('tx.record', {
+    handler: ({ n }: { n: number }) => {
+      seen.push(n)
+    },
+  })
+  const h = await jobsKernel([record])
+  try {
+    const jobs = h.kernel.plugin('jobs')
+    const em = h.kernel.plugin('database').em()
+    await jobs.work()
+    await em.transactional(async () => {
+      await jobs.dispatch(record, { n: 1 })
+    })
+    await em
+      .transactional(async () => {
+        await jobs.dispatch(record, { n: 2 })
+        throw new Error('roll back')
+      })
+      .catch(() => undefined)
+    // Explicitly given: the EntityManager's transaction.
+    const fork = h.kernel.plugin('database').em()
+    await fork.begin()
+    await jobs.dispatch(record, { n: 3 }, { em: fork })
+    await fork.rollback()
+    await eventually('the committed job', () => seen.includes(1))
+    await sleep(2500)
+    assert.equal(seen, [1])
+    const listed = await jobs.list({ name: 'tx.record' })
+    assert.equal(
+      listed.map((j) => j.state),
+      ['completed'],
+    )
+  } finally {
+    await h.close()
+  }
+})
+
+test('refuses a payload that is not JSON and a job that is not defined, with their codes', async () => {
+  const known = defineJob('tx.known', { handler: () => undefined })
+  const h = await jobsKernel([known])
+  try {
+    const jobs = h.kernel.plugin('jobs')
+    const cyclic: Record<string, unknown> = {}
+    cyclic.self = cyclic
+    await jobs.dispatch(known, cyclic as never).then(
+      () => assert.unreachable('dispatched'),
+      (e: { code?: string }) => assert.is(e.code, 'FW_ERR_JOBS_DISPATCH_INVALID'),
+    )
+    await jobs.dispatch(known, {} as never, { delay: -1 }).then(
+      () => assert.unreachable('dispatched'),
+      (e: { code?: string }) => assert.is(e.code, 'FW_ERR_JOBS_DISPATCH_INVALID'),
+    )
+    await jobs.dispatch('nope' as never, {} as never).then(
+      () => assert.unreachable('dispatched'),
+      (e: { code?: string }) => assert.is(e.code, 'FW_ERR_JOBS_UNKNOWN'),
+    )
+    assert.equal(await jobs.list(), [])
+  } finally {
+    await h.close()
+  }
+})
+
+test.run()

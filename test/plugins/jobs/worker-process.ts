@@ -1,0 +1,103 @@
+// `fw work` (or another fw command) of the jobs suites' app as a child process.
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+
+const bin = fileURLToPath(new URL('../../../cli/bin.ts', import.meta.url))
+export const workerApp = fileURLToPath(new URL('./worker-app.ts', import.meta.url))
+
+/** A running fw process: its output so far, a wait for a line, and its exit. */
+export interface FwProcess {
+  readonly child: ChildProcessWithoutNullStreams
+  output(): string
+  /** Resolves once the output matches `pattern`; rejects after `ms` or when it exits first. */
+  waitFor(pattern: RegExp, ms?: number): Promise<void>
+  readonly exited: Promise<number | null>
+}
+
+/** Starts `fw <args>` on the suites' app with `databaseUrl`. */
+export function startFw(
+  args: readonly string[],
+  databaseUrl: string,
+  env: NodeJS.ProcessEnv = {},
+): FwProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', '-C', 'fw-source', bin, ...args], {
+    env: {
+      ...process.env,
+      FORCE_COLOR: '0',
+      JOBS_TEST_ECHO: '1',
+      FW_APP: workerApp,
+      DATABASE_URL: databaseUrl,
+      ...env,
+    },
+  })
+  let out = ''
+  const listeners = new Set<() => void>()
+  const onData = (chunk: Buffer) => {
+    out += chunk.toString()
+    for (const listener of listeners) listener()
+  }
+  child.stdout.on('data', onData)
+  child.stderr.on('data', onData)
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+  return {
+    child,
+    output: () => out,
+    exited,
+    waitFor(pattern, ms = 60_000) {
+      return new Promise<void>((resolve, reject) => {
+        const check = () => {
+          if (!pattern.test(out)) return
+          done()
+          resolve()
+        }
+        const timer = setTimeout(() => {
+          done()
+          reject(new Error(`no ${pattern} in ${ms} ms:\n${out}`))
+        }, ms)
+        const done = () => {
+          clearTimeout(timer)
+          listeners.delete(check)
+        }
+        listeners.add(check)
+        void exited.then((code) => {
+          if (!listeners.has(check)) return
+          done()
+          reject(new Error(`exited ${code} before ${pattern}:\n${out}`))
+        })
+        check()
+      })
+    },
+  }
+}
+
+/** Runs `fw <args>` to its end; its exit code and output. */
+export async function runFw(
+  args: readonly string[],
+  databaseUrl: string,
+): Promise<{ code: number | null; output: string }> {
+  const p = startFw(args, databaseUrl)
+  const code = await p.exited
+  return { code, output: p.output() }
+}
+
+/** True when the suites run on a PostgreSQL server (DATABASE_URL), where processes share it. */
+export const onPostgres = /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '')
+
+/**
+ * A database for child processes: a fresh PostgreSQL database with DATABASE_URL, else a PGlite
+ * directory of its own (one process at a time opens it).
+ */
+export async function processDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  if (onPostgres) {
+    const { createTestDatabase } = await import('fw/plugins/database')
+    return createTestDatabase()
+  }
+  const { mkdtempSync, rmSync } = await import('node:fs')
+  const { tmpdir } = await import('node:os')
+  const { join } = await import('node:path')
+  const dir = mkdtempSync(join(tmpdir(), 'fw-jobs-'))
+  return {
+    url: `pglite://${join(dir, 'db')}`,
+    drop: async () => rmSync(dir, { recursive: true, force: true }),
+  }
+}
