@@ -55,7 +55,7 @@ export class Kernel {
 
   readonly #development: boolean
   readonly #plugins: PluginSet
-  readonly #routes = new CompiledRoutes()
+  readonly #routes = new CompiledRoutes(() => this.#cycle)
   readonly #cycle: RequestCycle
   readonly #serving = new Serving()
   #state: KernelState = 'created'
