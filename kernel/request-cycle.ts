@@ -197,16 +197,11 @@ export class RequestCycle implements ReplyEnds {
   }
 
   async #finishSettled(ctx: RequestContext, answered: Promise<Reply>): Promise<Reply> {
-    return this.finishAwaiting(ctx, await answered)
+    return this.finish(ctx, await answered)
   }
 
   async #annotateAwaiting(ctx: RequestContext, rendered: Promise<Reply>): Promise<Reply> {
     return this.#annotate(ctx, await rendered)
-  }
-
-  /** `finish` for a chain that waits: the same steps, awaited. */
-  async finishAwaiting(ctx: RequestContext, reply: Reply): Promise<Reply> {
-    return this.#annotate(ctx, await this.#render(ctx, reply))
   }
 
   /**

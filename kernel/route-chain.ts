@@ -48,8 +48,6 @@ export interface ReplyEnds {
   fail(ctx: RequestContext, error: unknown): MaybePromise<Reply>
   /** `render` and `annotate` on a reply now or later, synchronously while everything is. */
   finish(ctx: RequestContext, answered: MaybePromise<Reply>): MaybePromise<Reply>
-  /** The same, awaited: what an `async` chain ends in. */
-  finishAwaiting(ctx: RequestContext, reply: Reply): Promise<Reply>
 }
 
 /** A route's parts, resolved once: what its chain calls, in order. */
@@ -64,10 +62,10 @@ interface RouteParts {
   readonly method: string
 }
 
-/** One middleware of a route, with the name its missing reply is reported under. */
+/** One middleware of a route, and the check that it answered a `Reply`. */
 interface Layer {
   readonly fn: Middleware
-  readonly name: string
+  readonly checked: (reply: Reply) => Reply
 }
 
 /**
@@ -146,7 +144,7 @@ function awaitingChain(parts: RouteParts, ends: ReplyEnds): CompiledRoute['run']
     } catch (error) {
       reply = await ends.fail(ctx, error)
     }
-    return ends.finishAwaiting(ctx, reply)
+    return ends.finish(ctx, reply)
   }
 }
 
@@ -165,13 +163,18 @@ async function throughMiddleware(ctx: RequestContext, parts: RouteParts): Promis
   }
 }
 
-/** Middleware `i`, or the action after the last one; what each answers must be a `Reply`. */
-async function layer(ctx: RequestContext, parts: RouteParts, i: number): Promise<Reply> {
-  if (i === parts.layers.length) return action(ctx, parts)
-  const { fn, name } = parts.layers[i]!
-  const reply = await fn(ctx, () => layer(ctx, parts, i + 1))
-  if (reply instanceof Reply) return reply
-  throw compileErrors.error('FW_ERR_MIDDLEWARE_NO_REPLY', { name })
+/** Middleware `i`, given as `next()` the rest of the chain: the next middleware, or the action. */
+function layer(ctx: RequestContext, parts: RouteParts, i: number): Promise<Reply> {
+  const { fn, checked } = parts.layers[i]!
+  const last = i + 1 === parts.layers.length
+  return fn(ctx, () => {
+    // What `next()` gives a middleware is a promise, also of what fails synchronously.
+    try {
+      return last ? action(ctx, parts) : layer(ctx, parts, i + 1)
+    } catch (error) {
+      return Promise.reject(error as Error)
+    }
+  }).then(checked)
 }
 
 /**
@@ -257,7 +260,11 @@ function resolveParts(route: Route, deps: ChainDeps): RouteParts {
   const layers = route.middleware.map((name) => {
     const fn = deps.middleware(name)
     if (!fn) throw compileErrors.error('FW_ERR_MIDDLEWARE_UNKNOWN', { route: route.path, name })
-    return { fn, name }
+    const checked = (reply: Reply): Reply => {
+      if (reply instanceof Reply) return reply
+      throw compileErrors.error('FW_ERR_MIDDLEWARE_NO_REPLY', { name })
+    }
+    return { fn, checked }
   })
   const bindings = Object.entries(route.bindings).map(([param, model]) => {
     const loader = deps.binding(model)
