@@ -82,6 +82,45 @@ async function allowed(kernel: Kernel, ctx: RequestContext): Promise<void> {
  * import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http'
  * kernel.register(telemetry, { exporter: new OTLPTraceExporter(), sampleRatio: 0.1 })
  */
+/** A request answered and waiting to be projected (see `project` in `setup`). */
+interface Answered {
+  readonly ctx: RequestContext
+  readonly status: number
+  readonly end: number
+}
+
+/** The answered requests as spans (to the exporter) and metrics, each failure reported alone. */
+function projectAnswered(
+  kernel: Kernel,
+  done: readonly Answered[],
+  tracing: Tracing | undefined,
+  metrics: Metrics | undefined,
+  knownMethods: ReadonlySet<string>,
+): void {
+  for (const { ctx, status, end } of done) {
+    try {
+      tracing?.finish(ctx, status, end)
+      if (metrics !== undefined) {
+        if (ctx.state.telemetryCounted === true) metrics.inFlight.dec()
+        observeRequest(metrics, ctx, status, end, knownMethods)
+      }
+    } catch (error) {
+      // A projection's or SDK's failure is reported, never thrown out of the event loop.
+      kernel.logger.error('telemetry: projecting a request failed', { error, path: ctx.path })
+    }
+  }
+}
+
+/** The Prometheus text of the metrics now, the health checks' gauges refreshed first. */
+async function metricsText(kernel: Kernel, metrics: Metrics): Promise<string> {
+  if (kernel.hasPlugin('health')) {
+    const report = await kernel.plugin('health').run()
+    for (const [check, result] of Object.entries(report.checks))
+      metrics.health.set({ check }, ['ok', 'pass', 'warn'].includes(String(result.status)) ? 1 : 0)
+  }
+  return metrics.registry.metrics()
+}
+
 export default definePlugin<TelemetryOptions | undefined, TelemetryApi>({
   name: 'telemetry',
   // database: the statement spans read its `query.executed` events.
@@ -122,22 +161,11 @@ export default definePlugin<TelemetryOptions | undefined, TelemetryApi>({
     let metrics: Metrics | undefined
     // Requests answered in this turn of the event loop, projected together once their responses
     // are written (one `setImmediate` per turn, not one per request).
-    let pending: Array<{ ctx: RequestContext; status: number; end: number }> = []
+    let pending: Answered[] = []
     const project = () => {
       const done = pending
       pending = []
-      for (const { ctx, status, end } of done) {
-        try {
-          tracing?.finish(ctx, status, end)
-          if (metrics !== undefined) {
-            if (ctx.state.telemetryCounted === true) metrics.inFlight.dec()
-            observeRequest(metrics, ctx, status, end, knownMethods)
-          }
-        } catch (error) {
-          // A projection's or SDK's failure is reported, never thrown out of the event loop.
-          kernel.logger.error('telemetry: projecting a request failed', { error, path: ctx.path })
-        }
-      }
+      projectAnswered(kernel, done, tracing, metrics, knownMethods)
     }
     const api: TelemetryApi = {
       tracing: loadTracing !== undefined,
@@ -146,18 +174,7 @@ export default definePlugin<TelemetryOptions | undefined, TelemetryApi>({
         await tracing?.flush()
       },
       spanQueue: () => tracing?.stats(),
-      async metricsText() {
-        if (metrics === undefined) return undefined
-        if (kernel.hasPlugin('health')) {
-          const report = await kernel.plugin('health').run()
-          for (const [check, result] of Object.entries(report.checks))
-            metrics.health.set(
-              { check },
-              ['ok', 'pass', 'warn'].includes(String(result.status)) ? 1 : 0,
-            )
-        }
-        return metrics.registry.metrics()
-      },
+      metricsText: async () => (metrics === undefined ? undefined : metricsText(kernel, metrics)),
     }
     // Nothing per request unless tracing or the metrics ask for it.
     if (loadTracing === undefined && !metricsOn) return api
