@@ -60,7 +60,6 @@ const LONG_FUNCTIONS_ALLOWED = new Set([
   'plugins/debug/toolbar/tab-requests.ts: render',
   'plugins/debug/toolbar/tab-api.ts: render',
   'plugins/debug/devpanel.ts: declareDevPanel',
-  'plugins/list/source.ts: compileSource',
   'plugins/telemetry/span-records.ts: projectRecords',
 ])
 
