@@ -60,7 +60,6 @@ const LONG_FUNCTIONS_ALLOWED = new Set([
   'plugins/debug/toolbar/tab-requests.ts: render',
   'plugins/debug/toolbar/tab-api.ts: render',
   'plugins/debug/devpanel.ts: declareDevPanel',
-  'plugins/telemetry/span-records.ts: projectRecords',
 ])
 
 /** A function's name as a reader finds it: its own, or the variable or property it is bound to. */
