@@ -25,7 +25,7 @@ const EMPTY_PARAMS: Readonly<Record<string, string>> = Object.freeze({})
 // Results go into a ring so that V8 cannot drop the work as dead code.
 const ring: unknown[] = new Array(256).fill(undefined)
 
-/** The recording of one plain request, as request-cycle.ts and pipeline.ts do it. */
+/** The recording of one plain request, as request-cycle.ts and route-chain.ts do it. */
 function recordRequest(n: number): void {
   for (let i = 0; i < n; i++) {
     // Clock reads: the origin (1), routing start and end (2), action start and end (2), and the

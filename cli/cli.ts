@@ -167,6 +167,45 @@ function registerPluginCommands(
   return registered
 }
 
+/** Where the commands `fw` offers come from: fw's own, then the manifest's or the app's. */
+interface CommandSources {
+  readonly manifest: ReturnType<typeof listingFrom>['manifest']
+  /** True when no command of the app's runs (listing): no kernel was made. */
+  readonly lists: boolean
+  readonly kernel: Kernel
+  /** Where the manifest is written after a boot, if it is. */
+  readonly writesManifest: ReturnType<typeof listingFrom>['place']
+  readonly stamp: number
+  readonly stderr: Writable
+}
+
+/** Registers fw's commands and the app's (or the manifest's stand-ins); returns every path. */
+function registerCommands(cli: ListingCli, sources: CommandSources): Set<string> {
+  const { manifest, lists, kernel, writesManifest, stamp, stderr } = sources
+  const taken = new Set<string>()
+  const serveFlags = manifest?.serveFlags ?? (lists ? [] : serveFlagsOf(kernel))
+  for (const cls of [...BUILTIN_COMMANDS, Builtins.HelpCommand, Builtins.VersionCommand]) {
+    // `fw serve` with the flags the app's plugins declared (`kernel.serveOptions`), from the
+    // manifest when listing from it: `--help` reads the same either way.
+    cli.register(cls === ServeCommand ? ServeCommand.withRequirements(serveFlags) : cls)
+    for (const key of pathKeys(cls)) taken.add(key)
+  }
+  if (manifest !== undefined) {
+    for (const entry of manifest.commands) {
+      cli.registerStandIn(entry)
+      for (const path of entry.paths) taken.add(path.join(' '))
+    }
+  } else if (!lists) {
+    const contributed = registerPluginCommands(cli, kernel, taken, stderr)
+    // Rewritten on every boot rather than checked first: checking walks the app's sources
+    // (~20 ms for fw's own repository), writing a small file costs ~1 ms.
+    if (writesManifest !== undefined) {
+      writeManifest(writesManifest, stamp, describeCommands(cli, contributed), serveFlags)
+    }
+  }
+  return taken
+}
+
 /**
  * Runs `fw` with `argv` (without `node` and the script): loads the app, registers the built-in
  * commands and those the app's plugins contribute, runs the selected one, closes the app, and
@@ -216,28 +255,9 @@ export async function runCli(
       binaryVersion: version(),
       enableColors: colors(stdout, env),
     })
-    const taken = new Set<string>()
-    const serveFlags = manifest?.serveFlags ?? (lists ? [] : serveFlagsOf(kernel))
-    for (const cls of [...BUILTIN_COMMANDS, Builtins.HelpCommand, Builtins.VersionCommand]) {
-      // `fw serve` with the flags the app's plugins declared (`kernel.serveOptions`), from the
-      // manifest when listing from it: `--help` reads the same either way.
-      cli.register(cls === ServeCommand ? ServeCommand.withRequirements(serveFlags) : cls)
-      for (const key of pathKeys(cls)) taken.add(key)
-    }
-    if (manifest !== undefined) {
-      for (const entry of manifest.commands) {
-        cli.registerStandIn(entry)
-        for (const path of entry.paths) taken.add(path.join(' '))
-      }
-    } else if (!lists) {
-      const contributed = registerPluginCommands(cli, kernel, taken, stderr)
-      // Rewritten on every boot rather than checked first: checking walks the app's sources
-      // (~20 ms for fw's own repository), writing a small file costs ~1 ms.
-      if (needs.app && needs.boot && place !== undefined) {
-        writeManifest(place, stamp, describeCommands(cli, contributed), serveFlags)
-      }
-    }
-    commands.push(...taken)
+    const writesManifest = needs.app && needs.boot ? place : undefined
+    const sources = { manifest, lists, kernel, writesManifest, stamp, stderr }
+    commands.push(...registerCommands(cli, sources))
 
     const context: FwContext = {
       ...Cli.defaultContext,

@@ -1,12 +1,12 @@
 import { compileErrors } from './error-codes.js'
-import { compileRoute, type CompiledRoute } from './pipeline.js'
+import { compileRoute, type CompiledRoute, type ReplyEnds } from './route-chain.js'
 import type { Route } from './router/route.js'
 import type { Router } from './router/router.js'
 import type { BindingLoader, ControllerClass, Middleware } from './types.js'
 
 /**
  * What routes refer to by name (middleware, controllers, model loaders), and each route compiled
- * (pipeline, handler name, whether it may wait), built once (at boot, or on first use for a route declared
+ * into its chain (kernel/route-chain.ts), built once (at boot, or on first use for a route declared
  * later). Compiling checks what a route refers to: an unknown middleware, controller or binding
  * fails here rather than on a request.
  */
@@ -15,10 +15,18 @@ export class CompiledRoutes {
   readonly #middleware = new Map<string, Middleware>()
   readonly #controllers = new Map<string, ControllerClass>()
   readonly #bindings = new Map<string, BindingLoader>()
-  readonly #deps = {
-    middleware: (name: string) => this.#middleware.get(name),
-    controller: (name: string) => this.#controllers.get(name),
-    binding: (model: string) => this.#bindings.get(model),
+  readonly #deps
+
+  /** `ends`: the reply's way back every chain ends in (the request cycle), asked at compile time. */
+  constructor(ends: () => ReplyEnds) {
+    this.#deps = {
+      middleware: (name: string) => this.#middleware.get(name),
+      controller: (name: string) => this.#controllers.get(name),
+      binding: (model: string) => this.#bindings.get(model),
+      get ends() {
+        return ends()
+      },
+    }
   }
 
   /** Registers named middleware; a name can be registered once. */
@@ -56,7 +64,7 @@ export class CompiledRoutes {
     for (const route of router.routes()) this.compiled(route).prepare()
   }
 
-  /** The route compiled (once): its middleware around its handler, its handler's name. */
+  /** The route compiled (once) into its chain. */
   compiled(route: Route): CompiledRoute {
     let compiled = this.#compiled.get(route)
     if (compiled === undefined) {

@@ -1,5 +1,5 @@
 // Config rules: what each kind accepts, checking a slice's declaration and its resolved values.
-import type { ConfigKind, ConfigRule, ConfigRuleObject, ConfigSlice } from './config.js'
+import type { ConfigKind, ConfigRule, ConfigRuleObject, ConfigSlice } from './config-types.js'
 import { isPlainObject } from './config-sources.js'
 import { configErrors } from './error-codes.js'
 import { isSecretKey, MASK } from './redact.js'

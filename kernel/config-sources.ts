@@ -1,5 +1,5 @@
 // Where config values come from besides defaults: the environment, `FW_CONFIG`, and deep merging.
-import type { ConfigKind } from './config.js'
+import type { ConfigKind } from './config-types.js'
 import { configErrors } from './error-codes.js'
 
 /** True for an object that is not `null` or an array: a config section to merge into. */

@@ -1,6 +1,6 @@
 // The kernel's error codes: when each is raised, what to do, and its message. docs/errors.md is
 // generated from this file and from every plugin's registry (`npm run docs:errors`).
-import { defineErrors, duplicateCode } from './errors.js'
+import { defineErrors, duplicateCode, type CodesOf } from './errors.js'
 
 const lifecycle = {
   FW_ERR_PLUGIN_INVALID: {
@@ -199,3 +199,12 @@ export const requestErrors = defineErrors(
     },
   },
 )
+
+declare module './errors.js' {
+  interface ErrorCodes
+    extends
+      CodesOf<typeof kernelErrors>,
+      CodesOf<typeof compileErrors>,
+      CodesOf<typeof configErrors>,
+      CodesOf<typeof requestErrors> {}
+}

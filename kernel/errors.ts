@@ -1,6 +1,3 @@
-import type { compileErrors, configErrors, kernelErrors, requestErrors } from './error-codes.js'
-import type { routerErrors } from './router/router-error.js'
-
 /**
  * One error code: when it is raised, what to do about it, and the message an error with it
  * carries. Documentation and code read the same record: `docs/errors.md` is generated from the
@@ -82,16 +79,12 @@ export type CodesOf<R extends { readonly owner: string; readonly definitions: ob
 }
 
 /**
- * Every error code fw and its plugins raise, each mapped to the package that owns it. A plugin
- * adds its registry's codes by declaration merging (see {@link defineErrors}).
+ * Every error code fw and its plugins raise, each mapped to the package that owns it. Each
+ * registry adds its codes by declaration merging where it is defined, the kernel's own too
+ * (kernel/error-codes.ts, kernel/router/router-error.ts; see {@link defineErrors}).
  */
-export interface ErrorCodes
-  extends
-    CodesOf<typeof kernelErrors>,
-    CodesOf<typeof compileErrors>,
-    CodesOf<typeof configErrors>,
-    CodesOf<typeof requestErrors>,
-    CodesOf<typeof routerErrors> {}
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- extended by declaration merging
+export interface ErrorCodes {}
 
 /** A registered error code: the closed union of every registry's codes ({@link ErrorCodes}). */
 export type ErrorCode = keyof ErrorCodes & string

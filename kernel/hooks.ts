@@ -1,6 +1,6 @@
 import { AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook } from 'tapable'
 import type { RequestContext } from './context.js'
-import type { Kernel } from './kernel.js'
+import type { Kernel } from './kernel-type.js'
 import type { Reply } from './reply.js'
 import type { RouteMatch } from './router/route.js'
 import type { Identity } from './types.js'

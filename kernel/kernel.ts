@@ -55,7 +55,7 @@ export class Kernel {
 
   readonly #development: boolean
   readonly #plugins: PluginSet
-  readonly #routes = new CompiledRoutes()
+  readonly #routes = new CompiledRoutes(() => this.#cycle)
   readonly #cycle: RequestCycle
   readonly #serving = new Serving()
   #state: KernelState = 'created'
@@ -148,13 +148,11 @@ export class Kernel {
     this.#routes.addController(name, cls)
     return this
   }
-
   /** Registers how a model is loaded for implicit route binding (`route.bind('product', 'Product')`). */
   binding(model: string, loader: BindingLoader): this {
     this.#routes.addBinding(model, loader)
     return this
   }
-
   /** The loader registered for a model, if any. */
   bindingFor(model: string): BindingLoader | undefined {
     return this.#routes.bindingFor(model)
@@ -184,7 +182,6 @@ export class Kernel {
   recordBootPhase(name: PhaseName, duration: number): void {
     this.bootPhases.push({ name, duration })
   }
-
   /** The URL of a named route (`kernel.url('products.show', { id: 5 })`). */
   url(...args: Parameters<Router['url']>): string {
     return this.router.url(...args)
@@ -262,12 +259,10 @@ export class Kernel {
   }
 
   /**
-   * Stops: readiness fails at once; for `delayMs` (default `http.shutdown_delay`) the server keeps
-   * accepting and answering, every answer with `Connection: close`, while load balancers notice;
-   * then it stops accepting and drains: requests already read (and any arriving on an open
-   * keep-alive socket meanwhile) are answered, idle sockets are closed after a short grace; after
-   * `timeoutMs` (default `http.drain_timeout`, 30 s) every socket is closed. Then runs the
-   * `shutdown` hook so plugins close their resources. Idempotent.
+   * Stops: readiness fails at once; the server keeps answering for `delayMs` (default
+   * `http.shutdown_delay`), then drains for up to `timeoutMs` (default `http.drain_timeout`), every
+   * answer saying `Connection: close` (see `RunningServer.close`). Then runs the `shutdown` hook so
+   * plugins close their resources. Idempotent.
    */
   async close(
     timeoutMs: number = this.config.http.drain_timeout * 1000,
@@ -295,4 +290,9 @@ export class Kernel {
       throw kernelErrors.error('FW_ERR_KERNEL_STATE', { action, state: this.#state, expected })
     }
   }
+}
+
+type KernelClass = Kernel
+declare module './kernel-type.js' {
+  interface Kernel extends KernelClass {}
 }

@@ -3,7 +3,7 @@ import type { ConfigResolver, ConfigSlice } from './config.js'
 import { sliceProblem } from './config-rules.js'
 import { kernelErrors } from './error-codes.js'
 import type { FwError } from './errors.js'
-import type { Kernel } from './kernel.js'
+import type { Kernel } from './kernel-type.js'
 import type { BootTiming, CommandClass } from './types.js'
 
 /**

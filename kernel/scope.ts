@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import type { RequestContext } from './context.js'
-import { isThenable, type MaybePromise } from './hook-runner.js'
+import { isThenable } from './hook-runner.js'
 
 // The request scope: how `currentContext()` finds the request from code that does not get `ctx`
 // (the database plugin's EntityManager and query log, the logging plugin's app logger).
@@ -31,34 +31,32 @@ export function currentContext(): RequestContext | undefined {
   return running ?? storage.getStore()
 }
 
-/**
- * Calls `self.method(ctx)` synchronously with `ctx` as the current request (no async
- * propagation): the request cycle's `handle`.
- */
-export function runSynchronously<S, T>(
-  ctx: RequestContext,
-  self: S,
-  method: (this: S, ctx: RequestContext) => T,
-): T {
+/** Makes `ctx` the current request for what runs synchronously; returns the one it replaced. */
+export function enterRequest(ctx: RequestContext): RequestContext | undefined {
   const previous = running
   running = ctx
-  try {
-    return method.call(self, ctx)
-  } finally {
-    running = previous
-  }
+  return previous
+}
+
+/** Ends what {@link enterRequest} began: `previous` is current again. */
+export function leaveRequest(previous: RequestContext | undefined): void {
+  running = previous
 }
 
 /**
- * Runs `fn` with `ctx` as the current request for everything it awaits, until what it returns
- * settles. Work it leaves running after that may no longer see the request once no other scoped
- * call is in flight.
+ * Runs `fn(...args)` with `ctx` as the current request for everything it awaits, until what it
+ * returns settles. Work it leaves running after that may no longer see the request once no other
+ * scoped call is in flight.
  */
-export function runInContext<T>(ctx: RequestContext, fn: () => T): T {
+export function runInContext<A extends unknown[], T>(
+  ctx: RequestContext,
+  fn: (...args: A) => T,
+  ...args: A
+): T {
   inFlight++
   let result: T
   try {
-    result = storage.run(ctx, fn)
+    result = storage.run(ctx, fn, ...args)
   } catch (error) {
     leave()
     throw error
@@ -85,44 +83,41 @@ function leave(): void {
 }
 
 /**
- * Which routes' pipelines run in the request scope. A route that can wait by construction
- * (middleware, bindings, an `async` handler) always does. Any other route runs in it until it has
- * answered synchronously once, and from then on without it (its synchronous code still finds the
- * request); should it ever return a promise after all, it runs in the scope again for good.
+ * Whether a route's chain runs in the request scope (when a plugin turned it on). A route that
+ * waits by construction (middleware, bindings, a body schema, an `async` handler) always does. Any
+ * other does until it has answered once without its handler returning a promise, and not from then
+ * on (its synchronous code still finds the request); should its handler return a promise after
+ * all, the route is scoped again for good.
  */
-export class RouteScopes<R extends object> {
-  readonly #synchronous = new WeakSet<R>()
-  readonly #waited = new WeakSet<R>()
+export class RouteScope {
+  /** True while the route's chain runs in the request scope. */
+  needed = true
+  readonly #mayWait: boolean
+  #waited = false
 
-  /** Calls `self.method(ctx, arg)` for `route`, in the request scope or not (see above). */
-  run<S, A, T>(
-    route: R,
-    mayWait: boolean,
-    ctx: RequestContext,
-    self: S,
-    method: (this: S, ctx: RequestContext, arg: A) => MaybePromise<T>,
-    arg: A,
-  ): MaybePromise<T> {
-    if (!mayWait && this.#synchronous.has(route)) {
-      const result = method.call(self, ctx, arg)
-      if (isThenable(result)) {
-        this.#synchronous.delete(route)
-        this.#waited.add(route)
-      }
-      return result
-    }
-    const result = runScoped(ctx, self, method, arg)
-    if (!mayWait && !isThenable(result) && !this.#waited.has(route)) this.#synchronous.add(route)
-    return result
+  constructor(mayWait: boolean) {
+    this.#mayWait = mayWait
+  }
+
+  /** The route answered in the scope: a synchronous one needs it no more, unless it waited. */
+  answered(): void {
+    if (!this.#mayWait && !this.#waited) this.needed = false
+  }
+
+  /** The handler of a route compiled as synchronous returned a promise: scoped for good. */
+  waited(): void {
+    this.#waited = true
+    this.needed = true
   }
 }
 
-// Apart from `run`: its closure would cost `run` a scope allocation on every call.
-function runScoped<S, A, T>(
+/** A route's chain, in the request scope while its {@link RouteScope} says it needs it. */
+export function runRouteScoped<T>(
+  route: { readonly run: (ctx: RequestContext) => T; readonly scope: RouteScope },
   ctx: RequestContext,
-  self: S,
-  method: (this: S, ctx: RequestContext, arg: A) => T,
-  arg: A,
 ): T {
-  return runInContext(ctx, () => method.call(self, ctx, arg))
+  if (!route.scope.needed) return route.run(ctx)
+  const result = runInContext(ctx, route.run, ctx)
+  route.scope.answered()
+  return result
 }

@@ -1,6 +1,6 @@
 import type { Readable, Writable } from 'node:stream'
 import type { RequestContext } from './context.js'
-import type { Kernel } from './kernel.js'
+import type { Kernel } from './kernel-type.js'
 import type { Logger } from './logger.js'
 import type { UserConfig } from './config.js'
 import type { Reply } from './reply.js'

@@ -53,37 +53,14 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     return kernel
   }
 
-  let current: Kernel
-  try {
-    current = await build(options.env)
-  } catch (error) {
-    await releaseCarried()
-    throw error
-  }
-  if (!current.isDevelopment()) {
-    await releaseCarried()
-    throw new UsageError(
-      `fw dev serves in development mode, and this app is not in it: NODE_ENV is '${options.env.NODE_ENV ?? ''}' and its config does not set development: true. Unset NODE_ENV or set NODE_ENV=development (or turn development on in the app's config); fw serve serves without it.`,
-    )
-  }
+  let current = await firstBuild(build, options.env, releaseCarried)
   const listening = current
   const root = listening.root
   const address = await listening.listen(
     options.port ?? listening.config.http.port,
     options.host ?? listening.config.http.host,
   )
-  let lastFailure = ''
-  const fail = (error: unknown, changed: string): void => {
-    const failure: LoadFailure = describeFailure(error, root)
-    channel.fail(failure)
-    const text = formatFailure(failure)
-    // Printed once: saving again with the same error says nothing new.
-    if (text === lastFailure) return
-    lastFailure = text
-    stderr.write(
-      `fw dev: ${changed} changed; the app did not load, the last good build serves:\n${text}`,
-    )
-  }
+  const failures = new FailureReport(channel, stderr, root)
 
   const reload = async (changes: readonly Change[]): Promise<void> => {
     const at = performance.now()
@@ -107,23 +84,15 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
       await next.takeOver(listening)
     } catch (error) {
       if (next !== undefined) await next.close().catch(() => undefined)
-      fail(error, changed)
+      failures.report(error, changed)
       return
     }
     // Told at once, before anything else is awaited: no request can see the new build with the
     // old failure still reported.
     const previous = current
     current = next
-    lastFailure = ''
-    const applied = migrationsRun(current) - before
-    const rebuilt = [
-      setup ? 'app rebuilt, .env and config read anew' : 'app rebuilt',
-      code.length > 0 ? `${reimported} module${reimported === 1 ? '' : 's'} re-imported` : '',
-      applied > 0 ? `${applied} migration${applied === 1 ? '' : 's'} applied` : '',
-      'database kept',
-    ]
-      .filter((part) => part !== '')
-      .join(', ')
+    failures.reset()
+    const rebuilt = rebuiltSummary(setup, code.length, reimported, migrationsRun(current) - before)
     const ms = Math.round(performance.now() - at)
     channel.served({ changed: names, rebuilt, ms })
     stdout.write(`fw dev: ${changed} changed: ${rebuilt} (${ms} ms)\n`)
@@ -131,33 +100,114 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     if (previous !== listening) await previous.close().catch(() => undefined)
   }
 
-  // One build at a time; changes saved meanwhile make the next one.
-  let queued = new Map<string, Change>()
-  let running: Promise<void> | undefined
-  const drain = async (): Promise<void> => {
-    while (queued.size > 0) {
-      const changes = [...queued.values()]
-      queued = new Map()
-      await reload(changes).catch((error: unknown) => fail(error, 'a file'))
-    }
-    running = undefined
-  }
-  const stopWatching = watchApp(root, packageRoot(moduleDir), (changes) => {
-    for (const change of changes) queued.set(change.path, change)
-    running ??= drain()
-  })
+  const rebuilds = new Rebuilds((changes) =>
+    reload(changes).catch((error: unknown) => failures.report(error, 'a file')),
+  )
+  const stopWatching = watchApp(root, packageRoot(moduleDir), (changes) => rebuilds.add(changes))
 
   return {
     address,
     current: () => current,
     async close() {
       stopWatching()
-      await running
+      await rebuilds.settled()
       channel.close()
       if (current !== listening) await current.close()
       await listening.close()
       await releaseCarried()
     },
+  }
+}
+
+/** The app's first build, which must be in development mode; the carried-over state released if not. */
+async function firstBuild(
+  build: (env: NodeJS.ProcessEnv) => Promise<Kernel>,
+  env: NodeJS.ProcessEnv,
+  releaseCarried: () => Promise<void>,
+): Promise<Kernel> {
+  let kernel: Kernel
+  try {
+    kernel = await build(env)
+  } catch (error) {
+    await releaseCarried()
+    throw error
+  }
+  if (kernel.isDevelopment()) return kernel
+  await releaseCarried()
+  throw new UsageError(
+    `fw dev serves in development mode, and this app is not in it: NODE_ENV is '${env.NODE_ENV ?? ''}' and its config does not set development: true. Unset NODE_ENV or set NODE_ENV=development (or turn development on in the app's config); fw serve serves without it.`,
+  )
+}
+
+/** A build that failed: told to the page, and printed once (the same error again says nothing new). */
+class FailureReport {
+  #last = ''
+  readonly #channel: ReloadChannel
+  readonly #stderr: Writable
+  readonly #root: string
+
+  constructor(channel: ReloadChannel, stderr: Writable, root: string) {
+    this.#channel = channel
+    this.#stderr = stderr
+    this.#root = root
+  }
+
+  report(error: unknown, changed: string): void {
+    const failure: LoadFailure = describeFailure(error, this.#root)
+    this.#channel.fail(failure)
+    const text = formatFailure(failure)
+    if (text === this.#last) return
+    this.#last = text
+    this.#stderr.write(
+      `fw dev: ${changed} changed; the app did not load, the last good build serves:\n${text}`,
+    )
+  }
+
+  /** A build served: the next failure is printed even when it is the last one again. */
+  reset(): void {
+    this.#last = ''
+  }
+}
+
+/** What a rebuild did, as `fw dev` prints it. */
+function rebuiltSummary(setup: boolean, code: number, reimported: number, applied: number): string {
+  return [
+    setup ? 'app rebuilt, .env and config read anew' : 'app rebuilt',
+    code > 0 ? `${reimported} module${reimported === 1 ? '' : 's'} re-imported` : '',
+    applied > 0 ? `${applied} migration${applied === 1 ? '' : 's'} applied` : '',
+    'database kept',
+  ]
+    .filter((part) => part !== '')
+    .join(', ')
+}
+
+/** One build at a time; changes saved meanwhile make the next one. */
+class Rebuilds {
+  #queued = new Map<string, Change>()
+  #running: Promise<void> | undefined
+  readonly #rebuild: (changes: readonly Change[]) => Promise<void>
+
+  constructor(rebuild: (changes: readonly Change[]) => Promise<void>) {
+    this.#rebuild = rebuild
+  }
+
+  add(changes: readonly Change[]): void {
+    for (const change of changes) this.#queued.set(change.path, change)
+    this.#running ??= this.#drain()
+  }
+
+  /** Resolves once no build is running. */
+  settled(): Promise<void> | undefined {
+    return this.#running
+  }
+
+  async #drain(): Promise<void> {
+    while (this.#queued.size > 0) {
+      const changes = [...this.#queued.values()]
+      this.#queued = new Map()
+      await this.#rebuild(changes)
+    }
+    this.#running = undefined
   }
 }
 

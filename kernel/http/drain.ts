@@ -53,13 +53,28 @@ export interface ConnectionTracker {
  * clients keep sending until the sockets are cut.
  */
 export function trackConnections(server: Server, graceMs = IDLE_GRACE_MS): ConnectionTracker {
-  const connections = new Map<Socket, Connection>()
-  let draining = false
+  return new Connections(server, graceMs)
+}
+
+/** The sockets of one server, each with its requests in flight (see {@link trackConnections}). */
+class Connections implements ConnectionTracker {
+  readonly #server: Server
+  readonly #graceMs: number
+  readonly #connections = new Map<Socket, Connection>()
+  /** True while every answer says `Connection: close`. */
+  #draining = false
   /** Connections accepted so far: draining closes the listener after a loop turn without one. */
-  let accepts = 0
-  server.on('connection', (socket: Socket) => {
-    accepts++
-    connections.set(socket, {
+  #accepts = 0
+
+  constructor(server: Server, graceMs: number) {
+    this.#server = server
+    this.#graceMs = graceMs
+    server.on('connection', (socket: Socket) => this.#accept(socket))
+  }
+
+  #accept(socket: Socket): void {
+    this.#accepts++
+    this.#connections.set(socket, {
       pending: 0,
       latest: undefined,
       closing: undefined,
@@ -67,22 +82,21 @@ export function trackConnections(server: Server, graceMs = IDLE_GRACE_MS): Conne
       idleSince: performance.now(),
       bytesAtIdle: socket.bytesRead,
     })
-    socket.once('close', () => connections.delete(socket))
-  })
-
-  // Only the latest response read on a socket says `Connection: close`: Node ends the socket after
-  // it, and a pipelined request queued behind it would go unanswered.
-  const answerWithClose = (c: Connection, res: ServerResponse): void => {
-    if (res.headersSent || c.closing === res) return
-    if (c.closing !== undefined && !c.closing.headersSent)
-      c.closing.shouldKeepAlive = c.closingWasKeepAlive
-    c.closingWasKeepAlive = res.shouldKeepAlive
-    c.closing = res
-    res.shouldKeepAlive = false
+    socket.once('close', () => this.#connections.delete(socket))
   }
 
-  const answered = (socket: Socket): void => {
-    const c = connections.get(socket)
+  request(req: IncomingMessage, res: ServerResponse, untracked = false): void {
+    const socket = req.socket
+    const c = this.#connections.get(socket)
+    if (c === undefined) return
+    c.pending++
+    c.latest = res
+    if (this.#draining) answerWithClose(c, res)
+    if (untracked) res.once('close', () => this.answered(socket))
+  }
+
+  answered(socket: Socket): void {
+    const c = this.#connections.get(socket)
     if (c === undefined || c.pending === 0) return
     if (--c.pending === 0) {
       c.idleSince = performance.now()
@@ -90,93 +104,104 @@ export function trackConnections(server: Server, graceMs = IDLE_GRACE_MS): Conne
     }
   }
 
-  return {
-    request(req, res, untracked = false) {
-      const socket = req.socket
-      const c = connections.get(socket)
-      if (c === undefined) return
-      c.pending++
-      c.latest = res
-      if (draining) answerWithClose(c, res)
-      if (untracked) res.once('close', () => answered(socket))
-    },
-
-    answered,
-
-    drain(timeoutMs, delayMs = 0) {
-      const grace = Math.min(graceMs, timeoutMs)
-      // Clients are told to go: every answer from now on says `Connection: close`.
-      const goAway = (): void => {
-        draining = true
-        for (const c of connections.values()) if (c.latest) answerWithClose(c, c.latest)
+  drain(timeoutMs: number, delayMs = 0): Promise<void> {
+    const grace = Math.min(this.#graceMs, timeoutMs)
+    // Answers in flight now say `close`; through the delay, every answer does.
+    this.#goAway()
+    return new Promise<void>((resolve) => {
+      // Checked in the check phase, after a poll phase has read what the sockets hold: after a
+      // long synchronous stretch a request may be waiting, unread, on a socket that looks idle.
+      const closeIdle = (): void => this.#closeIdle(grace)
+      const sweep = Math.max(10, Math.min(100, grace / 10))
+      const sweeper = setInterval(() => setImmediate(closeIdle), sweep)
+      const deadline = setTimeout(() => this.#closeAll(), delayMs + timeoutMs)
+      sweeper.unref()
+      deadline.unref()
+      setImmediate(closeIdle)
+      const closed = (): void => {
+        clearInterval(sweeper)
+        clearTimeout(deadline)
+        resolve()
       }
-      // Answers keep their connection again (those already marked keep their `close`): a client
-      // that reconnects after each `close` answer (every keep-alive agent does) stops doing so,
-      // and the accept queue empties.
-      const settle = (): void => {
-        draining = false
-      }
-      // Answers in flight now say `close`; through the delay, every answer does.
-      goAway()
-      return new Promise<void>((resolve) => {
-        // Checked in the check phase, after a poll phase has read what the sockets hold: after a
-        // long synchronous stretch a request may be waiting, unread, on a socket that looks idle.
-        // Only while clients are told to go: an idle socket is closed after the grace.
-        const closeIdle = (): void => {
-          if (!draining) return
-          const now = performance.now()
-          for (const [socket, c] of connections) {
-            if (c.pending > 0 || socket.bytesRead !== c.bytesAtIdle) continue
-            if (now - c.idleSince >= grace) socket.destroy()
-          }
-        }
-        const sweeper = setInterval(
-          () => setImmediate(closeIdle),
-          Math.max(10, Math.min(100, grace / 10)),
-        )
-        const deadline = setTimeout(() => {
-          server.closeAllConnections()
-          for (const socket of connections.keys()) socket.destroy()
-        }, delayMs + timeoutMs)
-        sweeper.unref()
-        deadline.unref()
-        setImmediate(closeIdle)
-        // Connections the kernel has completed but Node has not accepted yet (libuv accepts one
-        // per loop turn, so under load dozens wait) are reset when the listening socket closes,
-        // and their clients may have written a request already. So the listener closes while
-        // answers keep their connections (nobody is reconnecting), once a loop turn accepted
-        // nothing after a short settling time; only then are the clients told to go, and one that
-        // reconnects finds the port closed before it writes.
-        let started = 0
-        let seen = -1
-        const settling = Math.min(100, grace)
-        // A busy process accepts slowly (one connection per loop turn): give a full queue time
-        // to be taken, up to five graces (new clients that keep coming must not hold it open).
-        const longest = Math.min(timeoutMs, 5 * grace)
-        const closeListenerWhenQuiet = (): void => {
-          const waited = performance.now() - started
-          if ((accepts === seen && waited >= settling) || waited >= longest) {
-            stopAccepting(server, () => {
-              clearInterval(sweeper)
-              clearTimeout(deadline)
-              resolve()
-            })
-            goAway()
-            setImmediate(closeIdle)
-            return
-          }
-          seen = accepts
-          setImmediate(closeListenerWhenQuiet)
-        }
-        // The delay: still accepting (and telling clients to go); then settle and close.
-        setTimeout(() => {
-          settle()
-          started = performance.now()
-          setImmediate(closeListenerWhenQuiet)
-        }, delayMs).unref()
-      })
-    },
+      // The delay: still accepting (and telling clients to go). Then answers keep their
+      // connection again (those already marked keep their `close`): a client that reconnects
+      // after each `close` answer (every keep-alive agent does) stops doing so, and the accept
+      // queue empties before the listener closes.
+      setTimeout(() => {
+        this.#draining = false
+        this.#closeListenerWhenQuiet(grace, timeoutMs, closeIdle, closed)
+      }, delayMs).unref()
+    })
   }
+
+  /** Clients are told to go: every answer from now on says `Connection: close`. */
+  #goAway(): void {
+    this.#draining = true
+    for (const c of this.#connections.values()) if (c.latest) answerWithClose(c, c.latest)
+  }
+
+  /** Only while clients are told to go: a socket idle for the grace is closed. */
+  #closeIdle(grace: number): void {
+    if (!this.#draining) return
+    const now = performance.now()
+    for (const [socket, c] of this.#connections) {
+      if (c.pending > 0 || socket.bytesRead !== c.bytesAtIdle) continue
+      if (now - c.idleSince >= grace) socket.destroy()
+    }
+  }
+
+  /** The drain's deadline: every socket closed. */
+  #closeAll(): void {
+    this.#server.closeAllConnections()
+    for (const socket of this.#connections.keys()) socket.destroy()
+  }
+
+  /**
+   * Connections the kernel has completed but Node has not accepted yet (libuv accepts one per loop
+   * turn, so under load dozens wait) are reset when the listening socket closes, and their clients
+   * may have written a request already. So the listener closes while answers keep their
+   * connections (nobody is reconnecting), once a loop turn accepted nothing after a short settling
+   * time; only then are the clients told to go, and one that reconnects finds the port closed
+   * before it writes. `closed` is called once every socket has closed.
+   */
+  #closeListenerWhenQuiet(
+    grace: number,
+    timeoutMs: number,
+    closeIdle: () => void,
+    closed: () => void,
+  ): void {
+    const started = performance.now()
+    let seen = -1
+    const settling = Math.min(100, grace)
+    // A busy process accepts slowly (one connection per loop turn): give a full queue time to be
+    // taken, up to five graces (new clients that keep coming must not hold it open).
+    const longest = Math.min(timeoutMs, 5 * grace)
+    const check = (): void => {
+      const waited = performance.now() - started
+      if ((this.#accepts === seen && waited >= settling) || waited >= longest) {
+        stopAccepting(this.#server, closed)
+        this.#goAway()
+        setImmediate(closeIdle)
+        return
+      }
+      seen = this.#accepts
+      setImmediate(check)
+    }
+    setImmediate(check)
+  }
+}
+
+/**
+ * Only the latest response read on a socket says `Connection: close`: Node ends the socket after
+ * it, and a pipelined request queued behind it would go unanswered.
+ */
+function answerWithClose(c: Connection, res: ServerResponse): void {
+  if (res.headersSent || c.closing === res) return
+  if (c.closing !== undefined && !c.closing.headersSent)
+    c.closing.shouldKeepAlive = c.closingWasKeepAlive
+  c.closingWasKeepAlive = res.shouldKeepAlive
+  c.closing = res
+  res.shouldKeepAlive = false
 }
 
 /**

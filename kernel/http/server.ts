@@ -5,7 +5,7 @@ import { requestErrors } from '../error-codes.js'
 import type { HttpError } from '../errors.js'
 import { isThenable, type MaybePromise } from '../hook-runner.js'
 import type { Reply } from '../reply.js'
-import { IDLE_GRACE_MS, trackConnections } from './drain.js'
+import { IDLE_GRACE_MS, trackConnections, type ConnectionTracker } from './drain.js'
 import { BODY, nothingToDrain, readFraming, TWO_HOSTS } from './framing.js'
 import type { SecurityHeaders } from './security-headers.js'
 import { serialize, type WireReply } from './serialize.js'
@@ -41,166 +41,237 @@ export interface RunningServer {
   close(timeoutMs?: number, delayMs?: number): Promise<void>
 }
 
+/** What {@link startServer} is told: the socket, the proxy trust, compression, static mounts. */
+export interface ServerOptions {
+  port: number
+  host: string
+  trustProxy: boolean
+  compression: CompressionConfig
+  statics: readonly StaticMount[]
+  /** How long draining leaves an idle keep-alive socket open (default {@link IDLE_GRACE_MS}). */
+  idleGraceMs?: number
+}
+
 /**
- * Starts polka on `port`/`host`: sirv mounts first, then every other request goes through the
- * kernel's pipeline, whose reply is serialised the same way `inject()` does it.
+ * Starts the server on `port`/`host`: a request under a static mount goes to polka and sirv (a
+ * miss handed on to the kernel), every other one straight to the kernel (`Replies.answer`), whose
+ * reply is serialised the same way `inject()` does it and written (`Replies.write`).
  */
 export async function startServer(
   target: ServerTarget,
-  options: {
-    port: number
-    host: string
-    trustProxy: boolean
-    compression: CompressionConfig
-    statics: readonly StaticMount[]
-    /** How long draining leaves an idle keep-alive socket open (default {@link IDLE_GRACE_MS}). */
-    idleGraceMs?: number
-  },
+  options: ServerOptions,
 ): Promise<RunningServer> {
-  const always = Object.fromEntries(target.securityHeaders.always)
-  const compression = options.compression.enabled ? new Compression(options.compression) : undefined
-  const failed = (res: ServerResponse, error: unknown): void => {
-    // The pipeline turns every failure into a reply; reaching here is a kernel bug.
-    target.onWriteError(error)
-    if (!res.headersSent)
-      res.writeHead(500, { ...always, 'content-type': 'application/json; charset=utf-8' })
-    res.end('{"error":"unavailable"}')
-  }
   const server = createServer()
   const tracker = trackConnections(server, options.idleGraceMs ?? IDLE_GRACE_MS)
-  /**
-   * Writes the reply. `tracked`: the request came straight here, so this tells the connection
-   * tracker when it is answered (a request through polka's mounts is watched by a listener).
-   */
-  const respond = ({ req, res, init, reply, error, tracked }: Ready): void => {
-    // Nothing here may throw: it runs in a read or promise callback, or at the end of a loop turn
-    // with other replies, where a throw would end the process (or lose the replies after it). A
-    // failure ends this response (and at worst its socket) only.
-    try {
-      // A body left unread midway (refused over the limit, say) cannot be skipped on a keep-alive
-      // socket without reading it whole: close the connection after this answer instead.
-      if (req.readableDidRead && !req.readableEnded) res.shouldKeepAlive = false
-      let handedOver = true
-      if (reply === undefined) failed(res, error)
-      else {
-        // HEAD is serialized and compressed as its GET (same coding, same length), then sent
-        // without the body (test/browser/cross-origin.test.ts compares their headers).
-        const head = init.method === 'HEAD' && compression !== undefined
-        const wire = serialize(reply, head ? 'GET' : init.method, target.securityHeaders, init)
-        const coded = compression === undefined ? wire : compression.apply(wire, init)
-        const sent = !head
-          ? coded
-          : isThenable(coded)
-            ? coded.then(withoutBody)
-            : withoutBody(coded)
-        if (!isThenable(sent)) handedOver = write(res, sent, target)
-        else {
-          // Compressed off the event loop: written when ready, followed to the response's close.
-          handedOver = false
-          sent.then(
-            (ready) => write(res, ready, target),
-            (thrown: unknown) => failed(res, thrown),
-          )
-        }
-      }
-      if (!tracked) return
-      // The socket is gone when the client went away (or its request broke) before the answer.
-      const socket = req.socket as Socket | null
-      if (socket === null) return
-      // Usually the whole reply went to the socket within end(); a stream or a slow socket is
-      // followed to the response's close instead.
-      if (handedOver && socket.writableLength === 0) tracker.answered(socket)
-      else res.once('close', () => tracker.answered(socket))
-    } catch (thrown) {
-      target.onWriteError(thrown)
-      res.destroy()
-    }
-  }
-  /**
-   * The first reply of a turn of the event loop is written at once; the replies that become ready
-   * after it in the same turn wait for its end (the check phase, right after the turn's I/O
-   * callbacks) and are written together. Under load a turn reads requests from many sockets:
-   * written back to back, their answers reach the clients in one burst, where written between the
-   * next requests' handling they wake each client again and again (on loopback and on a VM, a
-   * wake-up is most of a small write's cost). A lone request is written at once and pays one
-   * `setImmediate` that marks the turn's end. `bench/techempower.ts` measures it (json at 64
-   * connections and at one); `test/kernel/reply-batching.test.ts` guards the order. A full batch ({@link MAX_READY}) is written at
-   * once.
-   */
-  let wroteThisTurn = false
-  let ready: Ready[] = []
-  const writeReady = (): void => {
-    const batch = ready
-    ready = []
-    for (const r of batch) respond(r)
-  }
-  const endOfTurn = (): void => {
-    wroteThisTurn = false
-    writeReady()
-  }
-  const answer = (r: Ready): void => {
-    if (!wroteThisTurn) {
-      wroteThisTurn = true
-      setImmediate(endOfTurn)
-      respond(r)
-    } else if (ready.push(r) === MAX_READY) writeReady()
-  }
-  const pipeline = (req: IncomingMessage, res: ServerResponse, tracked: boolean): void => {
-    let reply: MaybePromise<Reply>
-    const init = new SocketRequest(req, options.trustProxy)
-    try {
-      reply = target.handle(init)
-    } catch (error) {
-      answer({ req, res, init, reply: undefined, error, tracked })
-      return
-    }
-    if (!isThenable(reply)) answer({ req, res, init, reply, error: undefined, tracked })
-    else
-      reply.then(
-        (value) => answer({ req, res, init, reply: value, error: undefined, tracked }),
-        (error: unknown) => answer({ req, res, init, reply: undefined, error, tracked }),
-      )
-  }
-  // polka serves the static mounts (sirv), handing a miss on to the pipeline. Requests outside
-  // every mount go to the pipeline directly: polka's loop costs two promises per request.
+  const compression = options.compression.enabled ? new Compression(options.compression) : undefined
+  const replies = new Replies(target, tracker, options.trustProxy, compression)
+  // polka serves the static mounts (sirv), handing a miss on to the kernel. Requests outside
+  // every mount go to the kernel directly: polka's loop costs two promises per request.
   const mounts = options.statics.map((m) => m.prefix)
   const app = staticApp(options.statics, {
     security: target.securityHeaders,
     trustProxy: options.trustProxy,
     compression,
   })
-  app?.use((req: IncomingMessage, res: ServerResponse) => pipeline(req, res, false))
+  app?.use((req: IncomingMessage, res: ServerResponse) => replies.answer(req, res, false))
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const framing = readFraming(req.rawHeaders)
     if ((framing & TWO_HOSTS) !== 0) {
       tracker.request(req, res, true)
-      refuse(res, requestErrors.httpError('FW_ERR_HTTP_HOST_DUPLICATE'), always)
-      return
-    }
-    if ((framing & BODY) === 0) nothingToDrain(req)
-    if (app !== undefined && mounted(mounts, req.url ?? '/')) {
-      tracker.request(req, res, true)
-      // polka runs its middleware loop only when no `next` is passed in; sirv does not throw, but
-      // a rejection here would outlive the request, so it is answered like any other failure.
-      Promise.resolve(app.handler(req as never, res, undefined as never)).catch((error: unknown) =>
-        failed(res, error),
-      )
+      refuse(res, requestErrors.httpError('FW_ERR_HTTP_HOST_DUPLICATE'), replies.always)
     } else {
-      tracker.request(req, res)
-      pipeline(req, res, true)
+      if ((framing & BODY) === 0) nothingToDrain(req)
+      if (app === undefined || !mounted(mounts, req.url ?? '/')) {
+        tracker.request(req, res)
+        replies.answer(req, res, true)
+      } else {
+        tracker.request(req, res, true)
+        // polka runs its middleware loop only when no `next` is passed in; sirv does not throw,
+        // but a rejection here would outlive the request, so it is answered like any failure.
+        const served = app.handler(req as never, res, undefined as never)
+        Promise.resolve(served).catch((error: unknown) => replies.failed(res, error))
+      }
     }
   })
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(options.port, options.host, () => {
-      server.off('error', reject)
-      resolve()
-    })
-  })
+  await listen(server, options.port, options.host)
   return {
     server,
     address: server.address() as AddressInfo,
     close: (timeoutMs = DEFAULT_DRAIN_TIMEOUT_MS, delayMs = 0) => tracker.drain(timeoutMs, delayMs),
+  }
+}
+
+/** Resolves once `server` accepts on `port`/`host`; rejects with what stopped it. */
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(port, host, () => {
+      server.off('error', reject)
+      resolve()
+    })
+  })
+}
+
+/**
+ * A request from the socket to the kernel and its reply back to the socket: `answer` asks the
+ * kernel, `#ready` batches the replies of a loop turn, `#respond` serialises and compresses one,
+ * and `write` hands it to the socket and tells the connection tracker.
+ *
+ * The first reply of a turn of the event loop is written at once; the replies that become ready
+ * after it in the same turn wait for its end (the check phase, right after the turn's I/O
+ * callbacks) and are written together. Under load a turn reads requests from many sockets: written
+ * back to back, their answers reach the clients in one burst, where written between the next
+ * requests' handling they wake each client again and again (on loopback and on a VM, a wake-up is
+ * most of a small write's cost). A lone request is written at once and pays one `setImmediate`
+ * that marks the turn's end. `bench/techempower.ts` measures it (json at 64 connections and at
+ * one); `test/kernel/reply-batching.test.ts` guards the order. A full batch ({@link MAX_READY}) is
+ * written at once.
+ */
+class Replies {
+  /** The security headers every answer carries, as an object (the server's own answers). */
+  readonly always: Record<string, string>
+  readonly #target: ServerTarget
+  readonly #tracker: ConnectionTracker
+  readonly #trustProxy: boolean
+  readonly #compression: Compression | undefined
+  #wroteThisTurn = false
+  #waiting: Ready[] = []
+
+  constructor(
+    target: ServerTarget,
+    tracker: ConnectionTracker,
+    trustProxy: boolean,
+    compression: Compression | undefined,
+  ) {
+    this.#target = target
+    this.#tracker = tracker
+    this.#trustProxy = trustProxy
+    this.#compression = compression
+    this.always = Object.fromEntries(target.securityHeaders.always)
+  }
+
+  /**
+   * Asks the kernel for the reply to `req` and writes it when ready. `tracked`: the request came
+   * straight here, so the connection tracker is told when it is answered (a request through
+   * polka's mounts is watched by a listener).
+   */
+  answer(req: IncomingMessage, res: ServerResponse, tracked: boolean): void {
+    const init = new SocketRequest(req, this.#trustProxy)
+    let reply: MaybePromise<Reply>
+    try {
+      reply = this.#target.handle(init)
+    } catch (error) {
+      this.#ready({ req, res, init, reply: undefined, error, tracked })
+      return
+    }
+    if (!isThenable(reply)) this.#ready({ req, res, init, reply, error: undefined, tracked })
+    else
+      reply.then(
+        (value) => this.#ready({ req, res, init, reply: value, error: undefined, tracked }),
+        (error: unknown) => this.#ready({ req, res, init, reply: undefined, error, tracked }),
+      )
+  }
+
+  /** A reply ready: written now when it is the turn's first, else at the turn's end. */
+  #ready(r: Ready): void {
+    if (!this.#wroteThisTurn) {
+      this.#wroteThisTurn = true
+      setImmediate(this.#endOfTurn)
+      this.#respond(r)
+    } else if (this.#waiting.push(r) === MAX_READY) this.#writeWaiting()
+  }
+
+  // Called by setImmediate without `this`, so bound once.
+  readonly #endOfTurn = (): void => {
+    this.#wroteThisTurn = false
+    this.#writeWaiting()
+  }
+
+  #writeWaiting(): void {
+    const batch = this.#waiting
+    this.#waiting = []
+    for (const r of batch) this.#respond(r)
+  }
+
+  /**
+   * Serialises, compresses and writes one reply. Nothing here may throw: it runs in a read or
+   * promise callback, or at the end of a loop turn with other replies, where a throw would end
+   * the process (or lose the replies after it). A failure ends this response (and at worst its
+   * socket) only.
+   */
+  #respond({ req, res, init, reply, error, tracked }: Ready): void {
+    try {
+      // A body left unread midway (refused over the limit, say) cannot be skipped on a keep-alive
+      // socket without reading it whole: close the connection after this answer instead.
+      if (req.readableDidRead && !req.readableEnded) res.shouldKeepAlive = false
+      const handedOver =
+        reply === undefined ? this.failed(res, error) : this.#send(res, init, reply)
+      if (tracked) this.#answered(req, res, handedOver)
+    } catch (thrown) {
+      this.#target.onWriteError(thrown)
+      res.destroy()
+    }
+  }
+
+  /** Serialises and writes a reply; true when it went to the socket whole within `end()`. */
+  #send(res: ServerResponse, init: SocketRequest, reply: Reply): boolean {
+    const compression = this.#compression
+    // HEAD is serialized and compressed as its GET (same coding, same length), then sent without
+    // the body (test/browser/cross-origin.test.ts compares their headers).
+    const head = init.method === 'HEAD' && compression !== undefined
+    const wire = serialize(reply, head ? 'GET' : init.method, this.#target.securityHeaders, init)
+    const coded = compression === undefined ? wire : compression.apply(wire, init)
+    if (!isThenable(coded)) return this.write(res, head ? withoutBody(coded) : coded)
+    // Compressed off the event loop: written when ready, followed to the response's close.
+    coded.then(
+      (ready) => this.write(res, head ? withoutBody(ready) : ready),
+      (thrown: unknown) => this.failed(res, thrown),
+    )
+    return false
+  }
+
+  /** Tells the tracker the request on `req`'s socket is answered, now or at the response's close. */
+  #answered(req: IncomingMessage, res: ServerResponse, handedOver: boolean): void {
+    // The socket is gone when the client went away (or its request broke) before the answer.
+    const socket = req.socket as Socket | null
+    if (socket === null) return
+    // Usually the whole reply went to the socket within end(); a stream or a slow socket is
+    // followed to the response's close instead.
+    if (handedOver && socket.writableLength === 0) this.#tracker.answered(socket)
+    else res.once('close', () => this.#tracker.answered(socket))
+  }
+
+  /** Writes a wire reply; true when it was handed to the socket whole (no stream to follow). */
+  write(res: ServerResponse, wire: WireReply): boolean {
+    try {
+      res.writeHead(wire.status, wire.headers)
+      const p = wire.payload
+      if (p === undefined || typeof p === 'string' || p instanceof Uint8Array) {
+        res.end(p)
+        return true
+      }
+      p.on('error', (error) => {
+        this.#target.onWriteError(error)
+        res.destroy()
+      })
+      p.pipe(res)
+    } catch (error) {
+      this.#target.onWriteError(error)
+      res.destroy()
+    }
+    return false
+  }
+
+  /**
+   * The kernel failed to make a reply (a kernel bug: it turns every failure into one), or writing
+   * one failed: a bare 500, or the response ended. True: nothing is left to follow.
+   */
+  failed(res: ServerResponse, error: unknown): true {
+    this.#target.onWriteError(error)
+    if (!res.headersSent)
+      res.writeHead(500, { ...this.always, 'content-type': 'application/json; charset=utf-8' })
+    res.end('{"error":"unavailable"}')
+    return true
   }
 }
 
@@ -219,31 +290,6 @@ interface Ready {
   readonly reply: Reply | undefined
   readonly error: unknown
   readonly tracked: boolean
-}
-
-/** Writes a wire reply; true when it was handed to the socket whole (no stream to follow). */
-function write(
-  res: ServerResponse,
-  wire: ReturnType<typeof serialize>,
-  target: ServerTarget,
-): boolean {
-  try {
-    res.writeHead(wire.status, wire.headers)
-    const p = wire.payload
-    if (p === undefined || typeof p === 'string' || p instanceof Uint8Array) {
-      res.end(p)
-      return true
-    }
-    p.on('error', (error) => {
-      target.onWriteError(error)
-      res.destroy()
-    })
-    p.pipe(res)
-  } catch (error) {
-    target.onWriteError(error)
-    res.destroy()
-  }
-  return false
 }
 
 /** Answers a request the server refuses before the pipeline, closing the connection after it. */

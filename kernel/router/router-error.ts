@@ -1,4 +1,4 @@
-import { defineErrors, FwError } from '../errors.js'
+import { defineErrors, FwError, type CodesOf } from '../errors.js'
 
 /**
  * A mistake in route declarations or a URL request the router cannot satisfy. Matching a request
@@ -143,3 +143,7 @@ export const routerErrors = defineErrors(
   definitions,
   RouterError,
 )
+
+declare module '../errors.js' {
+  interface ErrorCodes extends CodesOf<typeof routerErrors> {}
+}

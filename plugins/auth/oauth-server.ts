@@ -1,7 +1,7 @@
 // The authorization server (feature `authorization-server`): `POST /api/oauth/token`, the OAuth2
 // password grant (RFC 6749 §4.3) with refresh tokens (§6, rotated), RS256 access tokens.
 import { createHash, randomBytes, randomUUID, timingSafeEqual, type KeyObject } from 'node:crypto'
-import { HttpError, json, type Kernel, type Reply, type RequestContext } from 'fw'
+import { HttpError, json, Reply, type Kernel, type RequestContext } from 'fw'
 import { KeysGenerateCommand } from './keys-command.js'
 import { field, passwordLeg } from './login-flow.js'
 import { refuseWeakKeys, SigningKeyStore, signingKeyPaths } from './oauth-keys.js'
@@ -153,6 +153,48 @@ async function redeemRefreshToken(
   return row === undefined ? undefined : findUserById(rt, Number(row.user_id))
 }
 
+/** The password grant's user, or the OAuth error that refuses it (a lockout says when to retry). */
+async function passwordGrant(
+  rt: AuthRuntime,
+  body: unknown,
+): Promise<readonly [AuthUser, string] | Reply> {
+  const username = field(body, 'username')
+  const password = field(body, 'password')
+  if (username.trim() === '' || password === '')
+    return oauthError('invalid_request', 'username and password are required')
+  const outcome = await passwordLeg(rt, username, password)
+  switch (outcome.kind) {
+    case 'missing':
+      return oauthError('invalid_request', 'username and password are required')
+    case 'locked':
+      return oauthError(
+        'invalid_grant',
+        `too many failed attempts; try again in ${outcome.retryAfter} s`,
+      ).header('retry-after', String(outcome.retryAfter))
+    case 'invalid':
+      return oauthError('invalid_grant', 'invalid username or password')
+    case 'second-factor':
+      return oauthError(
+        'invalid_grant',
+        'this user signs in with a second factor, which the password grant cannot carry',
+      )
+  }
+  return [outcome.user, 'oauth.password']
+}
+
+/** The refresh grant's user (the token redeemed once), or the OAuth error that refuses it. */
+async function refreshGrant(
+  rt: AuthRuntime,
+  clientId: number,
+  refresh: string,
+): Promise<readonly [AuthUser, string] | Reply> {
+  if (refresh === '') return oauthError('invalid_request', 'refresh_token is required')
+  const found = await redeemRefreshToken(rt, clientId, refresh)
+  if (found === undefined || found.totp_secret !== null)
+    return oauthError('invalid_grant', 'the refresh token is invalid, expired or used')
+  return [found, 'oauth.refresh_token']
+}
+
 /** `POST /api/oauth/token`. */
 async function token(rt: AuthRuntime, keys: SigningKeyStore, ctx: RequestContext): Promise<Reply> {
   let body: unknown
@@ -190,41 +232,12 @@ async function token(rt: AuthRuntime, keys: SigningKeyStore, ctx: RequestContext
     return oauthError('server_error', 'the authorization server is unavailable')
   }
 
-  let user: AuthUser
-  let action: string
-  if (grantType === 'password') {
-    const username = field(body, 'username')
-    const password = field(body, 'password')
-    if (username.trim() === '' || password === '')
-      return oauthError('invalid_request', 'username and password are required')
-    const outcome = await passwordLeg(rt, username, password)
-    switch (outcome.kind) {
-      case 'missing':
-        return oauthError('invalid_request', 'username and password are required')
-      case 'locked':
-        return oauthError(
-          'invalid_grant',
-          `too many failed attempts; try again in ${outcome.retryAfter} s`,
-        ).header('retry-after', String(outcome.retryAfter))
-      case 'invalid':
-        return oauthError('invalid_grant', 'invalid username or password')
-      case 'second-factor':
-        return oauthError(
-          'invalid_grant',
-          'this user signs in with a second factor, which the password grant cannot carry',
-        )
-    }
-    user = outcome.user
-    action = 'oauth.password'
-  } else {
-    const refresh = field(body, 'refresh_token')
-    if (refresh === '') return oauthError('invalid_request', 'refresh_token is required')
-    const found = await redeemRefreshToken(rt, client.id, refresh)
-    if (found === undefined || found.totp_secret !== null)
-      return oauthError('invalid_grant', 'the refresh token is invalid, expired or used')
-    user = found
-    action = 'oauth.refresh_token'
-  }
+  const granted =
+    grantType === 'password'
+      ? await passwordGrant(rt, body)
+      : await refreshGrant(rt, client.id, field(body, 'refresh_token'))
+  if (granted instanceof Reply) return granted
+  const [user, action] = granted
 
   const ttl = rt.tokenTtl ?? OAUTH_DEFAULT_TTL
   const issued = await issueSignedToken(rt, user, { algorithm: 'RS256', key: privateKey, ttl })

@@ -3,22 +3,13 @@
 import { keysetPredicate } from './cursor.js'
 import type { Fragment } from './fragment.js'
 import type { OrderKey } from './read-params.js'
+import type { ListDebug } from './list-debug.js'
 import type { CompiledSource, ListValue, ResolvedField } from './source.js'
 
 /** A statement ready to run. */
 export interface Statement {
   readonly sql: string
   readonly bindings: readonly ListValue[]
-}
-
-/** The SQL fragments a list ran, as the error envelope's `debug` shows them: no values. */
-export interface ListDebug {
-  /** The WHERE condition (`""` when there was none). */
-  readonly filter: string
-  /** The ORDER BY list. */
-  readonly order: string
-  /** The SELECT list. */
-  readonly selectFields: string
 }
 
 /** Everything one list request asks for, validated. */

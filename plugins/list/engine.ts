@@ -1,14 +1,9 @@
 import type { SqlEntityManager } from '@mikro-orm/knex'
 import { currentContext } from 'fw'
-import {
-  countStatement,
-  dataStatement,
-  type ListDebug,
-  type ListPlan,
-  type Statement,
-} from './compile.js'
+import { countStatement, dataStatement, type ListPlan, type Statement } from './compile.js'
 import { encodeCursor, readCursor } from './cursor.js'
 import { ListQueryError } from './errors.js'
+import type { ListDebug } from './list-debug.js'
 import { currentSearchLimit, refuseNul } from './input-limits.js'
 import { readFilter, type FilterEntry } from './read-filter.js'
 import {

@@ -1,7 +1,7 @@
 import type { SqlEntityManager } from '@mikro-orm/knex'
 import { HttpError, json, type Reply, type RequestContext } from 'fw'
 import type {} from 'fw/plugins/debug'
-import type { ListDebug } from './compile.js'
+import type { ListDebug } from './list-debug.js'
 import { fetchList, type ListParams } from './engine.js'
 import { ListQueryError, QUERY_FAILED } from './errors.js'
 import type { ListSource } from './source.js'

@@ -1,5 +1,5 @@
 import { definePluginErrors, type CodesOf, type ErrorCode } from 'fw'
-import type { ListDebug } from './compile.js'
+import type { ListDebug } from './list-debug.js'
 
 /** The `error` of a failed list in production: the database's own text only in development. */
 export const QUERY_FAILED = 'Database query failed'

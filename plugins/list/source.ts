@@ -176,13 +176,12 @@ function converterOf(
   return (value) => (value == null ? value : type.convertToJSValue(value, platform))
 }
 
-function compileSource(
+/** The listed table and its primary key's column: the entity's, or as the definition names them. */
+function sourceTable(
   definition: ListSourceDefinition,
   metadata: MetadataStorage,
-  platform: Platform,
-  postgres: boolean,
-): CompiledSource {
-  const name = definition.name ?? 'list'
+  name: string,
+): [string, string | undefined] {
   let table = definition.table
   let primaryKey = definition.primaryKey
   if (definition.entity !== undefined) {
@@ -197,8 +196,11 @@ function compileSource(
     primaryKey ??= key?.fieldNames[0]
     if (!isIdentifier(table)) throw invalid(name, `table '${table}' is not a lowercase identifier.`)
   }
-  const from = table!
-  // Columns of a table an entity maps are converted as its properties convert them.
+  return [table!, primaryKey]
+}
+
+/** By table and column, the entity property that maps it: its values convert as the property's. */
+function columnProperties(metadata: MetadataStorage): Map<string, Map<string, AnyProperty>> {
   const propsOf = new Map<string, Map<string, AnyProperty>>()
   for (const meta of Object.values(metadata.getAll())) {
     if (meta.embeddable || meta.virtual || !meta.tableName) continue
@@ -207,6 +209,41 @@ function compileSource(
       if (prop.fieldNames?.length === 1) byColumn.set(prop.fieldNames[0]!, prop)
     propsOf.set(meta.tableName, byColumn)
   }
+  return propsOf
+}
+
+/** Each join's `LEFT JOIN` clause by its alias; a join on a table it does not name fails. */
+function joinClauses(
+  definition: ListSourceDefinition,
+  name: string,
+  from: string,
+): Map<string, string> {
+  const joins = new Map<string, string>()
+  for (const join of definition.joins ?? []) {
+    const alias = join.as ?? join.table
+    const [left, right] = join.on.map((column) => {
+      const [a, c] = column.split('.') as [string, string]
+      if (a !== alias && a !== from)
+        throw invalid(
+          name,
+          `the join on '${alias}' refers to '${a}', which is neither '${alias}' nor '${from}'.`,
+        )
+      return `${quote(a)}.${quote(c)}`
+    }) as [string, string]
+    joins.set(alias, `LEFT JOIN ${quote(join.table)} AS ${quote(alias)} ON ${left} = ${right}`)
+  }
+  return joins
+}
+
+function compileSource(
+  definition: ListSourceDefinition,
+  metadata: MetadataStorage,
+  platform: Platform,
+  postgres: boolean,
+): CompiledSource {
+  const name = definition.name ?? 'list'
+  const [from, primaryKey] = sourceTable(definition, metadata, name)
+  const propsOf = columnProperties(metadata)
   const joinTables = new Map<string, string>()
   for (const join of definition.joins ?? []) joinTables.set(join.as ?? join.table, join.table)
   if (joinTables.has(from))
@@ -260,20 +297,7 @@ function compileSource(
       name,
       `'${shadow.qualified}' would answer as '${pk.key}', the primary key's name.`,
     )
-  const joins = new Map<string, string>()
-  for (const join of definition.joins ?? []) {
-    const alias = join.as ?? join.table
-    const [left, right] = join.on.map((column) => {
-      const [a, c] = column.split('.') as [string, string]
-      if (a !== alias && a !== from)
-        throw invalid(
-          name,
-          `the join on '${alias}' refers to '${a}', which is neither '${alias}' nor '${from}'.`,
-        )
-      return `${quote(a)}.${quote(c)}`
-    }) as [string, string]
-    joins.set(alias, `LEFT JOIN ${quote(join.table)} AS ${quote(alias)} ON ${left} = ${right}`)
-  }
+  const joins = joinClauses(definition, name, from)
   return {
     name,
     from,

@@ -2,72 +2,15 @@
 // Prometheus metrics"): a trace per request and Prometheus metrics, both projections of the
 // request's event log rather than monkey-patched instrumentation.
 import { timingSafeEqual } from 'node:crypto'
-import type { Span, SpanContext, TracerProvider } from '@opentelemetry/api'
+import type { Span, SpanContext } from '@opentelemetry/api'
 import { definePlugin, text, type Kernel, type Reply, type RequestContext } from 'fw'
 import type {} from 'fw/plugins/health'
 import type {} from 'fw/plugins/logging'
 import { telemetryErrors } from './errors.js'
 import { KNOWN_METHODS } from './method.js'
 import { createMetrics, observeRequest, type Metrics } from './metrics.js'
-import type { Tracing } from './record-tracing.js'
-import type { SpanQueueStats } from './span-batcher.js'
-import type { BatchLimits } from './tracing-options.js'
-import type { SpanRecordExporter, SpanResource } from './span-records.js'
+import type { TelemetryApi, TelemetryOptions, Tracing } from './types.js'
 import { tracingLoader } from './tracing-options.js'
-
-/** Options of the telemetry plugin (code-level choices; the metrics switch and token are config). */
-export interface TelemetryOptions {
-  /**
-   * Where spans go, the cheap way: fw builds each request's spans itself after the response (the
-   * same spans as the SDK's) and hands them in batches to this exporter, any OpenTelemetry
-   * `SpanExporter` (OTLP, console, in-memory…). Excludes `tracerProvider`.
-   */
-  exporter?: SpanRecordExporter | undefined
-  /**
-   * The share of new traces recorded with `exporter`, 0…1 (default 1: every request). A request
-   * with a `traceparent` follows its caller's `sampled` flag (parent-based sampling).
-   */
-  sampleRatio?: number
-  /** The span queue of `exporter` (the SDK's `BatchSpanProcessor` names and defaults). */
-  batch?: BatchLimits
-  /**
-   * The resource of `exporter`'s spans. Default: `service.name` (config `telemetry.service_name`,
-   * env `OTEL_SERVICE_NAME`, else `app.name`) and the `telemetry.sdk.*` attributes.
-   */
-  resource?: SpanResource
-  /**
-   * Where spans go through the OpenTelemetry SDK (its span processors see every span). Default,
-   * when there is no `exporter`: the global provider (`trace.setGlobalTracerProvider`, which an
-   * OpenTelemetry SDK registers). With neither at boot, requests are not traced and the plugin adds
-   * nothing to them.
-   */
-  tracerProvider?: TracerProvider | undefined
-  /**
-   * A child span per phase of the request (`routing`, `middleware`, `action`…). Default `true`.
-   * `false` keeps the server span and the statements' spans only: each span costs the SDK about
-   * a microsecond and its share of garbage collection (bench/README.md, `telemetry.ts`).
-   */
-  phaseSpans?: boolean
-  /** The metrics route's path (default `'metrics'`). */
-  metricsPath?: string
-  /** Prepended to every metric name (default `''`: `http_server_request_duration_seconds`). */
-  metricsPrefix?: string
-}
-
-/** What `kernel.plugin('telemetry')` returns. */
-export interface TelemetryApi {
-  /** True when requests are traced (an exporter, or a tracer provider at boot). */
-  readonly tracing: boolean
-  /**
-   * Exports every span of the requests answered so far (the exporter's queue, or the SDK
-   * provider's `forceFlush`). Never rejects: an exporter's failure is logged.
-   */
-  flush(): Promise<void>
-  /** The span queue's counts with `exporter` (queued, exported, dropped, failed); else undefined. */
-  spanQueue(): SpanQueueStats | undefined
-  /** The Prometheus text of the metrics now; undefined when metrics are off. */
-  metricsText(): Promise<string | undefined>
-}
 
 declare module 'fw' {
   interface PluginApis {
@@ -139,6 +82,45 @@ async function allowed(kernel: Kernel, ctx: RequestContext): Promise<void> {
  * import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http'
  * kernel.register(telemetry, { exporter: new OTLPTraceExporter(), sampleRatio: 0.1 })
  */
+/** A request answered and waiting to be projected (see `project` in `setup`). */
+interface Answered {
+  readonly ctx: RequestContext
+  readonly status: number
+  readonly end: number
+}
+
+/** The answered requests as spans (to the exporter) and metrics, each failure reported alone. */
+function projectAnswered(
+  kernel: Kernel,
+  done: readonly Answered[],
+  tracing: Tracing | undefined,
+  metrics: Metrics | undefined,
+  knownMethods: ReadonlySet<string>,
+): void {
+  for (const { ctx, status, end } of done) {
+    try {
+      tracing?.finish(ctx, status, end)
+      if (metrics !== undefined) {
+        if (ctx.state.telemetryCounted === true) metrics.inFlight.dec()
+        observeRequest(metrics, ctx, status, end, knownMethods)
+      }
+    } catch (error) {
+      // A projection's or SDK's failure is reported, never thrown out of the event loop.
+      kernel.logger.error('telemetry: projecting a request failed', { error, path: ctx.path })
+    }
+  }
+}
+
+/** The Prometheus text of the metrics now, the health checks' gauges refreshed first. */
+async function metricsText(kernel: Kernel, metrics: Metrics): Promise<string> {
+  if (kernel.hasPlugin('health')) {
+    const report = await kernel.plugin('health').run()
+    for (const [check, result] of Object.entries(report.checks))
+      metrics.health.set({ check }, ['ok', 'pass', 'warn'].includes(String(result.status)) ? 1 : 0)
+  }
+  return metrics.registry.metrics()
+}
+
 export default definePlugin<TelemetryOptions | undefined, TelemetryApi>({
   name: 'telemetry',
   // database: the statement spans read its `query.executed` events.
@@ -179,22 +161,11 @@ export default definePlugin<TelemetryOptions | undefined, TelemetryApi>({
     let metrics: Metrics | undefined
     // Requests answered in this turn of the event loop, projected together once their responses
     // are written (one `setImmediate` per turn, not one per request).
-    let pending: Array<{ ctx: RequestContext; status: number; end: number }> = []
+    let pending: Answered[] = []
     const project = () => {
       const done = pending
       pending = []
-      for (const { ctx, status, end } of done) {
-        try {
-          tracing?.finish(ctx, status, end)
-          if (metrics !== undefined) {
-            if (ctx.state.telemetryCounted === true) metrics.inFlight.dec()
-            observeRequest(metrics, ctx, status, end, knownMethods)
-          }
-        } catch (error) {
-          // A projection's or SDK's failure is reported, never thrown out of the event loop.
-          kernel.logger.error('telemetry: projecting a request failed', { error, path: ctx.path })
-        }
-      }
+      projectAnswered(kernel, done, tracing, metrics, knownMethods)
     }
     const api: TelemetryApi = {
       tracing: loadTracing !== undefined,
@@ -203,18 +174,7 @@ export default definePlugin<TelemetryOptions | undefined, TelemetryApi>({
         await tracing?.flush()
       },
       spanQueue: () => tracing?.stats(),
-      async metricsText() {
-        if (metrics === undefined) return undefined
-        if (kernel.hasPlugin('health')) {
-          const report = await kernel.plugin('health').run()
-          for (const [check, result] of Object.entries(report.checks))
-            metrics.health.set(
-              { check },
-              ['ok', 'pass', 'warn'].includes(String(result.status)) ? 1 : 0,
-            )
-        }
-        return metrics.registry.metrics()
-      },
+      metricsText: async () => (metrics === undefined ? undefined : metricsText(kernel, metrics)),
     }
     // Nothing per request unless tracing or the metrics ask for it.
     if (loadTracing === undefined && !metricsOn) return api
@@ -274,8 +234,7 @@ export { operationOf } from './operation.js'
 export { createMetrics, observeRequest } from './metrics.js'
 export type { Metrics } from './metrics.js'
 export { telemetryErrors } from './errors.js'
-export type { SpanQueueStats } from './span-batcher.js'
-export type { BatchLimits } from './tracing-options.js'
+export type { BatchLimits, SpanQueueStats, TelemetryApi, TelemetryOptions } from './types.js'
 export type {
   SpanEventRecord,
   SpanRecord,

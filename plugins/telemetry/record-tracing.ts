@@ -1,29 +1,12 @@
 // The `exporter` path, wired: ids and the sampling decision when a request arrives, span records
 // projected after the response (span-records.ts), queued and exported in batches (span-batcher.ts).
 import { TraceFlags, type SpanContext } from '@opentelemetry/api'
-import type { Logger, RequestContext } from 'fw'
-import { SpanBatcher, type SpanQueueStats } from './span-batcher.js'
+import type { Logger } from 'fw'
+import { SpanBatcher } from './span-batcher.js'
 import { callerSpanContext, type TraceSettings } from './span-attributes.js'
 import { projectRecords, type RecordOrigin, type SpanRecordExporter } from './span-records.js'
 import { isSampled, newSpanId, newTraceId, ratioSampler } from './trace-ids.js'
-import type { ResolvedLimits } from './tracing-options.js'
-
-/** One way of tracing requests (the SDK's spans, or fw's records), as the plugin drives it. */
-export interface Tracing {
-  /**
-   * On the request's arrival: its trace and server span ids (for its log lines); what the
-   * projection needs goes into `ctx.state` when the request is sampled.
-   */
-  start(ctx: RequestContext): SpanContext
-  /** After the response: the request's spans, to the exporter (or its processor). */
-  finish(ctx: RequestContext, status: number, end: number): void
-  /** Exports everything finished so far. */
-  flush(): Promise<void>
-  /** Exports everything finished and stops (the kernel is closing). */
-  shutdown(): Promise<void>
-  /** The span queue's counts (the `exporter` path only). */
-  stats(): SpanQueueStats | undefined
-}
+import type { ResolvedLimits, Tracing } from './types.js'
 
 /** What the `exporter` path needs, resolved at boot. */
 export interface RecordTracingOptions {

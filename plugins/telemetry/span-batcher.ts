@@ -6,19 +6,7 @@
 import { context } from '@opentelemetry/api'
 import { suppressTracing, type ExportResult } from '@opentelemetry/core'
 import type { SpanRecord, SpanRecordExporter } from './span-records.js'
-import type { ResolvedLimits } from './tracing-options.js'
-
-/** What went through the queue since boot. */
-export interface SpanQueueStats {
-  /** Spans waiting now. */
-  readonly queued: number
-  /** Spans the exporter accepted. */
-  readonly exported: number
-  /** Spans dropped because the queue was full (or the kernel closed). */
-  readonly dropped: number
-  /** Spans in exports that failed or timed out. */
-  readonly failed: number
-}
+import type { ResolvedLimits, SpanQueueStats } from './types.js'
 
 /** How the queue reports trouble (the kernel's logger, once per episode). */
 export interface BatcherReports {

@@ -181,6 +181,37 @@ function childOf(server: SpanContext): SpanContext {
   }
 }
 
+/** A span per `phase.completed` event (when `phaseSpans`), in order; the matched route, if any. */
+function pushPhaseSpans(
+  out: SpanRecord[],
+  ctx: RequestContext,
+  server: SpanContext,
+  settings: TraceSettings,
+  origin: RecordOrigin,
+): string | undefined {
+  let route: string | undefined
+  for (const e of ctx.log.all()) {
+    if (e.type === 'route.matched') route = `/${e.data.path}`
+    if (e.type !== 'phase.completed' || !settings.phaseSpans) continue
+    const { name, start, duration } = e.data
+    out.push(
+      new Record(
+        name,
+        SpanKind.INTERNAL,
+        childOf(server),
+        server,
+        timeOf(ctx, start),
+        timeOf(ctx, start + duration),
+        NO_ATTRIBUTES,
+        UNSET,
+        NO_EVENTS,
+        origin,
+      ),
+    )
+  }
+  return route
+}
+
 /**
  * Appends to `out` the spans of a request whose response was sent, children first and the server
  * span last (the order in which the SDK path ends them): a span per phase (unless
@@ -201,26 +232,7 @@ export function projectRecords(
   const events = ctx.log.all()
   // The phases' spans are `out[phases + k]`, k counting the `phase.completed` events.
   const phases = out.length
-  let route: string | undefined
-  for (const e of events) {
-    if (e.type === 'route.matched') route = `/${e.data.path}`
-    if (e.type !== 'phase.completed' || !settings.phaseSpans) continue
-    const { name, start, duration } = e.data
-    out.push(
-      new Record(
-        name,
-        SpanKind.INTERNAL,
-        childOf(server),
-        server,
-        timeOf(ctx, start),
-        timeOf(ctx, start + duration),
-        NO_ATTRIBUTES,
-        UNSET,
-        NO_EVENTS,
-        origin,
-      ),
-    )
-  }
+  const route = pushPhaseSpans(out, ctx, server, settings, origin)
   let serverStatus = UNSET
   let serverEvents = NO_EVENTS
   for (const e of events) {

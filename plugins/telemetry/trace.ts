@@ -15,7 +15,7 @@ import {
 import type { AnyEvent, FwEvent, RequestContext } from 'fw'
 import type {} from 'fw/plugins/database'
 import { operationOf } from './operation.js'
-import type { Tracing } from './record-tracing.js'
+import type { Tracing } from './types.js'
 import {
   callerContext,
   redactedQuery,

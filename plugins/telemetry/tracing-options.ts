@@ -6,25 +6,9 @@ import type { TracerProvider } from '@opentelemetry/api'
 import type { InstrumentationScope } from '@opentelemetry/core'
 import { importOptional, requireOptional, type Kernel } from 'fw'
 import { telemetryErrors } from './errors.js'
-import type { Tracing } from './record-tracing.js'
 import type { TraceSettings } from './span-attributes.js'
-import type { TelemetryOptions } from './index.js'
+import type { BatchLimits, ResolvedLimits, TelemetryOptions, Tracing } from './types.js'
 import type { SpanResource } from './span-records.js'
-
-/** The queue's limits (the names and defaults of the SDK's `BatchSpanProcessor`). */
-export interface BatchLimits {
-  /** Spans waiting at most; the spans of a request that would not fit are dropped. Default 2048. */
-  maxQueueSize?: number
-  /** Spans per export at most; this many waiting starts an export at once. Default 512. */
-  maxExportBatchSize?: number
-  /** How long the first waiting span waits for a batch to fill, in ms. Default 5000. */
-  scheduledDelayMillis?: number
-  /** How long an export may take before it counts as failed, in ms. Default 30000. */
-  exportTimeoutMillis?: number
-}
-
-/** The limits with their defaults, as the batcher uses them. */
-export type ResolvedLimits = Required<BatchLimits>
 
 export const DEFAULT_LIMITS: ResolvedLimits = {
   maxQueueSize: 2048,
