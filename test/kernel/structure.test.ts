@@ -59,7 +59,6 @@ const LONG_FUNCTIONS_ALLOWED = new Set([
   'plugins/debug/toolbar/capture.ts: wrapped',
   'plugins/debug/toolbar/tab-requests.ts: render',
   'plugins/debug/toolbar/tab-api.ts: render',
-  'plugins/debug/devpanel.ts: declareDevPanel',
 ])
 
 /** A function's name as a reader finds it: its own, or the variable or property it is bound to. */
