@@ -189,7 +189,15 @@ export function startFw(options: StartFwOptions): FwChild {
     cwd: options.cwd ?? root,
     stdio: probe ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', 'pipe', 'pipe'],
     // FW_CONFIG empty: a developer's own (environment or playground/.env) must not change the figures.
-    env: { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1', FW_CONFIG: '', ...options.env },
+    // FW_API_LIMIT: a load far past the playground's API rate limit (1,000 a minute) is the point.
+    env: {
+      ...process.env,
+      FORCE_COLOR: '0',
+      NO_COLOR: '1',
+      FW_CONFIG: '',
+      FW_API_LIMIT: '1000000000',
+      ...options.env,
+    },
   })
   live.add(child)
   let out = ''
