@@ -1,16 +1,18 @@
 import type { Knex } from '@mikro-orm/knex'
+import { performance } from 'node:perf_hooks'
+import { WaitQueue } from './read-pool-lists.js'
 import {
-  HELD,
-  IDLE_SWEEP_MS,
-  IdleConnections,
-  WaitQueue,
-  type Held,
-  type HeldClient,
+  answered,
+  choose,
+  PIPES,
+  sent,
   type PgClient,
   type PgQuery,
-} from './read-pool-lists.js'
+  type Pipe,
+  type Written,
+} from './pipes.js'
 import { shapedQueries } from './row-shapes.js'
-import type { Deadlines, Running } from './statement-deadlines.js'
+import type { Deadlines } from './statement-deadlines.js'
 
 /** One statement with its bound values: prepared once per connection under `name` when set. */
 export interface ReadQuery {
@@ -31,55 +33,61 @@ export type ReadRows = (query: ReadQuery, done: ReadDone) => void
 /** A read path of its own for the database plugin's hot lookups, and how to close it. */
 export interface ReadPool {
   readonly read: ReadRows
-  end(): Promise<void>
-}
-
-interface PgPool {
-  connect(
-    callback: (
-      error: Error | undefined,
-      client: PgClient,
-      release: (error?: Error) => void,
-    ) => void,
-  ): void
-  on(event: 'error', listener: (error: Error) => void): void
+  /** The connections open now (what the server holds for this process's reads). */
+  readonly size: () => number
   end(): Promise<void>
 }
 
 interface PgDriver {
-  Pool: new (config: Record<string, unknown>) => PgPool
+  Client: new (config: Record<string, unknown>) => PgClient
   Query: new (text: string, values: readonly unknown[]) => PgQuery
 }
 
+/** How often idle connections are looked for; one unused for `IDLE_SWEEPS` sweeps is closed. */
+const IDLE_SWEEP_MS = 1000
+const IDLE_SWEEPS = 10
+
 /**
- * A `pg.Pool` beside knex's for the plugin's reads on PostgreSQL (bindings, `sql`, `query`,
- * `runStatement` outside a transaction): the same driver module (so the same
- * type parsers MikroORM installs), the same connection settings, as many connections as knex's pool
- * at most, opened on demand and closed when idle. knex's pool (tarn) costs some twenty promises and
- * two timers per acquire and release, a large share of a one-row lookup; pg's pool, called with a
- * callback, costs no promise (and its timers are avoided too, below). Undefined when knex's
- * connections need more than the settings (a schema search path set per connection) or the client
- * is not node-pg (PGlite).
+ * How much later than the server's `statement_timeout` the read pool's client-side timeout fires:
+ * a statement the server cancels (57014) fails alone, and its connection serves the statements
+ * written behind it; the client's timeout, which closes the connection and so fails those too, is
+ * for a server that stopped answering. Guarded by pipelining.test.ts ("a statement past the
+ * timeout answers 503; those written with it answer 200").
+ */
+export const SERVER_FIRST_MS = 1000
+
+/** node-pg's own message for a pool used after its end (as pg's pool said it). */
+const ENDED_MESSAGE = 'Cannot use a pool after calling end on the pool'
+
+/**
+ * The plugin's own connections for its reads on PostgreSQL (bindings, `sql`, `query`,
+ * `runStatement` outside a transaction), beside knex's pool: the same driver module (so the same
+ * type parsers MikroORM installs), the same connection settings. Undefined when knex's connections
+ * need more than the settings (a schema search path set per connection) or the client is not
+ * node-pg (PGlite).
  *
- * Statements beyond the pool's size wait here, not in pg's pool, which would give each waiter a
- * timer of its own for the acquire timeout (`connectionTimeoutMillis`): under load (64 requests of
- * 20 statements each on 10 connections) that is a thousand timers and closures alive at once, each
- * copied by every scavenge. Here they wait in one queue, in order, with one timer for the whole
- * queue: a statement still waiting after the acquire timeout fails with node-pg's own message, as
- * it did in pg's pool. pg's pool still bounds the opening of a connection with the same setting.
- * A connection whose statement ended goes straight to the next waiting statement, or into the read
- * pool's own idle list (`IdleConnections`), where the next statement takes it: back through pg's
- * pool, every release would arm an idle timer and every checkout a timer for the acquire timeout,
- * two timers per statement.
+ * Each connection is in node-pg's pipeline mode: the statements of concurrent requests are written
+ * on it back to back, each followed by its own Sync (so each is its own implicit transaction and
+ * its error ends only itself), and PostgreSQL answers them in order. A statement goes to an idle
+ * connection, else to a new one while fewer than `pipes` are open, else to the open one with the
+ * fewest statements in flight (see `choose` in pipes.ts). A connection whose current statement has
+ * run for `STALLED_MS` is passed over (what is written behind it waits for it); when all are, a new
+ * one is opened up to `max`, and past that the statement waits for one, at most the acquire
+ * timeout (`connectionTimeoutMillis`, node-pg's own message), in one queue with one timer. Opening
+ * a connection is bounded by the same setting. A connection unused for ten seconds is closed.
  *
  * The client-side statement timeout (for a server that stopped answering) is `deadlines`, the
- * database's one timer for the statements in flight (see statement-deadlines.ts). A statement past
- * it fails with node-pg's own message and its connection is closed, as pg's pool did.
+ * database's one timer for the statements in flight (see statement-deadlines.ts), counted for each
+ * statement from when the ones written before it on its connection were answered (see `Written`).
+ * A statement past it fails with node-pg's own message and its connection is closed: the
+ * statements written behind it fail as on a lost connection (node-pg's "Connection terminated
+ * unexpectedly", 503 in a request), and the next statements go to the others or a new one.
  */
 export function createReadPool(
   client: Knex.Client,
   max: number,
   deadlines: Deadlines,
+  pipes = PIPES,
 ): ReadPool | undefined {
   const knexClient = client as unknown as {
     dialect?: unknown
@@ -91,19 +99,19 @@ export function createReadPool(
   const settings = knexClient.connectionSettings
   if (
     knexClient.dialect !== 'postgresql' ||
-    typeof driver?.Pool !== 'function' ||
+    typeof driver?.Client !== 'function' ||
     typeof driver.Query !== 'function' ||
     settings === undefined ||
     knexClient.searchPath !== undefined
   )
     return undefined
-  const pool = new driver.Pool({ ...settings, max })
-  // An idle connection that fails is dropped by the pool; without a listener, its error would end
-  // the process.
-  pool.on('error', () => undefined)
+  const Client = driver.Client
   const waitMs = Number(settings.connectionTimeoutMillis ?? 0)
-  const queue = new WaitQueue(max, waitMs > 0 ? waitMs : 0, send)
-  const idle = new IdleConnections(IDLE_SWEEP_MS, (held) => giveBack(held, undefined))
+  const queue = new WaitQueue(waitMs > 0 ? waitMs : 0)
+  const open: Pipe[] = []
+  let sweeps = 0
+  let sweeper: NodeJS.Timeout | undefined
+  let ended = false
   // Rows built from one template per statement (see row-shapes.ts), not node-pg's per run.
   const Query = shapedQueries(driver.Query)
   /** node-pg's query for a statement; undefined when it is refused (its caller is told why). */
@@ -121,101 +129,132 @@ export function createReadPool(
     pgQuery.name = query.name
     return pgQuery
   }
-  function send(query: ReadQuery, done: ReadDone): void {
+  /** Sends `query` where `choose` says, or queues it. */
+  function dispatch(query: ReadQuery, done: ReadDone): void {
+    const choice = choose(open, pipes, max, performance.now())
+    if (choice === 'wait') return queue.push(query, done)
     const pgQuery = pgQueryOf(query, done)
-    // Refused before it was sent: its place goes to the next one.
-    if (pgQuery === undefined) return queue.finished()
-    const held = idle.take()
-    if (held !== undefined) return run(held, pgQuery, done)
-    pool.connect((error, client, release) => {
-      if (error) {
-        queue.finished()
-        done(error, undefined)
+    if (pgQuery !== undefined) run(choice === 'open' ? openPipe() : choice, pgQuery, done)
+  }
+  /** Waiting statements, in order, to the connections that can take them now. */
+  function drain(): void {
+    for (;;) {
+      if (queue.empty) return
+      const choice = choose(open, pipes, max, performance.now())
+      if (choice === 'wait') return
+      const next = queue.take()!
+      const pgQuery = pgQueryOf(next.query, next.done)
+      if (pgQuery !== undefined) run(choice === 'open' ? openPipe() : choice, pgQuery, next.done)
+    }
+  }
+  function openPipe(): Pipe {
+    const pgClient = new Client({ ...settings, pipeline: true })
+    const pipe: Pipe = {
+      client: pgClient,
+      inFlight: 0,
+      headSince: 0,
+      usedAt: sweeps,
+      dead: false,
+      connected: false,
+      first: undefined,
+      last: undefined,
+      refused: undefined,
+    }
+    // A lost connection fails its statements (node-pg calls each back); without a listener, its
+    // error would end the process.
+    pgClient.on('error', () => drop(pipe))
+    pgClient.on('end', () => drop(pipe))
+    pgClient.connect((error) => {
+      if (error === undefined || error === null) {
+        pipe.connected = true
+        // What was written meanwhile reaches the server now: its first statement's time starts.
+        pipe.headSince = performance.now()
+        const first = pipe.first
+        if (first !== undefined) {
+          deadlines.remove(first)
+          first.since = deadlines.now()
+          deadlines.add(first)
+        }
         return
       }
-      run(hold(client, release), pgQuery, done)
+      // The statements written meanwhile fail with this, not node-pg's "Connection terminated".
+      pipe.refused = error
+      drop(pipe)
     })
+    open.push(pipe)
+    sweeper ??= setTimeout(sweep, IDLE_SWEEP_MS).unref()
+    return pipe
   }
-  /** A connection pg's pool has just handed over, as the read pool keeps it (one record each). */
-  function hold(client: PgClient, release: (error?: Error) => void): Held {
-    const known = (client as HeldClient)[HELD]
-    if (known !== undefined) {
-      known.release = release
-      return known
+  /** A connection that ended takes nothing more; what waited may take its place. */
+  function drop(pipe: Pipe): void {
+    if (pipe.dead) return
+    pipe.dead = true
+    open.splice(open.indexOf(pipe), 1)
+    if (!queue.empty) drain()
+  }
+  /** Ends a connection that stopped answering: node-pg fails what is in flight on it. */
+  function kill(pipe: Pipe): void {
+    drop(pipe)
+    pipe.client.connection.stream.destroy()
+  }
+  /** Closes the connections no statement used for `IDLE_SWEEPS` sweeps. */
+  function sweep(): void {
+    sweeper = undefined
+    sweeps++
+    for (const pipe of open.slice()) {
+      if (pipe.inFlight > 0 || sweeps - pipe.usedAt < IDLE_SWEEPS) continue
+      drop(pipe)
+      pipe.client.end().catch(() => undefined)
     }
-    const held: Held = { client, release, running: undefined, state: 'running', idleSince: 0 }
-    ;(client as HeldClient)[HELD] = held
-    // One listener for the connection's life. An error while a statement runs ends the statement
-    // (and the connection); while idle here, the connection leaves the list and pg's pool closes
-    // it; back in pg's pool, pg's own listener has it. Without one, it would end the process.
-    client.on('error', (error) => {
-      if (held.state === 'running') held.running?.end?.(error, undefined)
-      else if (held.state === 'idle') {
-        idle.remove(held)
-        giveBack(held, error)
-      }
-    })
-    return held
+    if (open.length > 0) sweeper = setTimeout(sweep, IDLE_SWEEP_MS).unref()
   }
-  /** Back to pg's pool: kept there, or closed after an error. */
-  function giveBack(held: Held, error: Error | undefined): void {
-    held.state = 'pooled'
-    held.release(error)
-  }
-  /**
-   * Runs a statement on a connection. After it, a healthy connection goes straight to the next
-   * waiting statement, if any, else to the idle list; after an error (the statement's, the
-   * connection's, or the client-side timeout's) it goes back to pg's pool, which closes it.
-   */
-  function run(held: Held, pgQuery: PgQuery, done: ReadDone): void {
-    const running: Running = {
-      since: deadlines.now(),
+  /** Writes a statement on a connection; `done` hears its answer, its error, or its timeout. */
+  function run(pipe: Pipe, pgQuery: PgQuery, done: ReadDone): void {
+    const written: Written = {
+      since: 0,
       end: undefined,
       older: undefined,
       newer: undefined,
+      next: undefined,
     }
-    const end = (failure: Error | undefined, rows: Record<string, unknown>[] | undefined) => {
-      if (running.end === undefined) return
-      running.end = undefined
-      held.running = undefined
-      deadlines.remove(running)
-      if (failure !== undefined) {
-        giveBack(held, failure)
-        queue.finished()
-      } else if (!handOver(held)) {
-        idle.add(held)
-        queue.finished()
-      }
+    const finish = (failure: Error | undefined, rows: Record<string, unknown>[] | undefined) => {
+      if (written.end === undefined) return
+      written.end = undefined
+      deadlines.remove(written)
       done(failure, rows)
     }
-    running.end = end
-    held.running = running
-    held.state = 'running'
-    deadlines.add(running)
+    written.end = (failure) => {
+      finish(failure, undefined)
+      kill(pipe)
+    }
+    sent(pipe, written, sweeps, deadlines)
     try {
-      held.client.query(pgQuery, (failure, result) =>
-        failure ? end(failure, undefined) : end(undefined, result.rows),
-      )
+      pipe.client.query(pgQuery, (failure, result) => {
+        answered(pipe, deadlines)
+        if (failure) finish(pipe.refused ?? failure, undefined)
+        else finish(undefined, result.rows)
+        if (!queue.empty) drain()
+      })
     } catch (failure) {
-      end(failure as Error, undefined)
+      // Not written: the connection's order of answers is no longer known.
+      finish(failure as Error, undefined)
+      kill(pipe)
     }
-  }
-  /** The next waiting statement that can be sent, run on `held`; false when none waits. */
-  function handOver(held: Held): boolean {
-    for (let next = queue.take(); next !== undefined; next = queue.take()) {
-      const pgQuery = pgQueryOf(next.query, next.done)
-      if (pgQuery === undefined) continue
-      run(held, pgQuery, next.done)
-      return true
-    }
-    return false
   }
   return {
-    read: (query, done) => queue.submit(query, done),
-    end: () => {
+    read(query, done) {
+      if (ended) return done(new Error(ENDED_MESSAGE), undefined)
+      if (queue.empty) dispatch(query, done)
+      else queue.push(query, done)
+    },
+    size: () => open.length,
+    async end() {
+      ended = true
       queue.close()
-      idle.close()
-      return pool.end()
+      if (sweeper !== undefined) clearTimeout(sweeper)
+      sweeper = undefined
+      // node-pg ends a pipelined connection once what is in flight on it has answered.
+      await Promise.all(open.splice(0).map((pipe) => pipe.client.end().catch(() => undefined)))
     },
   }
 }

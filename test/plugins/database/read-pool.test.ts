@@ -10,11 +10,13 @@ import database, {
   type TestDatabase,
 } from 'fw/plugins/database'
 import { createTestKernel } from 'fw/testing'
+import { STALLED_MS } from '../../../plugins/database/pipes.js'
 
-// The read pool's own wait queue: statements beyond the pool's ten connections wait in order and
-// all run (on PGlite, which has no read pool, on its one connection); on PostgreSQL, one that waits
-// past `database.acquire_timeout` fails as an unavailable database (503 in a request) while the
-// others go on.
+// The read pool under bursts: statements pipelined on its connections all run, each answering its
+// own value (on PGlite, which has no read pool, on its one connection); on PostgreSQL, once every
+// one of its ten connections is held by a stalled statement, one that waits past
+// `database.acquire_timeout` fails as an unavailable database (503 in a request) while the others
+// go on.
 
 const test = suite<{ db: TestDatabase; kernel: Kernel }>('database read pool')
 const onPostgres = /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '')
@@ -37,7 +39,7 @@ test.after(async ({ kernel, db }) => {
   await db.drop()
 })
 
-test('a burst of 300 statements on 10 connections: each answers its own value', async ({
+test('a burst of 300 statements: each answers its own value', async ({
   kernel,
 }) => {
   const db = kernel.plugin('database')
@@ -81,9 +83,13 @@ if (onPostgres) {
   }) => {
     const db = kernel.plugin('database')
     let slept = 0
-    const sleeps = Array.from({ length: 10 }, () =>
-      db.sql`select pg_sleep(2.5)::text as slept`.then(() => slept++),
-    )
+    const sleeps: Promise<number>[] = []
+    // One after another, each once the others are stalled (`STALLED_MS`, 250 ms): each opens a
+    // connection of its own, up to the pool's ten, rather than being written behind another.
+    for (let i = 0; i < 10; i++) {
+      sleeps.push(db.sql`select pg_sleep(5)::text as slept`.then(() => slept++))
+      await new Promise((resolve) => setTimeout(resolve, STALLED_MS + 30))
+    }
     const waiting = await Promise.allSettled([
       db.sql`select 1 as late`,
       db.sql`select 2 as late`,
@@ -124,7 +130,7 @@ if (onPostgres) {
       hook.disable()
     }
     // Through pg's pool each statement armed two: its acquire timeout on checkout, its idle
-    // timeout on release. The idle list's sweep and the statement timeout arm one at most each.
+    // timeout on release. The idle sweep and the statement timeout arm one at most each.
     assert.ok(timers <= 4, `${timers} timers for 100 statements`)
   })
 
