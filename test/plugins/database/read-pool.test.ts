@@ -19,6 +19,7 @@ import { STALLED_MS } from '../../../plugins/database/pipes.js'
 // go on.
 
 const test = suite<{ db: TestDatabase; kernel: Kernel }>('database read pool')
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const onPostgres = /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '')
 
 test.before(async (context) => {
@@ -39,9 +40,7 @@ test.after(async ({ kernel, db }) => {
   await db.drop()
 })
 
-test('a burst of 300 statements: each answers its own value', async ({
-  kernel,
-}) => {
+test('a burst of 300 statements: each answers its own value', async ({ kernel }) => {
   const db = kernel.plugin('database')
   const answers = await Promise.all(
     Array.from(
@@ -80,15 +79,31 @@ test('failing statements in a burst fail alone: the others, and the pool after, 
 if (onPostgres) {
   test('a statement waiting past the acquire timeout fails as unavailable; the rest go on', async ({
     kernel,
+    db: testDb,
   }) => {
     const db = kernel.plugin('database')
     let slept = 0
     const sleeps: Promise<number>[] = []
-    // One after another, each once the others are stalled (`STALLED_MS`, 250 ms): each opens a
-    // connection of its own, up to the pool's ten, rather than being written behind another.
-    for (let i = 0; i < 10; i++) {
-      sleeps.push(db.sql`select pg_sleep(5)::text as slept`.then(() => slept++))
-      await new Promise((resolve) => setTimeout(resolve, STALLED_MS + 30))
+    // One after another, each once the others run on the server and are stalled (`STALLED_MS`):
+    // each opens a connection of its own, up to the pool's ten, rather than being written behind
+    // another.
+    const admin = new pg.Client({ connectionString: testDb.url })
+    await admin.connect()
+    try {
+      for (let i = 0; i < 10; i++) {
+        sleeps.push(db.sql`select pg_sleep(8)::text as slept`.then(() => slept++))
+        for (let running = 0; running <= i; await sleep(20)) {
+          const { rows } = await admin.query<{ n: number }>(
+            `select count(*)::int as n from pg_stat_activity
+             where datname = current_database() and state = 'active' and query like '%pg_sleep(8)%'
+               and pid <> pg_backend_pid()`,
+          )
+          running = rows[0]?.n ?? 0
+        }
+        await sleep(STALLED_MS + 30)
+      }
+    } finally {
+      await admin.end()
     }
     const waiting = await Promise.allSettled([
       db.sql`select 1 as late`,
