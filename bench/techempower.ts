@@ -293,7 +293,7 @@ async function main(): Promise<void> {
   const command = fwCommand()
   const tsx = !command.built
   console.log(
-    `techempower: ${tsx ? 'sources through tsx (dist/ not up to date), all three servers alike' : 'built fw (dist/), plain node'}; node ${process.version}; wrk 2 threads; ${ROUNDS} × ${DURATION} s per server, test and connection count`,
+    `techempower: ${tsx ? 'sources through tsx (dist/ not up to date), all servers alike' : 'built fw (dist/), plain node'}; node ${process.version}; wrk 2 threads; ${ROUNDS} × ${DURATION} s per server, test and connection count`,
   )
   const servers = await Promise.all(SERVERS.map(([n, f]) => start(n, f, db.url, tsx)))
 

@@ -1,10 +1,11 @@
 import type { Knex } from '@mikro-orm/knex'
-import { performance } from 'node:perf_hooks'
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks'
 import { WaitQueue } from './read-pool-lists.js'
 import {
   answered,
   choose,
   PIPES,
+  STALLED_MS,
   sent,
   type PgClient,
   type PgQuery,
@@ -71,8 +72,9 @@ const ENDED_MESSAGE = 'Cannot use a pool after calling end on the pool'
  * its error ends only itself), and PostgreSQL answers them in order. A statement goes to an idle
  * connection, else to a new one while fewer than `pipes` are open, else to the open one with the
  * fewest statements in flight (see `choose` in pipes.ts). A connection whose current statement has
- * run for `STALLED_MS` is passed over (what is written behind it waits for it); when all are, a new
- * one is opened up to `max`, and past that the statement waits for one, at most the acquire
+ * run for `STALLED_MS` is passed over (what is written behind it waits for it); when all are (and
+ * the process's own event loop is not what made them late), a new one is opened up to `max`, and
+ * past that the statement waits for one, at most the acquire
  * timeout (`connectionTimeoutMillis`, node-pg's own message), in one queue with one timer. Opening
  * a connection is bounded by the same setting. A connection unused for ten seconds is closed.
  *
@@ -111,6 +113,11 @@ export function createReadPool(
   const open: Pipe[] = []
   let sweeps = 0
   let sweeper: NodeJS.Timeout | undefined
+  // The event loop's delays while connections are open: the sweep keeps the last period's worst.
+  const delays = monitorEventLoopDelay({ resolution: 20 })
+  let lastWorstMs = 0
+  /** True when the process itself has been late by half `STALLED_MS` (this period or the last). */
+  const lagging = () => Math.max(lastWorstMs, delays.max / 1e6) >= STALLED_MS / 2
   let ended = false
   // Rows built from one template per statement (see row-shapes.ts), not node-pg's per run.
   const Query = shapedQueries(driver.Query)
@@ -131,7 +138,7 @@ export function createReadPool(
   }
   /** Sends `query` where `choose` says, or queues it. */
   function dispatch(query: ReadQuery, done: ReadDone): void {
-    const choice = choose(open, pipes, max, performance.now())
+    const choice = choose(open, pipes, max, performance.now(), lagging)
     if (choice === 'wait') return queue.push(query, done)
     const pgQuery = pgQueryOf(query, done)
     if (pgQuery !== undefined) run(choice === 'open' ? openPipe() : choice, pgQuery, done)
@@ -140,7 +147,7 @@ export function createReadPool(
   function drain(): void {
     for (;;) {
       if (queue.empty) return
-      const choice = choose(open, pipes, max, performance.now())
+      const choice = choose(open, pipes, max, performance.now(), lagging)
       if (choice === 'wait') return
       const next = queue.take()!
       const pgQuery = pgQueryOf(next.query, next.done)
@@ -182,7 +189,10 @@ export function createReadPool(
       drop(pipe)
     })
     open.push(pipe)
-    sweeper ??= setTimeout(sweep, IDLE_SWEEP_MS).unref()
+    if (sweeper === undefined) {
+      sweeper = setTimeout(sweep, IDLE_SWEEP_MS).unref()
+      delays.enable()
+    }
     return pipe
   }
   /** A connection that ended takes nothing more; what waited may take its place. */
@@ -201,12 +211,15 @@ export function createReadPool(
   function sweep(): void {
     sweeper = undefined
     sweeps++
+    lastWorstMs = delays.max / 1e6
+    delays.reset()
     for (const pipe of open.slice()) {
       if (pipe.inFlight > 0 || sweeps - pipe.usedAt < IDLE_SWEEPS) continue
       drop(pipe)
       pipe.client.end().catch(() => undefined)
     }
     if (open.length > 0) sweeper = setTimeout(sweep, IDLE_SWEEP_MS).unref()
+    else delays.disable()
   }
   /** Writes a statement on a connection; `done` hears its answer, its error, or its timeout. */
   function run(pipe: Pipe, pgQuery: PgQuery, done: ReadDone): void {
@@ -253,6 +266,7 @@ export function createReadPool(
       queue.close()
       if (sweeper !== undefined) clearTimeout(sweeper)
       sweeper = undefined
+      delays.disable()
       // node-pg ends a pipelined connection once what is in flight on it has answered.
       await Promise.all(open.splice(0).map((pipe) => pipe.client.end().catch(() => undefined)))
     },
