@@ -4,6 +4,7 @@ import { WaitQueue } from './read-pool-lists.js'
 import {
   answered,
   choose,
+  corkUntilTickEnd,
   PIPES,
   STALLED_MS,
   sent,
@@ -163,6 +164,7 @@ export function createReadPool(
       usedAt: sweeps,
       dead: false,
       connected: false,
+      corked: false,
       first: undefined,
       last: undefined,
       refused: undefined,
@@ -199,7 +201,8 @@ export function createReadPool(
   function drop(pipe: Pipe): void {
     if (pipe.dead) return
     pipe.dead = true
-    open.splice(open.indexOf(pipe), 1)
+    const at = open.indexOf(pipe)
+    if (at !== -1) open.splice(at, 1)
     if (!queue.empty) drain()
   }
   /** Ends a connection that stopped answering: node-pg fails what is in flight on it. */
@@ -241,6 +244,7 @@ export function createReadPool(
       kill(pipe)
     }
     sent(pipe, written, sweeps, deadlines)
+    corkUntilTickEnd(pipe)
     try {
       pipe.client.query(pgQuery, (failure, result) => {
         answered(pipe, deadlines)
@@ -268,7 +272,12 @@ export function createReadPool(
       sweeper = undefined
       delays.disable()
       // node-pg ends a pipelined connection once what is in flight on it has answered.
-      await Promise.all(open.splice(0).map((pipe) => pipe.client.end().catch(() => undefined)))
+      await Promise.all(
+        open.splice(0).map((pipe) => {
+          pipe.dead = true
+          return pipe.client.end().catch(() => undefined)
+        }),
+      )
     },
   }
 }
