@@ -65,29 +65,35 @@ export type Choice = Pipe | 'open' | 'wait'
 /**
  * The connection for the next statement: an idle one first; else, while fewer than `pipes` are
  * open, a new one; else the one with the fewest statements in flight among those not stalled.
- * When every open one is stalled: if the process itself is late (`lagging()`: its event loop
- * reads every connection's answers late, so all look stalled alike) the one with the fewest in
- * flight; else a new one up to `max`, else the statement waits for one.
+ * When every open one is stalled: if the process itself may be what made them late (`lagging`,
+ * given the youngest stall: its event loop reads every connection's answers late, so all look
+ * stalled alike), the one with the fewest in flight; else a new one up to `max`, else the
+ * statement waits for one.
  */
 export function choose(
   open: readonly Pipe[],
   pipes: number,
   max: number,
   now: number,
-  lagging: () => boolean,
+  lagging: (stalledMs: number) => boolean,
 ): Choice {
   let best: Pipe | undefined
   let least: Pipe | undefined
+  let youngest = Infinity
   for (const pipe of open) {
     if (pipe.inFlight === 0) return pipe
     if (least === undefined || pipe.inFlight < least.inFlight) least = pipe
+    const age = now - pipe.headSince
     // Still opening: bounded by the acquire timeout, not stalled.
-    if (pipe.connected && now - pipe.headSince >= STALLED_MS) continue
+    if (pipe.connected && age >= STALLED_MS) {
+      if (age < youngest) youngest = age
+      continue
+    }
     if (best === undefined || pipe.inFlight < best.inFlight) best = pipe
   }
   if (open.length < pipes) return 'open'
   if (best !== undefined) return best
-  if (lagging()) return least!
+  if (lagging(youngest)) return least!
   return open.length < max ? 'open' : 'wait'
 }
 

@@ -58,6 +58,9 @@ const IDLE_SWEEPS = 10
  */
 export const SERVER_FIRST_MS = 1000
 
+/** pg's pool's message for a connection that could not be opened in time. */
+const CONNECT_TIMEOUT_MESSAGE = 'timeout exceeded when trying to connect'
+
 /** node-pg's own message for a pool used after its end (as pg's pool said it). */
 const ENDED_MESSAGE = 'Cannot use a pool after calling end on the pool'
 
@@ -108,28 +111,92 @@ export function createReadPool(
     knexClient.searchPath !== undefined
   )
     return undefined
-  const Client = driver.Client
-  const waitMs = Number(settings.connectionTimeoutMillis ?? 0)
-  const queue = new WaitQueue(waitMs > 0 ? waitMs : 0)
-  const open: Pipe[] = []
-  let sweeps = 0
-  let sweeper: NodeJS.Timeout | undefined
-  // The event loop's delays while connections are open: the sweep keeps the last period's worst.
-  const delays = monitorEventLoopDelay({ resolution: 20 })
-  let lastWorstMs = 0
-  /** True when the process itself has been late by half `STALLED_MS` (this period or the last). */
-  const lagging = () => Math.max(lastWorstMs, delays.max / 1e6) >= STALLED_MS / 2
-  let ended = false
+  const reads = new PipelinedReads(driver as PgDriver, settings, max, pipes, deadlines)
+  return {
+    read: (query, done) => reads.read(query, done),
+    size: () => reads.size,
+    end: () => reads.end(),
+  }
+}
+
+/** The read pool's state and its work (see {@link createReadPool}). */
+class PipelinedReads {
+  readonly #Client: PgDriver['Client']
   // Rows built from one template per statement (see row-shapes.ts), not node-pg's per run.
-  const Query = shapedQueries(driver.Query)
+  readonly #Query: PgDriver['Query']
+  readonly #settings: Record<string, unknown>
+  readonly #max: number
+  readonly #pipes: number
+  readonly #deadlines: Deadlines
+  readonly #queue: WaitQueue
+  readonly #open: Pipe[] = []
+  #sweeps = 0
+  #sweeper: NodeJS.Timeout | undefined
+  // The event loop's delays while connections are open: the sweep keeps the last period's worst.
+  readonly #delays = monitorEventLoopDelay({ resolution: 20 })
+  #lastWorstMs = 0
+  #ended = false
+  /**
+   * True when the process's own worst delay (this period or the last) could explain half of a
+   * stall of `stalledMs`: what looks stalled may only have been read late.
+   */
+  readonly #lagging = (stalledMs: number) =>
+    2 * Math.max(this.#lastWorstMs, this.#delays.max / 1e6) >= stalledMs
+
+  constructor(
+    driver: PgDriver,
+    settings: Record<string, unknown>,
+    max: number,
+    pipes: number,
+    deadlines: Deadlines,
+  ) {
+    this.#Client = driver.Client
+    this.#Query = shapedQueries(driver.Query)
+    this.#settings = settings
+    this.#max = max
+    this.#pipes = pipes
+    this.#deadlines = deadlines
+    const waitMs = Number(settings.connectionTimeoutMillis ?? 0)
+    this.#queue = new WaitQueue(waitMs > 0 ? waitMs : 0)
+  }
+
+  get size(): number {
+    return this.#open.length
+  }
+
+  read(query: ReadQuery, done: ReadDone): void {
+    if (this.#ended) return done(new Error(ENDED_MESSAGE), undefined)
+    if (this.#queue.empty) this.#dispatch(query, done)
+    else this.#queue.push(query, done)
+  }
+
+  async end(): Promise<void> {
+    this.#ended = true
+    this.#queue.close()
+    if (this.#sweeper !== undefined) clearTimeout(this.#sweeper)
+    this.#sweeper = undefined
+    this.#delays.disable()
+    // node-pg ends a pipelined connection once what is in flight on it has answered.
+    await Promise.all(
+      this.#open.splice(0).map((pipe) => {
+        pipe.dead = true
+        return pipe.client.end().catch(() => undefined)
+      }),
+    )
+  }
+
+  #choose() {
+    return choose(this.#open, this.#pipes, this.#max, performance.now(), this.#lagging)
+  }
+
   /** node-pg's query for a statement; undefined when it is refused (its caller is told why). */
-  function pgQueryOf(query: ReadQuery, done: ReadDone): PgQuery | undefined {
+  #pgQueryOf(query: ReadQuery, done: ReadDone): PgQuery | undefined {
     // A query handed over as a config object is copied property by property through its
     // descriptors (node-pg's cloneQueryConfig, ≈ 1.1 µs); one built from its text and values is
     // not (≈ 0.05 µs), and its name is a plain field the driver reads when it sends it.
     let pgQuery: PgQuery
     try {
-      pgQuery = new Query(query.text, query.values)
+      pgQuery = new this.#Query(query.text, query.values)
     } catch (error) {
       done(error as Error, undefined)
       return undefined
@@ -137,31 +204,35 @@ export function createReadPool(
     pgQuery.name = query.name
     return pgQuery
   }
+
   /** Sends `query` where `choose` says, or queues it. */
-  function dispatch(query: ReadQuery, done: ReadDone): void {
-    const choice = choose(open, pipes, max, performance.now(), lagging)
-    if (choice === 'wait') return queue.push(query, done)
-    const pgQuery = pgQueryOf(query, done)
-    if (pgQuery !== undefined) run(choice === 'open' ? openPipe() : choice, pgQuery, done)
+  #dispatch(query: ReadQuery, done: ReadDone): void {
+    const choice = this.#choose()
+    if (choice === 'wait') return this.#queue.push(query, done)
+    const pgQuery = this.#pgQueryOf(query, done)
+    if (pgQuery !== undefined)
+      this.#run(choice === 'open' ? this.#openPipe() : choice, pgQuery, done)
   }
+
   /** Waiting statements, in order, to the connections that can take them now. */
-  function drain(): void {
-    for (;;) {
-      if (queue.empty) return
-      const choice = choose(open, pipes, max, performance.now(), lagging)
+  #drain(): void {
+    while (!this.#queue.empty) {
+      const choice = this.#choose()
       if (choice === 'wait') return
-      const next = queue.take()!
-      const pgQuery = pgQueryOf(next.query, next.done)
-      if (pgQuery !== undefined) run(choice === 'open' ? openPipe() : choice, pgQuery, next.done)
+      const next = this.#queue.take()!
+      const pgQuery = this.#pgQueryOf(next.query, next.done)
+      if (pgQuery !== undefined)
+        this.#run(choice === 'open' ? this.#openPipe() : choice, pgQuery, next.done)
     }
   }
-  function openPipe(): Pipe {
-    const pgClient = new Client({ ...settings, pipeline: true })
+
+  #openPipe(): Pipe {
+    const pgClient = new this.#Client({ ...this.#settings, pipeline: true })
     const pipe: Pipe = {
       client: pgClient,
       inFlight: 0,
       headSince: 0,
-      usedAt: sweeps,
+      usedAt: this.#sweeps,
       dead: false,
       connected: false,
       corked: false,
@@ -171,61 +242,71 @@ export function createReadPool(
     }
     // A lost connection fails its statements (node-pg calls each back); without a listener, its
     // error would end the process.
-    pgClient.on('error', () => drop(pipe))
-    pgClient.on('end', () => drop(pipe))
+    pgClient.on('error', () => this.#drop(pipe))
+    pgClient.on('end', () => this.#drop(pipe))
     pgClient.connect((error) => {
-      if (error === undefined || error === null) {
-        pipe.connected = true
-        // What was written meanwhile reaches the server now: its first statement's time starts.
-        pipe.headSince = performance.now()
-        const first = pipe.first
-        if (first !== undefined) {
-          deadlines.remove(first)
-          first.since = deadlines.now()
-          deadlines.add(first)
-        }
-        return
-      }
-      // The statements written meanwhile fail with this, not node-pg's "Connection terminated".
-      pipe.refused = error
-      drop(pipe)
+      if (error === undefined || error === null) return this.#connected(pipe)
+      // The statements written meanwhile fail with this, not node-pg's "Connection terminated";
+      // node-pg's connect timeout says it as pg's pool did (see `isUnavailableError`).
+      pipe.refused =
+        error.message === 'timeout expired'
+          ? new Error(CONNECT_TIMEOUT_MESSAGE, { cause: error })
+          : error
+      this.#drop(pipe)
     })
-    open.push(pipe)
-    if (sweeper === undefined) {
-      sweeper = setTimeout(sweep, IDLE_SWEEP_MS).unref()
-      delays.enable()
+    this.#open.push(pipe)
+    if (this.#sweeper === undefined) {
+      this.#sweeper = setTimeout(() => this.#sweep(), IDLE_SWEEP_MS).unref()
+      this.#delays.enable()
     }
     return pipe
   }
+
+  /** What was written while it opened reaches the server now: its first statement's time starts. */
+  #connected(pipe: Pipe): void {
+    pipe.connected = true
+    pipe.headSince = performance.now()
+    const first = pipe.first
+    if (first === undefined) return
+    this.#deadlines.remove(first)
+    first.since = this.#deadlines.now()
+    this.#deadlines.add(first)
+  }
+
   /** A connection that ended takes nothing more; what waited may take its place. */
-  function drop(pipe: Pipe): void {
+  #drop(pipe: Pipe): void {
     if (pipe.dead) return
     pipe.dead = true
-    const at = open.indexOf(pipe)
-    if (at !== -1) open.splice(at, 1)
-    if (!queue.empty) drain()
+    const at = this.#open.indexOf(pipe)
+    if (at !== -1) this.#open.splice(at, 1)
+    if (!this.#queue.empty) this.#drain()
   }
+
   /** Ends a connection that stopped answering: node-pg fails what is in flight on it. */
-  function kill(pipe: Pipe): void {
-    drop(pipe)
+  #kill(pipe: Pipe): void {
+    this.#drop(pipe)
     pipe.client.connection.stream.destroy()
   }
+
   /** Closes the connections no statement used for `IDLE_SWEEPS` sweeps. */
-  function sweep(): void {
-    sweeper = undefined
-    sweeps++
-    lastWorstMs = delays.max / 1e6
-    delays.reset()
-    for (const pipe of open.slice()) {
+  #sweep(): void {
+    this.#sweeper = undefined
+    const sweeps = ++this.#sweeps
+    this.#lastWorstMs = this.#delays.max / 1e6
+    this.#delays.reset()
+    for (const pipe of this.#open.slice()) {
       if (pipe.inFlight > 0 || sweeps - pipe.usedAt < IDLE_SWEEPS) continue
-      drop(pipe)
+      this.#drop(pipe)
       pipe.client.end().catch(() => undefined)
     }
-    if (open.length > 0) sweeper = setTimeout(sweep, IDLE_SWEEP_MS).unref()
-    else delays.disable()
+    if (this.#open.length > 0)
+      this.#sweeper = setTimeout(() => this.#sweep(), IDLE_SWEEP_MS).unref()
+    else this.#delays.disable()
   }
+
   /** Writes a statement on a connection; `done` hears its answer, its error, or its timeout. */
-  function run(pipe: Pipe, pgQuery: PgQuery, done: ReadDone): void {
+  #run(pipe: Pipe, pgQuery: PgQuery, done: ReadDone): void {
+    const deadlines = this.#deadlines
     const written: Written = {
       since: 0,
       end: undefined,
@@ -241,43 +322,21 @@ export function createReadPool(
     }
     written.end = (failure) => {
       finish(failure, undefined)
-      kill(pipe)
+      this.#kill(pipe)
     }
-    sent(pipe, written, sweeps, deadlines)
+    sent(pipe, written, this.#sweeps, deadlines)
     corkUntilTickEnd(pipe)
     try {
       pipe.client.query(pgQuery, (failure, result) => {
         answered(pipe, deadlines)
         if (failure) finish(pipe.refused ?? failure, undefined)
         else finish(undefined, result.rows)
-        if (!queue.empty) drain()
+        if (!this.#queue.empty) this.#drain()
       })
     } catch (failure) {
       // Not written: the connection's order of answers is no longer known.
       finish(failure as Error, undefined)
-      kill(pipe)
+      this.#kill(pipe)
     }
-  }
-  return {
-    read(query, done) {
-      if (ended) return done(new Error(ENDED_MESSAGE), undefined)
-      if (queue.empty) dispatch(query, done)
-      else queue.push(query, done)
-    },
-    size: () => open.length,
-    async end() {
-      ended = true
-      queue.close()
-      if (sweeper !== undefined) clearTimeout(sweeper)
-      sweeper = undefined
-      delays.disable()
-      // node-pg ends a pipelined connection once what is in flight on it has answered.
-      await Promise.all(
-        open.splice(0).map((pipe) => {
-          pipe.dead = true
-          return pipe.client.end().catch(() => undefined)
-        }),
-      )
-    },
   }
 }

@@ -225,7 +225,7 @@ if (onPostgres) {
         (error: unknown) => error,
       )
     assert.ok(isUnavailableError(failure), String(failure))
-    assert.match(String(failure), /Query read timeout|timeout expired/)
+    assert.match(String(failure), /Query read timeout|timeout exceeded when trying to connect/)
     await proxy.set('pass')
   })
 }

@@ -39,7 +39,7 @@ interface Tag {
 test.before(async (context) => {
   context.db = await createTestDatabase()
   const kernel = createTestKernel({
-    config: { database: { statement_timeout: 1 } },
+    config: { database: { statement_timeout: 2 } },
     plugins: [[database, { url: context.db.url, entities: [], migrations }]],
   })
   const db = () => kernel.plugin('database')
@@ -201,13 +201,14 @@ if (onPostgres) {
   }) => {
     const order: string[] = []
     const slow = Array.from({ length: 4 }, () =>
-      kernel.inject({ url: '/sleep/0.9', headers: json }).then((answer) => {
+      kernel.inject({ url: '/sleep/1.5', headers: json }).then((answer) => {
         order.push('slow')
         return answer
       }),
     )
-    // Past `STALLED_MS`: every connection's statement is stalled.
-    await new Promise((resolve) => setTimeout(resolve, STALLED_MS + 100))
+    // Well past `STALLED_MS`: every connection's statement is stalled, and a late event loop
+    // does not explain it.
+    await new Promise((resolve) => setTimeout(resolve, STALLED_MS + 500))
     const fast = await kernel.inject({ url: '/tag/5', headers: json })
     order.push('fast')
     assert.is(fast.status, 200, fast.body)

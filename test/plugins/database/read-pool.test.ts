@@ -25,7 +25,7 @@ const onPostgres = /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '')
 test.before(async (context) => {
   context.db = await createTestDatabase()
   const kernel = createTestKernel({
-    config: { database: { acquire_timeout: 1, statement_timeout: 10 } },
+    config: { database: { acquire_timeout: 1, statement_timeout: 30 } },
     plugins: [[database, { url: context.db.url, entities: [] }]],
   })
   const db = () => kernel.plugin('database')
@@ -85,26 +85,27 @@ if (onPostgres) {
     let slept = 0
     const sleeps: Promise<number>[] = []
     // One after another, each once the others run on the server and are stalled (`STALLED_MS`):
-    // each opens a connection of its own, up to the pool's ten, rather than being written behind
-    // another.
+    // each opens a connection of its own, up to the pool's ten. A sleep written behind another
+    // instead (this process was late, see `choose`) runs later; another is sent until ten run.
     const admin = new pg.Client({ connectionString: testDb.url })
     await admin.connect()
+    let running = 0
     try {
-      for (let i = 0; i < 10; i++) {
-        sleeps.push(db.sql`select pg_sleep(8)::text as slept`.then(() => slept++))
-        for (let running = 0; running <= i; await sleep(20)) {
-          const { rows } = await admin.query<{ n: number }>(
-            `select count(*)::int as n from pg_stat_activity
-             where datname = current_database() and state = 'active' and query like '%pg_sleep(8)%'
-               and pid <> pg_backend_pid()`,
-          )
-          running = rows[0]?.n ?? 0
-        }
-        await sleep(STALLED_MS + 30)
+      for (const deadline = Date.now() + 6_000; running < 10 && Date.now() < deadline;) {
+        sleeps.push(db.sql`select pg_sleep(15)::text as slept`.then(() => slept++))
+        // Well past `STALLED_MS`, so that a late event loop does not explain the stall.
+        await sleep(STALLED_MS + 400)
+        const { rows } = await admin.query<{ n: number }>(
+          `select count(*)::int as n from pg_stat_activity
+           where datname = current_database() and state = 'active' and query like '%pg_sleep(15)%'
+             and pid <> pg_backend_pid()`,
+        )
+        running = rows[0]?.n ?? 0
       }
     } finally {
       await admin.end()
     }
+    assert.is(running, 10, 'ten connections, each running a sleep')
     const waiting = await Promise.allSettled([
       db.sql`select 1 as late`,
       db.sql`select 2 as late`,
@@ -122,7 +123,7 @@ if (onPostgres) {
     assert.is(answer.status, 503, answer.body)
     assert.ok(answer.headers['retry-after'] !== undefined)
     await Promise.all(sleeps)
-    assert.is(slept, 10)
+    assert.is(slept, sleeps.length)
     // The pool is whole again: a statement runs at once.
     assert.equal(await db.sql`select 3 as after`, [{ after: 3 }])
     assert.is((await kernel.inject('/one')).status, 200)
