@@ -6,7 +6,6 @@ import {
   choose,
   corkUntilTickEnd,
   PIPES,
-  STALLED_MS,
   sent,
   type PgClient,
   type PgQuery,
