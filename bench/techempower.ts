@@ -1,10 +1,12 @@
 // TechEmpower's six test types (json, plaintext, db, queries=20, fortunes, updates=20) on fw
-// (bench/techempower/app.mjs: a kernel, the database plugin's `sql` template, a view) against
-// Fastify 5 + pg and polka 1.0.0-next.28 + pg (bench/techempower/fastify.mjs, polka.mjs), on one
+// (bench/techempower/app.mjs: a kernel, the database plugin's `sql` template, a view) against four
+// peers: Fastify 5 + pg and polka 1.0.0-next.28 + pg (bench/techempower/fastify.mjs, polka.mjs,
+// each a `pg.Pool` of 10), and TechEmpower's own way, Fastify 5 + postgres.js and bare node:http +
+// postgres.js with one pipelined connection per process (fastify-pjs.mjs, node-pjs.mjs), on one
 // PostgreSQL database of the benchmark's own holding the TechEmpower schema and data (made here,
 // dropped at the end). Each server runs in its own process (`node <file>` with `PORT` and
-// `DATABASE_URL`; through tsx with the `fw-source` condition, all three alike, when dist/ is not up
-// to date). Before any load, bench/techempower/verify.ts checks every server against the tests'
+// `DATABASE_URL`; through tsx with the `fw-source` condition, all alike, when dist/ is not up to
+// date). Before any load, bench/techempower/verify.ts checks every server against the tests'
 // rules: one problem fails the benchmark. Then wrk (2 threads) at 64 and 256 connections, the
 // plaintext test pipelined 16 deep (bench/techempower/pipeline.lua), with the request headers
 // TechEmpower's load generator sends (`Accept`, `Connection: keep-alive`) and its 8 s timeout. As
@@ -13,13 +15,16 @@
 // rotating; medians of req/s and of server CPU µs per request (utime + stime from
 // /proc/<pid>/stat), and fw's ratios to each peer as the median of the rounds' ratios (the ratio
 // of the whole run's medians is printed before the last line). Non-2xx answers or socket errors
-// under load fail it too; a run in which no request was answered counts as 0 req/s. Before each run the server must answer /db within 100 ms
-// (what earlier runs queued has drained).
-// Last line: `techempower: fw/fastify min <x> (<test>) fw/polka min <y> (<test>)`.
+// under load fail it too; a run in which no request was answered counts as 0 req/s. Before each
+// run the server must answer /db within 100 ms (what earlier runs queued has drained). During each
+// run, the server process's connections to PostgreSQL are counted every 250 ms (its sockets in
+// /proc): the most seen are printed per server and connection count.
+// Last line: `techempower: fw/fastify min <x> (<test>) fw/polka min <y> (<test>)
+// fw/fastify-pjs min <z> (<test>) fw/node-pjs min <w> (<test>)`.
 // Run: node --import tsx -C fw-source bench/techempower.ts [--duration 3] [--rounds 2]
 //      [--connections 64,256] [--tests json,db,…]   (FW_BENCH_POSTGRES_URL: the server to use)
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
@@ -50,8 +55,12 @@ const SERVERS = [
   ['fw', 'bench/techempower/server.mjs'],
   ['fastify', 'bench/techempower/fastify.mjs'],
   ['polka', 'bench/techempower/polka.mjs'],
+  ['fastify-pjs', 'bench/techempower/fastify-pjs.mjs'],
+  ['node-pjs', 'bench/techempower/node-pjs.mjs'],
 ] as const
 type Name = (typeof SERVERS)[number][0]
+type Peer = Exclude<Name, 'fw'>
+const PEERS = SERVERS.slice(1).map(([name]) => name) as Peer[]
 
 const children = new Set<ChildProcess>()
 let dropDatabase: (() => Promise<void>) | undefined
@@ -99,7 +108,12 @@ async function start(name: Name, file: string, url: string, tsx: boolean): Promi
     {
       cwd: root,
       stdio: ['ignore', 'ignore', 'inherit'],
-      env: { ...process.env, NODE_ENV: 'production', PORT: String(port), DATABASE_URL: url },
+      env: {
+        ...process.env,
+        NODE_ENV: 'production',
+        PORT: String(port),
+        DATABASE_URL: url,
+      },
     },
   )
   children.add(child)
@@ -174,11 +188,53 @@ async function settle(server: Server): Promise<void> {
   }
 }
 
+/** The most connections each server held to PostgreSQL during a load, by `name@connections`. */
+const held = new Map<string, number>()
+let postgresPort = 5432
+
+/** The server process's established TCP connections to `port` (its fds against /proc/net/tcp*). */
+function connectionsTo(pid: number, port: number): number {
+  const sockets = new Set<string>()
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    const link = (() => {
+      try {
+        return readlinkSync(`/proc/${pid}/fd/${fd}`)
+      } catch {
+        return ''
+      }
+    })()
+    if (link.startsWith('socket:[')) sockets.add(link.slice(8, -1))
+  }
+  const hex = `:${port.toString(16).toUpperCase().padStart(4, '0')}`
+  let n = 0
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    for (const line of readFileSync(table, 'latin1').split('\n').slice(1)) {
+      const f = line.trim().split(/\s+/)
+      // remote address, state 01 (established), inode
+      if (f[2]?.endsWith(hex) && f[3] === '01' && sockets.has(f[9] ?? '')) n++
+    }
+  }
+  return n
+}
+
+/** Samples `server`'s connections to PostgreSQL every 250 ms while a load runs. */
+function watchConnections(server: Server, connections: number, port: number): () => void {
+  const key = `${server.name}@${connections}`
+  const sample = () => held.set(key, Math.max(held.get(key) ?? 0, connectionsTo(server.pid, port)))
+  const timer = setInterval(sample, 250)
+  return () => {
+    clearInterval(timer)
+    sample()
+  }
+}
+
 async function load(server: Server, path: string, connections: number, seconds: number) {
   await settle(server)
+  const stopWatching = watchConnections(server, connections, postgresPort)
   const before = cpuMicros(server.pid)
   const r = await wrk(server.url + path, connections, seconds, path === '/plaintext')
   const cpu = cpuMicros(server.pid) - before
+  stopWatching()
   const at = `${server.name} ${path} at ${connections} connections`
   if (r.errors !== undefined) throw new Error(`${at}: ${r.errors}`)
   // Nothing answered within the run (statements queued behind a busy database): 0 req/s, no CPU
@@ -195,7 +251,7 @@ async function load(server: Server, path: string, connections: number, seconds: 
  * moments of different load. A round in which a server answered nothing
  * counts as 0 req/s.
  */
-function pairedRatio(samples: ReadonlyMap<Name, readonly Sample[]>, peer: Exclude<Name, 'fw'>) {
+function pairedRatio(samples: ReadonlyMap<Name, readonly Sample[]>, peer: Peer) {
   const fw = samples.get('fw') ?? []
   const other = samples.get(peer) ?? []
   return median(
@@ -221,6 +277,7 @@ async function main(): Promise<void> {
       ? (process.env.DATABASE_URL as string)
       : 'postgresql://postgres@127.0.0.1:5432/test')
   const db = await createTestDatabase({ DATABASE_URL: base })
+  postgresPort = Number(new URL(db.url).port || 5432)
   dropDatabase = () => db.drop()
   const client = new pg.Client({ connectionString: db.url })
   await client.connect()
@@ -236,7 +293,7 @@ async function main(): Promise<void> {
   const command = fwCommand()
   const tsx = !command.built
   console.log(
-    `techempower: ${tsx ? 'sources through tsx (dist/ not up to date), all three servers alike' : 'built fw (dist/), plain node'}; node ${process.version}; wrk 2 threads; ${ROUNDS} × ${DURATION} s per server, test and connection count`,
+    `techempower: ${tsx ? 'sources through tsx (dist/ not up to date), all servers alike' : 'built fw (dist/), plain node'}; node ${process.version}; wrk 2 threads; ${ROUNDS} × ${DURATION} s per server, test and connection count`,
   )
   const servers = await Promise.all(SERVERS.map(([n, f]) => start(n, f, db.url, tsx)))
 
@@ -255,7 +312,7 @@ async function main(): Promise<void> {
     connections: number
     by: Record<Name, Sample>
     /** fw's req/s over each peer's, round by round (see `pairedRatio`). */
-    paired: Record<Exclude<Name, 'fw'>, number>
+    paired: Record<Peer, number>
   }[] = []
   for (const test of TESTS) {
     const path = TEST_PATHS[test]
@@ -278,13 +335,14 @@ async function main(): Promise<void> {
           },
         ]),
       ) as Record<Name, Sample>
-      const paired = {
-        fastify: pairedRatio(samples, 'fastify'),
-        polka: pairedRatio(samples, 'polka'),
-      }
+      const paired = Object.fromEntries(
+        PEERS.map((peer) => [peer, pairedRatio(samples, peer)]),
+      ) as Record<Peer, number>
       rows.push({ test, connections, by, paired })
+      const cell = (name: Name) =>
+        `${name} ${fmt(by[name].rate).padStart(7)} ${by[name].cpu.toFixed(0).padStart(4)} µs`
       console.log(
-        `  ${test.padEnd(9)} c=${String(connections).padEnd(3)}  fw ${fmt(by.fw.rate).padStart(7)} req/s ${by.fw.cpu.toFixed(0).padStart(4)} µs  fastify ${fmt(by.fastify.rate).padStart(7)} ${by.fastify.cpu.toFixed(0).padStart(4)} µs  polka ${fmt(by.polka.rate).padStart(7)} ${by.polka.cpu.toFixed(0).padStart(4)} µs  fw/fastify ${paired.fastify.toFixed(2)}  fw/polka ${paired.polka.toFixed(2)}  CPU fastify/fw ${(by.fastify.cpu / by.fw.cpu).toFixed(2)} polka/fw ${(by.polka.cpu / by.fw.cpu).toFixed(2)}`,
+        `  ${test.padEnd(9)} c=${String(connections).padEnd(3)}  ${SERVERS.map(([name]) => cell(name)).join('  ')}  ${PEERS.map((peer) => `fw/${peer} ${paired[peer].toFixed(2)}`).join('  ')}`,
       )
     }
   }
@@ -296,12 +354,13 @@ async function main(): Promise<void> {
     }
     return `${min.ratio.toFixed(2)} (${min.at})`
   }
+  const lowestOf = (of: (r: (typeof rows)[number], peer: Peer) => number) =>
+    PEERS.map((peer) => `fw/${peer} min ${lowest((r) => of(r, peer))}`).join(' ')
+  console.log(`  of the medians: ${lowestOf((r, peer) => r.by.fw.rate / r.by[peer].rate)}`)
   console.log(
-    `  of the medians: fw/fastify min ${lowest((r) => r.by.fw.rate / r.by.fastify.rate)} fw/polka min ${lowest((r) => r.by.fw.rate / r.by.polka.rate)}`,
+    `  connections held to PostgreSQL (most seen): ${[...held].map(([at, n]) => `${at} ${n}`).join(', ')}`,
   )
-  console.log(
-    `techempower: fw/fastify min ${lowest((r) => r.paired.fastify)} fw/polka min ${lowest((r) => r.paired.polka)}`,
-  )
+  console.log(`techempower: ${lowestOf((r, peer) => r.paired[peer])}`)
 }
 
 try {

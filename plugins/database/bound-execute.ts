@@ -9,7 +9,9 @@
 // the statement as `formatQuery` does (`??` an identifier, `\?` a literal `?`, `?` a value) and
 // sends each value as a parameter. Guarded by test/plugins/database/bound-values.test.ts and the
 // property test test/plugins/database/values-roundtrip.test.ts.
+import type { EventEmitter } from 'node:events'
 import { JsonProperty, RawQueryFragment, Utils } from '@mikro-orm/core'
+import { connectionsFor } from './bound-query.js'
 
 /** MikroORM's platform, as far as the scan relies on it. */
 interface Platform {
@@ -182,6 +184,10 @@ export function bindOrmStatements(connection: object): void {
       async () => {
         // Nothing to bind (no values, or only identifiers and raw text): the text as MikroORM
         // made it, which knex then runs as it is.
+        if (!ctx && (method === 'all' || method === 'get')) {
+          const pipelined = readOnPool(this, knex, bound)
+          if (pipelined !== undefined) return this.transformRawResult(await pipelined, method)
+        }
         const statement =
           bound.bindings.length === 0
             ? knex.raw(this.platform.formatQuery(query, params))
@@ -192,6 +198,45 @@ export function bindOrmStatements(connection: object): void {
       { query, params, ...loggerContext },
     )
   }
+}
+
+/** A read: a statement that starts with `select` or `with`. */
+const READ = /^\s*(select|with)\s/i
+/** A read that writes (a CTE) or locks rows: it goes through knex, as before. */
+const WRITES_OR_LOCKS = /\bfor\s+(update|share|no\s+key|key)\b|\b(insert|update|delete)\b/i
+
+/**
+ * A read outside a transaction on the database plugin's read pool (read-pool.ts), pipelined with
+ * the other requests' statements rather than on a connection of knex's pool taken for it alone
+ * (knex's acquire and release cost some twenty promises); undefined when it must go through knex:
+ * not a read, locking rows (`for update`, which needs a transaction), a CTE that writes, or no read
+ * pool (PGlite, or the ORM closed). Guarded by test/plugins/database/orm-pipelined.test.ts.
+ */
+function readOnPool(
+  connection: SqlConnection,
+  knex: KnexLike,
+  bound: BoundSql,
+): Promise<{ rows: Record<string, unknown>[] }> | undefined {
+  if (!READ.test(bound.sql) || WRITES_OR_LOCKS.test(bound.sql)) return undefined
+  // knex splices its own builders into the text: those go through knex.
+  for (const value of bound.bindings)
+    if (typeof value === 'object' && value !== null && isKnexBuilder(value)) return undefined
+  const connections = connectionsFor(connection.config)
+  const read = connections?.readPool
+  if (read === undefined || (connections!.client as { pool?: unknown }).pool === undefined)
+    return undefined
+  const text = knex.client.positionBindings(bound.sql)
+  // knex's `query` event, as knex would have emitted it, for whoever listens (tooling, tests).
+  const events = knex.client as unknown as Partial<EventEmitter>
+  if ((events.listenerCount?.('query') ?? 0) > 0)
+    events.emit?.('query', { method: 'raw', sql: bound.sql, bindings: bound.bindings, options: {} })
+  return new Promise((resolve, reject) => {
+    read({ text, values: bound.bindings }, (error, rows) =>
+      rows === undefined
+        ? reject(error ?? new Error('the database did not answer'))
+        : resolve({ rows }),
+    )
+  })
 }
 
 /** The statement as MikroORM's own query logger shows it (values inlined only for its eyes). */

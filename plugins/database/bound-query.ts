@@ -105,6 +105,11 @@ export function registerConnections(config: object, connections: () => Connectio
   byConfig.set(config, connections)
 }
 
+/** The connections registered for an ORM's config (see {@link registerConnections}). */
+export function connectionsFor(config: object): Connections | undefined {
+  return byConfig.get(config)?.()
+}
+
 /**
  * Runs one statement, the hot path of every read that needs no unit of work: inside the
  * transaction `trx` when there is one (on its connection), else on the read pool (PostgreSQL: a

@@ -17,7 +17,7 @@ import { registerConnections, type Connections } from './bound-query.js'
 import { quoteArrayElements } from './array-literal.js'
 import { bindOrmStatements } from './bound-execute.js'
 import { adoptBoundModels, bindDetached, boundModel, isDetachable } from './bound-models.js'
-import { createReadPool, type ReadPool } from './read-pool.js'
+import { createReadPool, SERVER_FIRST_MS, type ReadPool } from './read-pool.js'
 import { adaptOrmStatements } from './orm-statements.js'
 import { ModelRecorder, QueryRecorder, REQUEST_KEY } from './recorders.js'
 import type { EmbeddedDatabase } from './pglite-thread.js'
@@ -234,6 +234,13 @@ export async function openDatabase(
   // The client-side statement timeout of the ORM's statements and the read pool's: one timer
   // for all of them (see statement-deadlines.ts). PGlite keeps its own (pglite-thread.ts).
   const deadlines = new Deadlines(target.kind === 'postgresql' ? timeouts.statementMs : 0)
+  // The read pool's, later by `SERVER_FIRST_MS`: on a pipelined connection, the client's timeout
+  // must not fire before the server's cancel of a slow statement is heard (see read-pool.ts).
+  const readDeadlines = new Deadlines(
+    target.kind === 'postgresql' && timeouts.statementMs > 0
+      ? timeouts.statementMs + SERVER_FIRST_MS
+      : 0,
+  )
   // MikroORM's statements get their rows as the read pool's do, under the same timeout.
   adaptOrmStatements(opened.em.getConnection(), deadlines)
   let reads: ReadPool | null | undefined
@@ -241,7 +248,7 @@ export async function openDatabase(
   const connectionsOf = (): Connections => {
     if (connections !== undefined) return connections
     const client = (opened.em as SqlEntityManager).getKnex().client
-    reads ??= createReadPool(client, opened.config.get('pool')?.max ?? 10, deadlines) ?? null
+    reads ??= createReadPool(client, opened.config.get('pool')?.max ?? 10, readDeadlines) ?? null
     return (connections = {
       client,
       pglite: (client as { dialect?: unknown }).dialect === 'pglite',
@@ -288,6 +295,7 @@ export async function openDatabase(
       connections = undefined
       await opened.close(true)
       deadlines.close()
+      readDeadlines.close()
       // Started early (see `starting`) but never connected: still ours to close.
       pglite ??= await starting?.catch(() => undefined)
       if (keepEmbedded) return pglite

@@ -1,16 +1,19 @@
 import type { Knex } from '@mikro-orm/knex'
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks'
+import { WaitQueue } from './read-pool-lists.js'
 import {
-  HELD,
-  IDLE_SWEEP_MS,
-  IdleConnections,
-  WaitQueue,
-  type Held,
-  type HeldClient,
+  answered,
+  choose,
+  corkUntilTickEnd,
+  PIPES,
+  sent,
   type PgClient,
   type PgQuery,
-} from './read-pool-lists.js'
+  type Pipe,
+  type Written,
+} from './pipes.js'
 import { shapedQueries } from './row-shapes.js'
-import type { Deadlines, Running } from './statement-deadlines.js'
+import type { Deadlines } from './statement-deadlines.js'
 
 /** One statement with its bound values: prepared once per connection under `name` when set. */
 export interface ReadQuery {
@@ -31,55 +34,65 @@ export type ReadRows = (query: ReadQuery, done: ReadDone) => void
 /** A read path of its own for the database plugin's hot lookups, and how to close it. */
 export interface ReadPool {
   readonly read: ReadRows
-  end(): Promise<void>
-}
-
-interface PgPool {
-  connect(
-    callback: (
-      error: Error | undefined,
-      client: PgClient,
-      release: (error?: Error) => void,
-    ) => void,
-  ): void
-  on(event: 'error', listener: (error: Error) => void): void
+  /** The connections open now (what the server holds for this process's reads). */
+  readonly size: () => number
   end(): Promise<void>
 }
 
 interface PgDriver {
-  Pool: new (config: Record<string, unknown>) => PgPool
+  Client: new (config: Record<string, unknown>) => PgClient
   Query: new (text: string, values: readonly unknown[]) => PgQuery
 }
 
+/** How often idle connections are looked for; one unused for `IDLE_SWEEPS` sweeps is closed. */
+const IDLE_SWEEP_MS = 1000
+const IDLE_SWEEPS = 10
+
 /**
- * A `pg.Pool` beside knex's for the plugin's reads on PostgreSQL (bindings, `sql`, `query`,
- * `runStatement` outside a transaction): the same driver module (so the same
- * type parsers MikroORM installs), the same connection settings, as many connections as knex's pool
- * at most, opened on demand and closed when idle. knex's pool (tarn) costs some twenty promises and
- * two timers per acquire and release, a large share of a one-row lookup; pg's pool, called with a
- * callback, costs no promise (and its timers are avoided too, below). Undefined when knex's
- * connections need more than the settings (a schema search path set per connection) or the client
- * is not node-pg (PGlite).
+ * How much later than the server's `statement_timeout` the read pool's client-side timeout fires:
+ * a statement the server cancels (57014) fails alone, and its connection serves the statements
+ * written behind it; the client's timeout, which closes the connection and so fails those too, is
+ * for a server that stopped answering. Guarded by pipelining.test.ts ("a statement past the
+ * timeout answers 503; those written with it answer 200").
+ */
+export const SERVER_FIRST_MS = 1000
+
+/** pg's pool's message for a connection that could not be opened in time. */
+const CONNECT_TIMEOUT_MESSAGE = 'timeout exceeded when trying to connect'
+
+/** node-pg's own message for a pool used after its end (as pg's pool said it). */
+const ENDED_MESSAGE = 'Cannot use a pool after calling end on the pool'
+
+/**
+ * The plugin's own connections for its reads on PostgreSQL (bindings, `sql`, `query`,
+ * `runStatement` outside a transaction), beside knex's pool: the same driver module (so the same
+ * type parsers MikroORM installs), the same connection settings. Undefined when knex's connections
+ * need more than the settings (a schema search path set per connection) or the client is not
+ * node-pg (PGlite).
  *
- * Statements beyond the pool's size wait here, not in pg's pool, which would give each waiter a
- * timer of its own for the acquire timeout (`connectionTimeoutMillis`): under load (64 requests of
- * 20 statements each on 10 connections) that is a thousand timers and closures alive at once, each
- * copied by every scavenge. Here they wait in one queue, in order, with one timer for the whole
- * queue: a statement still waiting after the acquire timeout fails with node-pg's own message, as
- * it did in pg's pool. pg's pool still bounds the opening of a connection with the same setting.
- * A connection whose statement ended goes straight to the next waiting statement, or into the read
- * pool's own idle list (`IdleConnections`), where the next statement takes it: back through pg's
- * pool, every release would arm an idle timer and every checkout a timer for the acquire timeout,
- * two timers per statement.
+ * Each connection is in node-pg's pipeline mode: the statements of concurrent requests are written
+ * on it back to back, each followed by its own Sync (so each is its own implicit transaction and
+ * its error ends only itself), and PostgreSQL answers them in order. A statement goes to an idle
+ * connection, else to a new one while fewer than `pipes` are open, else to the open one with the
+ * fewest statements in flight (see `choose` in pipes.ts). A connection whose current statement has
+ * run for `STALLED_MS` is passed over (what is written behind it waits for it); when all are (and
+ * the process's own event loop is not what made them late), a new one is opened up to `max`, and
+ * past that the statement waits for one, at most the acquire
+ * timeout (`connectionTimeoutMillis`, node-pg's own message), in one queue with one timer. Opening
+ * a connection is bounded by the same setting. A connection unused for ten seconds is closed.
  *
  * The client-side statement timeout (for a server that stopped answering) is `deadlines`, the
- * database's one timer for the statements in flight (see statement-deadlines.ts). A statement past
- * it fails with node-pg's own message and its connection is closed, as pg's pool did.
+ * database's one timer for the statements in flight (see statement-deadlines.ts), counted for each
+ * statement from when the ones written before it on its connection were answered (see `Written`).
+ * A statement past it fails with node-pg's own message and its connection is closed: the
+ * statements written behind it fail as on a lost connection (node-pg's "Connection terminated
+ * unexpectedly", 503 in a request), and the next statements go to the others or a new one.
  */
 export function createReadPool(
   client: Knex.Client,
   max: number,
   deadlines: Deadlines,
+  pipes = PIPES,
 ): ReadPool | undefined {
   const knexClient = client as unknown as {
     dialect?: unknown
@@ -91,29 +104,98 @@ export function createReadPool(
   const settings = knexClient.connectionSettings
   if (
     knexClient.dialect !== 'postgresql' ||
-    typeof driver?.Pool !== 'function' ||
+    typeof driver?.Client !== 'function' ||
     typeof driver.Query !== 'function' ||
     settings === undefined ||
     knexClient.searchPath !== undefined
   )
     return undefined
-  const pool = new driver.Pool({ ...settings, max })
-  // An idle connection that fails is dropped by the pool; without a listener, its error would end
-  // the process.
-  pool.on('error', () => undefined)
-  const waitMs = Number(settings.connectionTimeoutMillis ?? 0)
-  const queue = new WaitQueue(max, waitMs > 0 ? waitMs : 0, send)
-  const idle = new IdleConnections(IDLE_SWEEP_MS, (held) => giveBack(held, undefined))
+  const reads = new PipelinedReads(driver as PgDriver, settings, max, pipes, deadlines)
+  return {
+    read: (query, done) => reads.read(query, done),
+    size: () => reads.size,
+    end: () => reads.end(),
+  }
+}
+
+/** The read pool's state and its work (see {@link createReadPool}). */
+class PipelinedReads {
+  readonly #Client: PgDriver['Client']
   // Rows built from one template per statement (see row-shapes.ts), not node-pg's per run.
-  const Query = shapedQueries(driver.Query)
+  readonly #Query: PgDriver['Query']
+  readonly #settings: Record<string, unknown>
+  readonly #max: number
+  readonly #pipes: number
+  readonly #deadlines: Deadlines
+  readonly #queue: WaitQueue
+  readonly #open: Pipe[] = []
+  #sweeps = 0
+  #sweeper: NodeJS.Timeout | undefined
+  // The event loop's delays while connections are open: the sweep keeps the last period's worst.
+  readonly #delays = monitorEventLoopDelay({ resolution: 20 })
+  #lastWorstMs = 0
+  #ended = false
+  /**
+   * True when the process's own worst delay (this period or the last) could explain half of a
+   * stall of `stalledMs`: what looks stalled may only have been read late.
+   */
+  readonly #lagging = (stalledMs: number) =>
+    2 * Math.max(this.#lastWorstMs, this.#delays.max / 1e6) >= stalledMs
+
+  constructor(
+    driver: PgDriver,
+    settings: Record<string, unknown>,
+    max: number,
+    pipes: number,
+    deadlines: Deadlines,
+  ) {
+    this.#Client = driver.Client
+    this.#Query = shapedQueries(driver.Query)
+    this.#settings = settings
+    this.#max = max
+    this.#pipes = pipes
+    this.#deadlines = deadlines
+    const waitMs = Number(settings.connectionTimeoutMillis ?? 0)
+    this.#queue = new WaitQueue(waitMs > 0 ? waitMs : 0)
+  }
+
+  get size(): number {
+    return this.#open.length
+  }
+
+  read(query: ReadQuery, done: ReadDone): void {
+    if (this.#ended) return done(new Error(ENDED_MESSAGE), undefined)
+    if (this.#queue.empty) this.#dispatch(query, done)
+    else this.#queue.push(query, done)
+  }
+
+  async end(): Promise<void> {
+    this.#ended = true
+    this.#queue.close()
+    if (this.#sweeper !== undefined) clearTimeout(this.#sweeper)
+    this.#sweeper = undefined
+    this.#delays.disable()
+    // node-pg ends a pipelined connection once what is in flight on it has answered.
+    await Promise.all(
+      this.#open.splice(0).map((pipe) => {
+        pipe.dead = true
+        return pipe.client.end().catch(() => undefined)
+      }),
+    )
+  }
+
+  #choose() {
+    return choose(this.#open, this.#pipes, this.#max, performance.now(), this.#lagging)
+  }
+
   /** node-pg's query for a statement; undefined when it is refused (its caller is told why). */
-  function pgQueryOf(query: ReadQuery, done: ReadDone): PgQuery | undefined {
+  #pgQueryOf(query: ReadQuery, done: ReadDone): PgQuery | undefined {
     // A query handed over as a config object is copied property by property through its
     // descriptors (node-pg's cloneQueryConfig, ≈ 1.1 µs); one built from its text and values is
     // not (≈ 0.05 µs), and its name is a plain field the driver reads when it sends it.
     let pgQuery: PgQuery
     try {
-      pgQuery = new Query(query.text, query.values)
+      pgQuery = new this.#Query(query.text, query.values)
     } catch (error) {
       done(error as Error, undefined)
       return undefined
@@ -121,101 +203,139 @@ export function createReadPool(
     pgQuery.name = query.name
     return pgQuery
   }
-  function send(query: ReadQuery, done: ReadDone): void {
-    const pgQuery = pgQueryOf(query, done)
-    // Refused before it was sent: its place goes to the next one.
-    if (pgQuery === undefined) return queue.finished()
-    const held = idle.take()
-    if (held !== undefined) return run(held, pgQuery, done)
-    pool.connect((error, client, release) => {
-      if (error) {
-        queue.finished()
-        done(error, undefined)
-        return
-      }
-      run(hold(client, release), pgQuery, done)
-    })
+
+  /** Sends `query` where `choose` says, or queues it. */
+  #dispatch(query: ReadQuery, done: ReadDone): void {
+    const choice = this.#choose()
+    if (choice === 'wait') return this.#queue.push(query, done)
+    const pgQuery = this.#pgQueryOf(query, done)
+    if (pgQuery !== undefined)
+      this.#run(choice === 'open' ? this.#openPipe() : choice, pgQuery, done)
   }
-  /** A connection pg's pool has just handed over, as the read pool keeps it (one record each). */
-  function hold(client: PgClient, release: (error?: Error) => void): Held {
-    const known = (client as HeldClient)[HELD]
-    if (known !== undefined) {
-      known.release = release
-      return known
+
+  /** Waiting statements, in order, to the connections that can take them now. */
+  #drain(): void {
+    while (!this.#queue.empty) {
+      const choice = this.#choose()
+      if (choice === 'wait') return
+      const next = this.#queue.take()!
+      const pgQuery = this.#pgQueryOf(next.query, next.done)
+      if (pgQuery !== undefined)
+        this.#run(choice === 'open' ? this.#openPipe() : choice, pgQuery, next.done)
     }
-    const held: Held = { client, release, running: undefined, state: 'running', idleSince: 0 }
-    ;(client as HeldClient)[HELD] = held
-    // One listener for the connection's life. An error while a statement runs ends the statement
-    // (and the connection); while idle here, the connection leaves the list and pg's pool closes
-    // it; back in pg's pool, pg's own listener has it. Without one, it would end the process.
-    client.on('error', (error) => {
-      if (held.state === 'running') held.running?.end?.(error, undefined)
-      else if (held.state === 'idle') {
-        idle.remove(held)
-        giveBack(held, error)
-      }
+  }
+
+  #openPipe(): Pipe {
+    const pgClient = new this.#Client({ ...this.#settings, pipeline: true })
+    const pipe: Pipe = {
+      client: pgClient,
+      inFlight: 0,
+      headSince: 0,
+      usedAt: this.#sweeps,
+      dead: false,
+      connected: false,
+      corked: false,
+      first: undefined,
+      last: undefined,
+      refused: undefined,
+    }
+    // A lost connection fails its statements (node-pg calls each back); without a listener, its
+    // error would end the process.
+    pgClient.on('error', () => this.#drop(pipe))
+    pgClient.on('end', () => this.#drop(pipe))
+    pgClient.connect((error) => {
+      if (error === undefined || error === null) return this.#connected(pipe)
+      // The statements written meanwhile fail with this, not node-pg's "Connection terminated";
+      // node-pg's connect timeout says it as pg's pool did (see `isUnavailableError`).
+      pipe.refused =
+        error.message === 'timeout expired'
+          ? new Error(CONNECT_TIMEOUT_MESSAGE, { cause: error })
+          : error
+      this.#drop(pipe)
     })
-    return held
+    this.#open.push(pipe)
+    if (this.#sweeper === undefined) {
+      this.#sweeper = setTimeout(() => this.#sweep(), IDLE_SWEEP_MS).unref()
+      this.#delays.enable()
+    }
+    return pipe
   }
-  /** Back to pg's pool: kept there, or closed after an error. */
-  function giveBack(held: Held, error: Error | undefined): void {
-    held.state = 'pooled'
-    held.release(error)
+
+  /** What was written while it opened reaches the server now: its first statement's time starts. */
+  #connected(pipe: Pipe): void {
+    pipe.connected = true
+    pipe.headSince = performance.now()
+    const first = pipe.first
+    if (first === undefined) return
+    this.#deadlines.remove(first)
+    first.since = this.#deadlines.now()
+    this.#deadlines.add(first)
   }
-  /**
-   * Runs a statement on a connection. After it, a healthy connection goes straight to the next
-   * waiting statement, if any, else to the idle list; after an error (the statement's, the
-   * connection's, or the client-side timeout's) it goes back to pg's pool, which closes it.
-   */
-  function run(held: Held, pgQuery: PgQuery, done: ReadDone): void {
-    const running: Running = {
-      since: deadlines.now(),
+
+  /** A connection that ended takes nothing more; what waited may take its place. */
+  #drop(pipe: Pipe): void {
+    if (pipe.dead) return
+    pipe.dead = true
+    const at = this.#open.indexOf(pipe)
+    if (at !== -1) this.#open.splice(at, 1)
+    if (!this.#queue.empty) this.#drain()
+  }
+
+  /** Ends a connection that stopped answering: node-pg fails what is in flight on it. */
+  #kill(pipe: Pipe): void {
+    this.#drop(pipe)
+    pipe.client.connection.stream.destroy()
+  }
+
+  /** Closes the connections no statement used for `IDLE_SWEEPS` sweeps. */
+  #sweep(): void {
+    this.#sweeper = undefined
+    const sweeps = ++this.#sweeps
+    this.#lastWorstMs = this.#delays.max / 1e6
+    this.#delays.reset()
+    for (const pipe of this.#open.slice()) {
+      if (pipe.inFlight > 0 || sweeps - pipe.usedAt < IDLE_SWEEPS) continue
+      this.#drop(pipe)
+      pipe.client.end().catch(() => undefined)
+    }
+    if (this.#open.length > 0)
+      this.#sweeper = setTimeout(() => this.#sweep(), IDLE_SWEEP_MS).unref()
+    else this.#delays.disable()
+  }
+
+  /** Writes a statement on a connection; `done` hears its answer, its error, or its timeout. */
+  #run(pipe: Pipe, pgQuery: PgQuery, done: ReadDone): void {
+    const deadlines = this.#deadlines
+    const written: Written = {
+      since: 0,
       end: undefined,
       older: undefined,
       newer: undefined,
+      next: undefined,
     }
-    const end = (failure: Error | undefined, rows: Record<string, unknown>[] | undefined) => {
-      if (running.end === undefined) return
-      running.end = undefined
-      held.running = undefined
-      deadlines.remove(running)
-      if (failure !== undefined) {
-        giveBack(held, failure)
-        queue.finished()
-      } else if (!handOver(held)) {
-        idle.add(held)
-        queue.finished()
-      }
+    const finish = (failure: Error | undefined, rows: Record<string, unknown>[] | undefined) => {
+      if (written.end === undefined) return
+      written.end = undefined
+      deadlines.remove(written)
       done(failure, rows)
     }
-    running.end = end
-    held.running = running
-    held.state = 'running'
-    deadlines.add(running)
+    written.end = (failure) => {
+      finish(failure, undefined)
+      this.#kill(pipe)
+    }
+    sent(pipe, written, this.#sweeps, deadlines)
+    corkUntilTickEnd(pipe)
     try {
-      held.client.query(pgQuery, (failure, result) =>
-        failure ? end(failure, undefined) : end(undefined, result.rows),
-      )
+      pipe.client.query(pgQuery, (failure, result) => {
+        answered(pipe, deadlines)
+        if (failure) finish(pipe.refused ?? failure, undefined)
+        else finish(undefined, result.rows)
+        if (!this.#queue.empty) this.#drain()
+      })
     } catch (failure) {
-      end(failure as Error, undefined)
+      // Not written: the connection's order of answers is no longer known.
+      finish(failure as Error, undefined)
+      this.#kill(pipe)
     }
-  }
-  /** The next waiting statement that can be sent, run on `held`; false when none waits. */
-  function handOver(held: Held): boolean {
-    for (let next = queue.take(); next !== undefined; next = queue.take()) {
-      const pgQuery = pgQueryOf(next.query, next.done)
-      if (pgQuery === undefined) continue
-      run(held, pgQuery, next.done)
-      return true
-    }
-    return false
-  }
-  return {
-    read: (query, done) => queue.submit(query, done),
-    end: () => {
-      queue.close()
-      idle.close()
-      return pool.end()
-    },
   }
 }

@@ -10,19 +10,22 @@ import database, {
   type TestDatabase,
 } from 'fw/plugins/database'
 import { createTestKernel } from 'fw/testing'
+import { STALLED_MS } from '../../../plugins/database/pipes.js'
 
-// The read pool's own wait queue: statements beyond the pool's ten connections wait in order and
-// all run (on PGlite, which has no read pool, on its one connection); on PostgreSQL, one that waits
-// past `database.acquire_timeout` fails as an unavailable database (503 in a request) while the
-// others go on.
+// The read pool under bursts: statements pipelined on its connections all run, each answering its
+// own value (on PGlite, which has no read pool, on its one connection); on PostgreSQL, once every
+// one of its ten connections is held by a stalled statement, one that waits past
+// `database.acquire_timeout` fails as an unavailable database (503 in a request) while the others
+// go on.
 
 const test = suite<{ db: TestDatabase; kernel: Kernel }>('database read pool')
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const onPostgres = /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '')
 
 test.before(async (context) => {
   context.db = await createTestDatabase()
   const kernel = createTestKernel({
-    config: { database: { acquire_timeout: 1, statement_timeout: 10 } },
+    config: { database: { acquire_timeout: 1, statement_timeout: 30 } },
     plugins: [[database, { url: context.db.url, entities: [] }]],
   })
   const db = () => kernel.plugin('database')
@@ -37,9 +40,7 @@ test.after(async ({ kernel, db }) => {
   await db.drop()
 })
 
-test('a burst of 300 statements on 10 connections: each answers its own value', async ({
-  kernel,
-}) => {
+test('a burst of 300 statements: each answers its own value', async ({ kernel }) => {
   const db = kernel.plugin('database')
   const answers = await Promise.all(
     Array.from(
@@ -78,12 +79,33 @@ test('failing statements in a burst fail alone: the others, and the pool after, 
 if (onPostgres) {
   test('a statement waiting past the acquire timeout fails as unavailable; the rest go on', async ({
     kernel,
+    db: testDb,
   }) => {
     const db = kernel.plugin('database')
     let slept = 0
-    const sleeps = Array.from({ length: 10 }, () =>
-      db.sql`select pg_sleep(2.5)::text as slept`.then(() => slept++),
-    )
+    const sleeps: Promise<number>[] = []
+    // One after another, each once the others run on the server and are stalled (`STALLED_MS`):
+    // each opens a connection of its own, up to the pool's ten. A sleep written behind another
+    // instead (this process was late, see `choose`) runs later; another is sent until ten run.
+    const admin = new pg.Client({ connectionString: testDb.url })
+    await admin.connect()
+    let running = 0
+    try {
+      for (const deadline = Date.now() + 6_000; running < 10 && Date.now() < deadline;) {
+        sleeps.push(db.sql`select pg_sleep(15)::text as slept`.then(() => slept++))
+        // Well past `STALLED_MS`, so that a late event loop does not explain the stall.
+        await sleep(STALLED_MS + 400)
+        const { rows } = await admin.query<{ n: number }>(
+          `select count(*)::int as n from pg_stat_activity
+           where datname = current_database() and state = 'active' and query like '%pg_sleep(15)%'
+             and pid <> pg_backend_pid()`,
+        )
+        running = rows[0]?.n ?? 0
+      }
+    } finally {
+      await admin.end()
+    }
+    assert.is(running, 10, 'ten connections, each running a sleep')
     const waiting = await Promise.allSettled([
       db.sql`select 1 as late`,
       db.sql`select 2 as late`,
@@ -101,7 +123,7 @@ if (onPostgres) {
     assert.is(answer.status, 503, answer.body)
     assert.ok(answer.headers['retry-after'] !== undefined)
     await Promise.all(sleeps)
-    assert.is(slept, 10)
+    assert.is(slept, sleeps.length)
     // The pool is whole again: a statement runs at once.
     assert.equal(await db.sql`select 3 as after`, [{ after: 3 }])
     assert.is((await kernel.inject('/one')).status, 200)
@@ -124,7 +146,7 @@ if (onPostgres) {
       hook.disable()
     }
     // Through pg's pool each statement armed two: its acquire timeout on checkout, its idle
-    // timeout on release. The idle list's sweep and the statement timeout arm one at most each.
+    // timeout on release. The idle sweep and the statement timeout arm one at most each.
     assert.ok(timers <= 4, `${timers} timers for 100 statements`)
   })
 

@@ -1,0 +1,133 @@
+// The drivers on their own, without HTTP: node-pg 8.23 in pipeline mode (one connection, and four
+// as fw's read pool keeps them) against postgres.js (`max: 1`, pipelined, its statements
+// prepared), with a `pg.Pool` of 10 unpipelined as the baseline. The same load for each: 64
+// workers, each reading 20 random `world` rows at once (TechEmpower's queries test) again and
+// again for `--duration` s; rounds interleaved, the drivers' order rotating. Prints statements/s
+// and this process's CPU µs per statement, medians of the rounds.
+// Last line: `drivers: pg-pipeline/postgres.js <x> (rate) <y> (CPU per statement, theirs/ours)`.
+// Run: node --import tsx -C fw-source bench/techempower/drivers.ts [--duration 3] [--rounds 3]
+//      (DATABASE_URL or FW_BENCH_POSTGRES_URL: the server to use)
+import { parseArgs } from 'node:util'
+import pg from 'pg'
+import postgres from 'postgres'
+import { createTestDatabase } from '../../plugins/database/test-database.js'
+import { median } from '../lib/stats.js'
+import { SCHEMA_STATEMENTS } from './schema.mjs'
+
+const { values: options } = parseArgs({
+  options: {
+    duration: { type: 'string', default: '3' },
+    rounds: { type: 'string', default: '3' },
+  },
+})
+const DURATION_MS = Number(options.duration) * 1000
+const ROUNDS = Number(options.rounds)
+const WORKERS = 64
+const READS = 20
+const TEXT = 'select id, randomnumber from world where id = $1'
+const randomId = () => 1 + Math.floor(Math.random() * 10_000)
+
+type Read = (id: number) => Promise<unknown>
+interface Driver {
+  readonly name: string
+  readonly read: Read
+  end(): Promise<void>
+}
+
+function pgPipelined(url: string, connections: number): Driver {
+  const clients = Array.from(
+    { length: connections },
+    () => new pg.Client({ connectionString: url, pipeline: true } as pg.ClientConfig),
+  )
+  const ready = Promise.all(clients.map((c) => c.connect()))
+  let next = 0
+  return {
+    name: `pg pipeline ×${connections}`,
+    read: async (id) => {
+      await ready
+      const client = clients[next++ % connections] as pg.Client
+      return (await client.query({ name: 'world', text: TEXT, values: [id] })).rows[0]
+    },
+    end: async () => void (await Promise.all(clients.map((c) => c.end()))),
+  }
+}
+
+function pgPool(url: string): Driver {
+  const pool = new pg.Pool({ connectionString: url, max: 10 })
+  return {
+    name: 'pg.Pool ×10',
+    read: async (id) => (await pool.query({ name: 'world', text: TEXT, values: [id] })).rows[0],
+    end: () => pool.end(),
+  }
+}
+
+function postgresJs(url: string): Driver {
+  const sql = postgres(url, { max: 1 })
+  return {
+    name: 'postgres.js ×1',
+    read: async (id) => (await sql`select id, randomnumber from world where id = ${id}`)[0],
+    end: () => sql.end(),
+  }
+}
+
+async function measure(driver: Driver): Promise<{ rate: number; cpu: number }> {
+  const until = performance.now() + DURATION_MS
+  let statements = 0
+  const cpu = process.cpuUsage()
+  const started = performance.now()
+  await Promise.all(
+    Array.from({ length: WORKERS }, async () => {
+      while (performance.now() < until) {
+        await Promise.all(Array.from({ length: READS }, () => driver.read(randomId())))
+        statements += READS
+      }
+    }),
+  )
+  const used = process.cpuUsage(cpu)
+  const seconds = (performance.now() - started) / 1000
+  return { rate: statements / seconds, cpu: (used.user + used.system) / statements }
+}
+
+const base =
+  process.env.FW_BENCH_POSTGRES_URL ??
+  (/^postgres(ql)?:/.test(process.env.DATABASE_URL ?? '')
+    ? (process.env.DATABASE_URL as string)
+    : 'postgresql://postgres@127.0.0.1:5432/test')
+const db = await createTestDatabase({ DATABASE_URL: base })
+try {
+  const setup = new pg.Client({ connectionString: db.url })
+  await setup.connect()
+  for (const statement of SCHEMA_STATEMENTS) await setup.query(statement)
+  await setup.end()
+  const drivers = [
+    pgPipelined(db.url, 1),
+    pgPipelined(db.url, 4),
+    postgresJs(db.url),
+    pgPool(db.url),
+  ]
+  for (const driver of drivers) await driver.read(1)
+  const samples = new Map(drivers.map((d) => [d.name, [] as { rate: number; cpu: number }[]]))
+  for (let round = 0; round < ROUNDS; round++)
+    for (let k = 0; k < drivers.length; k++) {
+      const driver = drivers[(k + round) % drivers.length] as Driver
+      samples.get(driver.name)?.push(await measure(driver))
+    }
+  const of = (name: string) => {
+    const list = samples.get(name) ?? []
+    return { rate: median(list.map((s) => s.rate)), cpu: median(list.map((s) => s.cpu)) }
+  }
+  for (const driver of drivers) {
+    const { rate, cpu } = of(driver.name)
+    console.log(
+      `  ${driver.name.padEnd(16)} ${Math.round(rate).toLocaleString('en-US').padStart(8)} statements/s  ${cpu.toFixed(1).padStart(5)} µs CPU each`,
+    )
+  }
+  await Promise.all(drivers.map((d) => d.end()))
+  const ours = of('pg pipeline ×1')
+  const theirs = of('postgres.js ×1')
+  console.log(
+    `drivers: pg-pipeline/postgres.js ${(ours.rate / theirs.rate).toFixed(2)} (rate) ${(theirs.cpu / ours.cpu).toFixed(2)} (CPU per statement, theirs/ours)`,
+  )
+} finally {
+  await db.drop()
+}

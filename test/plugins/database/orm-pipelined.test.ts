@@ -1,0 +1,81 @@
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import type { Kernel } from 'fw'
+import database, { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
+import { createTestKernel, eventsOf } from 'fw/testing'
+import { PIPES } from '../../../plugins/database/pipes.js'
+import { Gadget, GadgetSchema, gadgetValues, migrations } from './fixtures.js'
+
+// The ORM's reads outside a transaction go to the read pool on PostgreSQL, pipelined with the
+// other requests' statements on its few connections; what a transaction runs stays on its own
+// connection of knex's pool. Each request gets its own entities, and its `query.executed` events
+// as before. On PGlite (one connection, no read pool) the same requests answer the same.
+
+const test = suite<{ db: TestDatabase; kernel: Kernel }>('database: the ORM reads pipelined')
+const onPostgres = /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '')
+
+test.before(async (context) => {
+  context.db = await createTestDatabase()
+  const kernel = createTestKernel({
+    plugins: [[database, { url: context.db.url, entities: [GadgetSchema], migrations }]],
+  })
+  const db = () => kernel.plugin('database')
+  kernel.router.get('gadgets/{id}', async (ctx) => {
+    const em = db().forRequest(ctx).em()
+    const gadget = await em.findOneOrFail(Gadget, { id: Number(ctx.params.id) })
+    const [row] = await em.execute<{ pid: number }[]>('select pg_backend_pid() as pid')
+    return { name: gadget.name, pid: row?.pid }
+  })
+  kernel.router.get('in-transaction', async (ctx) =>
+    db()
+      .forRequest(ctx)
+      .em()
+      .transactional(async (em) => {
+        const [row] = await em.execute<{ pid: number }[]>('select pg_backend_pid() as pid')
+        return { pid: row?.pid }
+      }),
+  )
+  await kernel.boot()
+  await db().prepare()
+  const em = db().em()
+  for (let i = 1; i <= 100; i++) em.create(Gadget, gadgetValues(`gadget ${i}`))
+  await em.flush()
+  context.kernel = kernel
+})
+
+test.after(async ({ kernel, db }) => {
+  await kernel.close()
+  await db.drop()
+})
+
+const json = { accept: 'application/json' }
+
+test('a burst of 100 requests: each finds its own entity; reads share at most three connections', async ({
+  kernel,
+}) => {
+  const answers = await Promise.all(
+    Array.from({ length: 100 }, (_, i) =>
+      kernel.inject({ url: `/gadgets/${i + 1}`, headers: json }),
+    ),
+  )
+  const pids = new Set<number>()
+  answers.forEach((answer, i) => {
+    assert.is(answer.status, 200, answer.body)
+    const body = answer.json<{ name: string; pid: number }>()
+    assert.is(body.name, `gadget ${i + 1}`)
+    const queries = eventsOf(answer.events, 'query.executed')
+    assert.is(queries.length, 2)
+    assert.match(queries[0]!.data.sql, /select .* from "gadgets"/)
+    assert.is(queries[0]!.data.rows, 1)
+    pids.add(body.pid)
+  })
+  assert.ok(pids.size >= 1 && pids.size <= PIPES, `${pids.size} connections`)
+  if (onPostgres) {
+    // A transaction runs on a connection of its own, never one of the read pool's.
+    const inTransaction = await kernel.inject({ url: '/in-transaction', headers: json })
+    assert.is(inTransaction.status, 200, inTransaction.body)
+    assert.not.ok(pids.has(inTransaction.json<{ pid: number }>().pid))
+  }
+})
+
+test.run()
