@@ -13,7 +13,7 @@ import {
   type BuildResult,
   type Plugin,
 } from './esbuild.js'
-import { FORMAT, root, type LibraryMode, type Manifest } from './library.js'
+import { FORMAT, root, type LibraryMode, type Manifest } from './library-layout.js'
 import { stampsOf } from './stamps.js'
 
 /** Package entries that are apps, not part of the library: they run as the app, through tsx. */

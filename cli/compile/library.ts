@@ -19,17 +19,13 @@ import {
   writeFileSync,
 } from 'node:fs'
 import module from 'node:module'
-import { dirname, join } from 'node:path'
-import { fileURLToPath, pathToFileURL } from 'node:url'
-import { packageRoot } from '../prefer-compiled.js'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import type { LibraryHooksData } from './library-hooks.js'
-import { unchanged, type Stamp } from './stamps.js'
+import { FORMAT, root, type LibraryMode, type Manifest } from './library-layout.js'
+import { unchanged } from './stamps.js'
 
-/** The manifest's layout: a manifest of another is not read (the next run compiles anew). */
-export const FORMAT = 1
-
-/** How fw runs: from its TypeScript sources (`fw-source` condition) or built (`dist/`). */
-export type LibraryMode = 'source' | 'dist'
+export { FORMAT, root, type LibraryMode, type Manifest } from './library-layout.js'
 
 /** The compiled library of fw: where it is, and what it serves for which source module. */
 export interface Library {
@@ -37,21 +33,6 @@ export interface Library {
   readonly cli: string | undefined
   readonly hooks: LibraryHooksData
 }
-
-/** What a compile made, in `manifest.json` beside its builds. */
-export interface Manifest {
-  readonly format: typeof FORMAT
-  /** The folder of the compiled modules, beside the manifest; absent when the compile failed. */
-  readonly build?: string
-  readonly stamps: Stamp[]
-  /** Module relative to fw's root → its compiled module relative to the build's folder. */
-  readonly entries: Record<string, string>
-  /** When the compile that failed started (ms): a file changed since is compiled again. */
-  readonly failedAt?: number
-}
-
-/** fw's package root: this file is `cli/compile/library.ts` in it, or `dist/cli/compile/library.js`. */
-export const root = packageRoot(dirname(fileURLToPath(import.meta.url)))!
 
 /** The folders whose files make the library in `mode`. */
 function libraryDirs(mode: LibraryMode): string[] {

@@ -1,44 +1,16 @@
-import type { MigrationObject } from '@mikro-orm/core'
-import type { SqlEntityManager as EntityManager } from '@mikro-orm/knex'
 import { performance } from 'node:perf_hooks'
 import { carryOver, type FwError, type Logger } from 'fw'
 import { isUnavailableError, retryUntilReady, type Availability } from './availability.js'
 import { hasCarried, openCarried } from './carried.js'
 import { schemaOf, type EntityDeclaration } from './deferred-entity.js'
 import type { DatabaseTarget } from './connection-url.js'
-import type { SqlMigration } from './define-migration.js'
 import { summaryOf } from './error-summary.js'
 import { databaseErrors } from './errors.js'
 import { APP_PLACE, orderedMigrations, type PlacedMigrations } from './migration-order.js'
+import type { MigrationState, Migrations, Seed } from './migration-types.js'
 import type { DatabaseTimeouts, OpenedDatabase } from './orm.js'
 import type { PrepareResult } from './prepare.js'
 import type * as SerializeModuleNs from './serialize.js'
-
-/**
- * One migration: MikroORM's `{ name, class }` (a class extending its `Migration`), or SQL
- * statements made by `defineMigration`, which needs no MikroORM.
- */
-export type MigrationEntry = MigrationObject | SqlMigration
-
-/**
- * Migrations (run with every plugin's in one order: README.md "Migration order"), or a function
- * that imports them: a loader keeps `@mikro-orm/migrations` (~0.1 s) out of processes that never
- * migrate, such as `fw route:list`.
- *
- * @example
- * migrations: () => import('./migrations/index.js').then((m) => m.migrations)
- */
-export type Migrations = readonly MigrationEntry[] | (() => Promise<readonly MigrationEntry[]>)
-
-/** Fills an empty database; answers whether it wrote anything. */
-export type Seed = (em: EntityManager) => Promise<boolean>
-
-/** A migration and its state: when it ran, or null while pending. */
-export interface MigrationState {
-  readonly name: string
-  /** ISO 8601, or null: pending. */
-  readonly executed_at: string | null
-}
 
 /** What a {@link DatabaseLifecycle} is made of. */
 export interface LifecycleOptions {
@@ -364,3 +336,5 @@ const migrationsSeen = new WeakMap<OpenedDatabase, readonly MigrationState[]>()
 function tooLate(method: string): FwError {
   return databaseErrors.error('FW_ERR_DATABASE_SETUP_CLOSED', { method })
 }
+
+export type { MigrationEntry, MigrationState, Migrations, Seed } from './migration-types.js'

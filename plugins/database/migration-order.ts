@@ -1,5 +1,5 @@
 // The one order every migration runs in, whoever added it (README.md "Migration order").
-import type { MigrationEntry, Migrations } from './lifecycle.js'
+import type { MigrationEntry, Migrations } from './migration-types.js'
 
 /** The place of the app's own migrations: after every plugin's. */
 export const APP_PLACE = Number.POSITIVE_INFINITY

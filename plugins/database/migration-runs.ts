@@ -6,7 +6,7 @@ import type { SqlEntityManager as EntityManager } from '@mikro-orm/knex'
 import type { Migrator } from '@mikro-orm/migrations'
 import type { DatabaseTarget } from './connection-url.js'
 import { databaseErrors } from './errors.js'
-import type { MigrationState } from './lifecycle.js'
+import type { MigrationState } from './migration-types.js'
 import { withMigrationLock } from './prepare.js'
 
 /** An open database, as the migration commands use it. */

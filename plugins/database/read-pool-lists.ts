@@ -2,7 +2,19 @@
 // with one timer for all of them rather than one per statement (the statements sent are under
 // `Deadlines`, statement-deadlines.ts).
 import { performance } from 'node:perf_hooks'
-import type { ReadDone, ReadQuery } from './read-pool.js'
+
+/** One statement with its bound values: prepared once per connection under `name` when set. */
+export interface ReadQuery {
+  readonly name?: string | undefined
+  readonly text: string
+  readonly values: readonly unknown[]
+}
+
+/** Hears how a statement ended: its rows, or what failed. */
+export type ReadDone = (
+  error: Error | undefined,
+  rows: Record<string, unknown>[] | undefined,
+) => void
 
 /** node-pg's own message for a wait for a connection that timed out (see `isUnavailableError`). */
 const ACQUIRE_TIMEOUT_MESSAGE = 'timeout exceeded when trying to connect'

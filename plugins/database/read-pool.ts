@@ -1,6 +1,6 @@
 import type { Knex } from '@mikro-orm/knex'
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks'
-import { WaitQueue } from './read-pool-lists.js'
+import { WaitQueue, type ReadDone, type ReadQuery } from './read-pool-lists.js'
 import {
   answered,
   choose,
@@ -14,19 +14,6 @@ import {
 } from './pipes.js'
 import { shapedQueries } from './row-shapes.js'
 import type { Deadlines } from './statement-deadlines.js'
-
-/** One statement with its bound values: prepared once per connection under `name` when set. */
-export interface ReadQuery {
-  readonly name?: string | undefined
-  readonly text: string
-  readonly values: readonly unknown[]
-}
-
-/** Hears how a statement ended: its rows, or what failed. */
-export type ReadDone = (
-  error: Error | undefined,
-  rows: Record<string, unknown>[] | undefined,
-) => void
 
 /** Runs one statement and calls `done` once with its rows or its error. */
 export type ReadRows = (query: ReadQuery, done: ReadDone) => void
@@ -339,3 +326,5 @@ class PipelinedReads {
     }
   }
 }
+
+export type { ReadDone, ReadQuery } from './read-pool-lists.js'
