@@ -82,6 +82,7 @@ export class DevCommand extends Command<FwContext> {
         drainTimeout: undefined,
         shutdownDelay: undefined,
         requireDatabase: false,
+        withWorker: false,
       })
       return await serve.execute()
     } finally {
