@@ -115,10 +115,22 @@ export interface EncodingQuery {
 /** Compressed bodies of one reply body, by coding. */
 type Compressed = { br?: Buffer; gzip?: Buffer }
 
+/** A text body kept with its compressed forms. */
+interface TextEntry {
+  readonly text: string
+  readonly compressed: Compressed
+}
+
 /** The most bytes the cache of compressed reply bodies holds (bodies and compressed forms). */
 const CACHE_BYTES = 16 * 1024 * 1024
 /** A body larger than this is compressed for its request only, never cached. */
 const CACHE_MAX_BODY = 256 * 1024
+/**
+ * Bodies of one length the cache keeps, newest first. A lookup compares the body with each of them
+ * (`===`, which stops at the first differing character), so that bodies that differ on every
+ * request but keep their length cost a few comparisons, not a growing scan.
+ */
+const PER_LENGTH = 4
 
 /**
  * Compresses replies on their way to the socket. Per reply it does the least it can: a body under
@@ -136,7 +148,13 @@ export class Compression {
   readonly #negotiate = memo(negotiate)
   readonly #compressible = memo(compressibleType)
   readonly #bytes = new WeakMap<Uint8Array, Compressed>()
-  readonly #texts = new Map<string, Compressed>()
+  /**
+   * Text bodies by length, oldest length first. A body rendered anew on each request is a string
+   * V8 has never hashed: a `Map` keyed by the text would hash all of it on every lookup, three to
+   * seven times the cost of comparing it with the kept bodies of its length
+   * (bench/compression.ts, JSON and HTML compressed against identity).
+   */
+  readonly #texts = new Map<number, TextEntry[]>()
   #textBytes = 0
 
   constructor(config: CompressionConfig) {
@@ -227,22 +245,34 @@ export class Compression {
       return entry
     }
     if (!shared || payload.length > CACHE_MAX_BODY) return undefined
-    return this.#texts.get(payload) ?? {}
+    const kept = this.#texts.get(payload.length)
+    if (kept !== undefined)
+      for (const entry of kept) if (entry.text === payload) return entry.compressed
+    return {}
   }
 
   /** Keeps a compressed text body, dropping the oldest entries past {@link CACHE_BYTES}. */
   #keep(payload: string | Uint8Array, entry: Compressed, encoding: Encoding, body: Buffer): void {
     entry[encoding] = body
     if (typeof payload !== 'string') return
-    if (!this.#texts.has(payload)) {
-      this.#texts.set(payload, entry)
-      this.#textBytes += payload.length
-    }
     this.#textBytes += body.byteLength
-    for (const [key, old] of this.#texts) {
+    let kept = this.#texts.get(payload.length)
+    if (kept === undefined) this.#texts.set(payload.length, (kept = []))
+    if (!kept.some((old) => old.compressed === entry)) {
+      kept.unshift({ text: payload, compressed: entry })
+      this.#textBytes += payload.length
+      if (kept.length > PER_LENGTH) this.#textBytes -= sizeOf(kept.pop() as TextEntry)
+    }
+    for (const [length, bucket] of this.#texts) {
       if (this.#textBytes <= CACHE_BYTES) break
-      this.#texts.delete(key)
-      this.#textBytes -= key.length + (old.br?.byteLength ?? 0) + (old.gzip?.byteLength ?? 0)
+      this.#texts.delete(length)
+      for (const old of bucket) this.#textBytes -= sizeOf(old)
     }
   }
+}
+
+/** The bytes a kept text body holds: its text and its compressed forms. */
+function sizeOf(entry: TextEntry): number {
+  const { br, gzip } = entry.compressed
+  return entry.text.length + (br?.byteLength ?? 0) + (gzip?.byteLength ?? 0)
 }

@@ -19,6 +19,8 @@ const ROWS = Array.from({ length: 150 }, (_, i) => ({
 const PAGE = `<!doctype html><title>t</title><ul>${ROWS.map((r) => `<li>${r.name}</li>`).join('')}</ul>`
 const SCRIPT = new TextEncoder().encode(`console.log(${JSON.stringify(ROWS)})`)
 const BIG = 'x'.repeat(300_000)
+/** Bodies of one length that differ only in their last character, rendered anew per request. */
+const sameLength = (n: number): string => `${JSON.stringify(ROWS)}${n % 10}`
 
 let dir: string
 
@@ -43,6 +45,7 @@ function app(config: UserConfig = {}): Kernel {
   r.get('no-transform', () => json(ROWS).header('cache-control', 'no-transform'))
   r.get('varies', () => json(ROWS).header('vary', 'Accept'))
   r.get('big', () => text(BIG))
+  r.get('same-length/{n}', (ctx) => text(sameLength(Number(ctx.params.n))))
   kernel.static('files', dir)
   return kernel
 }
@@ -173,6 +176,18 @@ test('a large body is compressed whole (off the event loop); the same bytes twic
     assert.is(first.headers['content-encoding'], 'br')
     assert.ok(first.raw.equals(again.raw))
     assert.is(first.body, new TextDecoder().decode(SCRIPT))
+  })
+})
+
+test('bodies of one length, each rendered anew, come back each as itself', async () => {
+  await serving({}, async (url) => {
+    for (let round = 0; round < 2; round++)
+      for (let n = 0; n < 10; n++)
+        for (const coding of ['br', 'gzip']) {
+          const got = await get(`${url}/same-length/${n}`, { 'accept-encoding': coding })
+          assert.is(got.headers['content-encoding'], coding)
+          assert.is(got.body, sameLength(n), `body ${n}, ${coding}, round ${round}`)
+        }
   })
 })
 
