@@ -23,7 +23,8 @@ const username: JsonSchema = {
   type: 'string',
   minLength: 1,
   maxLength: 100,
-  description: 'NFKC, trimmed; no invisible or control characters.',
+  description:
+    'NFKC, trimmed; no invisible or control characters, no mix of Latin, Greek, Cyrillic, Armenian or Cherokee letters.',
 }
 const email: JsonSchema = { type: 'string', format: 'email', maxLength: 255 }
 

@@ -1,6 +1,6 @@
 // The Conduit example's usernames and emails: stored NFKC-folded and trimmed, refused (422 in
 // RealWorld's body, never a 500) when blank, too long for their column or holding an invisible or
-// control character; and no overlong text field of any body answers a 500.
+// control character, or mixing letters of scripts that pass for one another; and no overlong text field of any body answers a 500.
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { call, errorsOf, register, startConduit, type Conduit } from './conduit-fixtures.js'
@@ -35,6 +35,21 @@ test('a blank, overlong or invisible username is a 422 naming it, at registratio
     assert.equal(errorsOf(res), [message], JSON.stringify(username))
   }
   assert.is((await signUp(app, 'y'.repeat(100))).status, 201, 'the column holds 100')
+})
+
+test('a username mixing look-alike scripts is a 422; one script, any script, is a name', async (app) => {
+  const mixed =
+    'The user.username must not mix Latin, Greek, Cyrillic, Armenian or Cherokee letters.'
+  // Cyrillic а, Greek ο, Armenian օ, Cherokee Ꭺ among Latin letters; Latin among Cyrillic.
+  for (const username of ['\u0430lice1', 'b\u03bfb', 'j\u0585hn', '\u13aalice', 'ив\u0061н']) {
+    const res = await signUp(app, username)
+    assert.is(res.status, 422, JSON.stringify(username))
+    assert.equal(errorsOf(res), [mixed], JSON.stringify(username))
+  }
+  for (const username of ['иван', 'σοφία', 'José Müller', '山田 太郎', 'zoë_2']) {
+    const res = await signUp(app, username)
+    assert.is(res.status, 201, `${JSON.stringify(username)}: ${res.body}`)
+  }
 })
 
 test('a fullwidth twin of a username is that username: taken', async (app) => {
