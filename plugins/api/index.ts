@@ -2,6 +2,7 @@
 // composed pipeline, CORS preflight for API paths, JSON/XML negotiation, and `fw app:create`.
 import {
   definePlugin,
+  documentResponses,
   type Kernel,
   type Middleware,
   type Next,
@@ -31,6 +32,11 @@ export interface ApiOptions {
   corsCacheMs?: number
   /** Path prefixes whose `OPTIONS` requests are answered as CORS preflight (default `['/api/']`). */
   prefixes?: readonly string[]
+}
+
+/** What the `apiKey` middleware (and the pipeline holding it) may answer instead of the route. */
+const API_KEY_RESPONSES = {
+  403: 'No API key (and no web session with its CSRF token), or an access token that is not valid.',
 }
 
 /** The names of the API pipeline, in order: what a route group lists to run it. */
@@ -125,7 +131,7 @@ export default definePlugin<ApiOptions | undefined, ApiApi>({
         ? policy.then((p) => mark(ctx, next, p))
         : mark(ctx, next, policy)
     }
-    const apiKey = apiKeyMiddleware(keys)
+    const apiKey = documentResponses(apiKeyMiddleware(keys), API_KEY_RESPONSES)
     kernel.middleware('cors', cors)
     kernel.middleware('contentType', contentType)
     kernel.middleware('apiKey', apiKey)
@@ -164,7 +170,7 @@ export default definePlugin<ApiOptions | undefined, ApiApi>({
     }
 
     return {
-      pipeline: compose3([cors, contentType, apiKey]),
+      pipeline: documentResponses(compose3([cors, contentType, apiKey]), API_KEY_RESPONSES),
       cors,
       contentType,
       apiKey,

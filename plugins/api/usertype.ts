@@ -1,4 +1,4 @@
-import type { Middleware } from 'fw'
+import { documentResponses, type Middleware } from 'fw'
 import { apiError } from './envelope.js'
 
 /**
@@ -16,11 +16,17 @@ import { apiError } from './envelope.js'
  * r.resource('products', Products).only('store', 'update', 'destroy').middleware('editor')
  */
 export function minUsertype(usertype: number): Middleware {
-  return async function minUsertype(ctx, next) {
-    if (ctx.state.api?.application !== undefined) return next()
-    const who = await ctx.identity()
-    if (who?.id === undefined) return apiError('Unauthenticated')
-    if ((who.usertype ?? 0) < usertype) return apiError('InsufficientUsertype')
-    return next()
-  }
+  return documentResponses(
+    async function minUsertype(ctx, next) {
+      if (ctx.state.api?.application !== undefined) return next()
+      const who = await ctx.identity()
+      if (who?.id === undefined) return apiError('Unauthenticated')
+      if ((who.usertype ?? 0) < usertype) return apiError('InsufficientUsertype')
+      return next()
+    },
+    {
+      401: 'No API key and no signed-in user.',
+      403: `The signed-in user's usertype is below ${usertype}.`,
+    },
+  )
 }

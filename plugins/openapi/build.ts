@@ -158,16 +158,14 @@ export const ERROR_SCHEMA: SchemaObject = {
 const ERROR_REF = { $ref: '#/components/schemas/Error' }
 
 /**
- * The errors an operation can answer, from what fw knows of its route: 401 and 403 when it needs a
- * credential, 404 when its path has a parameter, 400 and 422 when it takes a body, and what its middleware
- * documented (a lockout's or a rate limit's 429).
+ * The errors an operation can answer, from what fw knows of its route: 401 when it needs a
+ * credential, 404 when its path has a parameter, 400 and 422 when it takes a body, and what its
+ * middleware documented (the API key's 403, a lockout's or a rate limit's 429). A 403 is listed
+ * only where something can send it: a route's permissions or a middleware that says so.
  */
 function derivedErrors(route: Route, facts: RouteFacts): Record<number, string> {
   const out: Record<number, string> = {}
-  if (facts.security.length > 0) {
-    out[401] = 'No valid credential.'
-    out[403] = 'The credential may not do this.'
-  }
+  if (facts.security.length > 0) out[401] = 'No valid credential.'
   if (/\{\w+\??\}/.test(route.path)) out[404] = 'Nothing has this id.'
   const body = route.schema?.body
   if (body !== undefined && isMultipartSchema(body)) {

@@ -86,7 +86,10 @@ function factsResolver(
         found.add(scheme)
       responses = { ...responses, ...responsesOf(fn) }
     }
-    if (route.permissions.length > 0) found.add('bearerAuth')
+    if (route.permissions.length > 0) {
+      found.add('bearerAuth')
+      responses = { 403: 'The credential may not do this.', ...responses }
+    }
     return { security: [...found].sort(), responses }
   }
 }

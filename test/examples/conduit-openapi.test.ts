@@ -93,4 +93,22 @@ test('says which operations need the token, and how to send it', async ({ kernel
   })
 })
 
+test('documents a 403 only where the app sends one: changing what someone else wrote', async ({
+  kernel,
+}) => {
+  const doc = await kernel.plugin('openapi').document()
+  const forbidden = Object.entries(doc.paths).flatMap(([path, item]) =>
+    Object.entries(item)
+      .filter(([, op]) => (op as { responses?: Record<string, unknown> }).responses?.['403'])
+      .map(([method]) => `${method.toUpperCase()} ${path.replace(/^\/api/, '')}`),
+  )
+  assert.equal(forbidden.sort(), [
+    'DELETE /articles/{slug}',
+    'DELETE /articles/{slug}/comments/{id}',
+    'PUT /articles/{slug}',
+  ])
+  const user = doc.paths['/api/user']!.get!.responses
+  assert.ok(user['401'], 'a signed-in route still documents its 401')
+})
+
 test.run()

@@ -28,10 +28,12 @@ const error = (description: string) => ({
   description,
   content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
 })
-/** What an operation that needs a credential answers without one, or with one that may not. */
+/** What an operation behind the API key answers without a credential, or with one refused. */
 const secured = {
   401: error('No valid credential.'),
-  403: error('The credential may not do this.'),
+  403: error(
+    'No API key (and no web session with its CSRF token), or an access token that is not valid.',
+  ),
 }
 /** fw's error body (`components.schemas.Error`). */
 const ERROR = {
