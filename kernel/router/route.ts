@@ -78,6 +78,12 @@ export interface RouteMatch {
   readonly legacy?: LegacyRequest
 }
 
+declare module '../context.js' {
+  // `ctx.match` is a RouteMatch (kernel/context.ts says why it is merged, not imported).
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- the merge adds the base
+  interface ContextMatch extends RouteMatch {}
+}
+
 /** One level of `router.group()`, as captured when a route is declared inside it. */
 export interface GroupFrame {
   readonly prefix: string
