@@ -247,11 +247,7 @@ async function settleAction(
  * The error reply for what was thrown: the `error` hook's answer (a tap that fails itself is
  * logged and skipped), else the kernel's own (kernel/error-replies.ts). Never throws.
  */
-export function fail(
-  cycle: RequestCycle,
-  ctx: RequestContext,
-  error: unknown,
-): MaybePromise<Reply> {
+function fail(cycle: RequestCycle, ctx: RequestContext, error: unknown): MaybePromise<Reply> {
   const { hooks } = cycle.deps
   let custom: MaybePromise<Reply | undefined>
   try {

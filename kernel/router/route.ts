@@ -80,7 +80,6 @@ export interface RouteMatch {
 
 declare module '../context.js' {
   // `ctx.match` is a RouteMatch (kernel/context.ts says why it is merged, not imported).
-  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- the merge adds the base
   interface ContextMatch extends RouteMatch {}
 }
 
