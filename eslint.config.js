@@ -22,6 +22,17 @@ export default tseslint.config(
         'error',
         { allowInterfaces: 'with-single-extends' },
       ],
+      // Another plugin's declarations (its API, config keys, events) reach every file of a
+      // program that includes its module: a file imports the type it uses, never an empty
+      // `import type {}` to pull them in (docs/writing-a-plugin.md, "Other plugins' APIs").
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'ImportDeclaration[specifiers.length=0][importKind="type"]',
+          message:
+            "An empty `import type {}` imports nothing: import the type this file uses from the plugin's module.",
+        },
+      ],
     },
   },
   {

@@ -1,5 +1,5 @@
 import { compileErrors } from './error-codes.js'
-import { compileRoute, type CompiledRoute, type ReplyEnds } from './route-chain.js'
+import { compileRoute, prepareRoute, type ChainDeps, type CompiledRoute } from './route-chain.js'
 import type { Route } from './router/route.js'
 import type { Router } from './router/router.js'
 import type { BindingLoader, ControllerClass, Middleware } from './types.js'
@@ -15,18 +15,10 @@ export class CompiledRoutes {
   readonly #middleware = new Map<string, Middleware>()
   readonly #controllers = new Map<string, ControllerClass>()
   readonly #bindings = new Map<string, BindingLoader>()
-  readonly #deps
-
-  /** `ends`: the reply's way back every chain ends in (the request cycle), asked at compile time. */
-  constructor(ends: () => ReplyEnds) {
-    this.#deps = {
-      middleware: (name: string) => this.#middleware.get(name),
-      controller: (name: string) => this.#controllers.get(name),
-      binding: (model: string) => this.#bindings.get(model),
-      get ends() {
-        return ends()
-      },
-    }
+  readonly #deps: ChainDeps = {
+    middleware: (name) => this.#middleware.get(name),
+    controller: (name) => this.#controllers.get(name),
+    binding: (model) => this.#bindings.get(model),
   }
 
   /** Registers named middleware; a name can be registered once. */
@@ -61,7 +53,7 @@ export class CompiledRoutes {
 
   /** Compiles what routes leave to first need (body schemas), before listening. */
   prepareAll(router: Router): void {
-    for (const route of router.routes()) this.compiled(route).prepare()
+    for (const route of router.routes()) prepareRoute(this.compiled(route))
   }
 
   /** The route compiled (once) into its chain. */

@@ -6,8 +6,7 @@ import { runBail } from './hook-runner.js'
 import { readBody, type BodySource } from './http/body.js'
 import type { Kernel } from './kernel-type.js'
 import { parseQs } from './qs.js'
-import type { RouteMatch } from './router/route.js'
-import type { Identity } from './types.js'
+import type { Identity } from './identity.js'
 
 /**
  * Per-request state that plugins attach (a session, a list query, …). Extend it by declaration
@@ -20,6 +19,15 @@ import type { Identity } from './types.js'
  */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- extended by declaration merging
 export interface ContextState {}
+
+/**
+ * What routing matched: the router's `RouteMatch` (a route and its parameters), merged into this
+ * interface by kernel/router/route.ts. A route names its handler, whose parameter is this request:
+ * the two types refer to each other, and the merge lets each live in its own file without the two
+ * files importing each other (`npm run lint` refuses import circles).
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- extended by declaration merging
+export interface ContextMatch {}
 
 /**
  * What the server layer (a socket or `inject`) hands the kernel for one request. A field given as
@@ -82,7 +90,7 @@ export class RequestContext {
    * area, for its own requests) may set it: the `route` hook is then skipped, and the match
    * recorded and run as if routing had found it.
    */
-  match: RouteMatch | undefined = undefined
+  match: ContextMatch | undefined = undefined
   /**
    * True when this request answers JSON by default: middleware of an API sets it (the api plugin's
    * `contentType` does), and the kernel sets it when routing misses under a group declared with

@@ -1,8 +1,6 @@
 import type { RequestContext } from './context.js'
 import { FwError, HttpError } from './errors.js'
 import { errorPage } from './http/error-page.js'
-import { attempt, runBail, andThen, type MaybePromise } from './hook-runner.js'
-import type { KernelHooks } from './hooks.js'
 import type { Logger } from './logger.js'
 import { reportedMessage } from './redact.js'
 import { html, json, type Reply } from './reply.js'
@@ -69,7 +67,6 @@ export function httpErrorReply(ctx: RequestContext, error: HttpError): Reply {
 
 /** What turning a thrown value into a reply needs. */
 export interface ErrorReplyDeps {
-  readonly hooks: KernelHooks
   /** Read on each failure: the logging plugin replaces the kernel's logger during setup. */
   logger(): Logger
   /** Retry-after seconds while in maintenance, else undefined. */
@@ -78,34 +75,25 @@ export interface ErrorReplyDeps {
 }
 
 /**
- * The reply for something thrown while answering: a plugin's (`error` hook), else an
- * `HttpError`'s own, else a terminal 500 (503 in maintenance) that shows details only in
- * development. Records `exception.raised` with the status the client gets. Never throws.
+ * The reply for something thrown while answering: `custom`, what a plugin's `error` tap answered
+ * (the request cycle runs the hook), else an `HttpError`'s own, else a terminal 500 (503 in
+ * maintenance) that shows details only in development. Records `exception.raised` with the status
+ * the client gets.
  */
-export function errorReply(
+export function errorReplied(
   deps: ErrorReplyDeps,
   ctx: RequestContext,
   error: unknown,
-): MaybePromise<Reply> {
-  const custom = deps.hooks.error.isUsed()
-    ? attempt(
-        () => runBail(deps.hooks.error, error, ctx),
-        (hookError) => {
-          deps.logger().error('error hook failed', { error: hookError, path: ctx.path })
-          return undefined
-        },
-      )
-    : undefined
-  return andThen(custom, (reply) => {
-    reply ??= defaultErrorReply(deps, ctx, error)
-    ctx.log.record('exception.raised', {
-      name: error instanceof Error ? error.name : typeof error,
-      message: error instanceof Error ? reportedMessage(error) : String(error),
-      code: (error as { code?: unknown } | null)?.code as string | undefined,
-      status: reply.status,
-    })
-    return reply
+  custom: Reply | undefined,
+): Reply {
+  const reply = custom ?? defaultErrorReply(deps, ctx, error)
+  ctx.log.record('exception.raised', {
+    name: error instanceof Error ? error.name : typeof error,
+    message: error instanceof Error ? reportedMessage(error) : String(error),
+    code: (error as { code?: unknown } | null)?.code as string | undefined,
+    status: reply.status,
   })
+  return reply
 }
 
 function defaultErrorReply(deps: ErrorReplyDeps, ctx: RequestContext, error: unknown): Reply {

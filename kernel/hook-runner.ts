@@ -52,18 +52,10 @@ export function isThenable<T>(value: MaybePromise<T>): value is Promise<T> {
   )
 }
 
-/** Applies `fn` to a value now, or once its promise settles. */
-export function andThen<T, R>(
-  value: MaybePromise<T>,
-  fn: (v: T) => MaybePromise<R>,
-): MaybePromise<R> {
-  return isThenable(value) ? value.then(fn) : fn(value)
-}
-
 /**
  * Runs `fn` and hands what it throws or rejects with to `recover`: synchronous while `fn` is.
  */
-export function attempt<T>(
+function attempt<T>(
   fn: () => MaybePromise<T>,
   recover: (error: unknown) => MaybePromise<T>,
 ): MaybePromise<T> {

@@ -3,7 +3,7 @@ import type { RequestContext } from './context.js'
 import type { Kernel } from './kernel-type.js'
 import type { Reply } from './reply.js'
 import type { RouteMatch } from './router/route.js'
-import type { Identity } from './types.js'
+import type { Identity } from './identity.js'
 
 /** Where a tap goes: its name, or its name with a `stage` or `before` (tapable's tap options). */
 export type TapOptions = string | { name: string; stage?: number; before?: string }

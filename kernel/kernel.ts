@@ -17,7 +17,8 @@ import type { PluginName } from './plugin.js'
 import { Readiness } from './readiness.js'
 import { createRedaction, type Redaction } from './redact.js'
 import type { Reply } from './reply.js'
-import { RequestCycle } from './request-cycle.js'
+import { inject, respond } from './request-cycle.js'
+import { createRequestCycle, type RequestCycle } from './request-cycle-deps.js'
 import { ServeOptions } from './serve-options.js'
 import { Router } from './router/router.js'
 import type {
@@ -55,12 +56,11 @@ export class Kernel {
 
   readonly #development: boolean
   readonly #plugins: PluginSet
-  readonly #routes = new CompiledRoutes(() => this.#cycle)
+  readonly #routes = new CompiledRoutes()
   readonly #cycle: RequestCycle
   readonly #serving = new Serving()
   #state: KernelState = 'created'
   #booting: Promise<void> | undefined
-  #successor: Kernel | undefined // answers this one's socket instead (`fw dev`)
 
   constructor(options: KernelOptions) {
     this.root = options.root ?? process.cwd()
@@ -71,7 +71,7 @@ export class Kernel {
     this.#development = isDevelopment(this.config, options.env)
     this.#logger = options.logger ?? createConsoleLogger(this.redaction)
     this.maintenance = createMaintenanceProbe(this.root)
-    this.#cycle = new RequestCycle({
+    this.#cycle = createRequestCycle({
       hooks: this.hooks,
       router: this.router,
       routing: installBuiltinRouting(this.hooks, this.router),
@@ -215,7 +215,7 @@ export class Kernel {
    * server and `inject()` both call. Never rejects: every failure becomes a reply.
    */
   async handle(init: RequestInit): Promise<Reply> {
-    return this.#cycle.respond(init)
+    return respond(this.#cycle, init)
   }
 
   /**
@@ -228,7 +228,7 @@ export class Kernel {
    */
   async inject(request: InjectRequest | string): Promise<InjectResponse> {
     if (this.#state === 'created' || this.#state === 'booting') await this.boot()
-    return this.#cycle.inject(request)
+    return inject(this.#cycle, request)
   }
 
   /** Boots if needed and listens; resolves with the address once the socket accepts. */
@@ -241,21 +241,14 @@ export class Kernel {
     this.#serving.assertIdle()
     this.#routes.prepareAll(this.router)
     await runSeries(this.hooks.listen, this)
-    return this.#serving.start(
-      {
-        handle: (init) => (this.#successor ?? this).#cycle.respond(init),
-        onWriteError: (error) => this.logger.error('writing a response failed', { error }),
-        securityHeaders: this.#cycle.securityHeaders,
-      },
-      { ...this.config.http, port, host },
-    )
+    return this.#serving.start(this.#cycle, { ...this.config.http, port, host })
   }
 
   /** `fw dev`: boots, runs the `listen` taps, then answers `listening`'s socket. */
   async takeOver(listening: Kernel): Promise<void> {
     await this.boot()
     await runSeries(this.hooks.listen, this)
-    listening.#successor = this
+    listening.#cycle.successor = this.#cycle
   }
 
   /**

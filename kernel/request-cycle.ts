@@ -1,12 +1,9 @@
-import type { BuiltinRouting } from './builtin-routing.js'
-import type { CompiledRoutes } from './compiled-routes.js'
 import type { RequestContext, RequestInit } from './context.js'
 import {
-  errorReply,
+  errorReplied,
   maintenanceReply,
   methodNotAllowedReply,
   notFoundReply,
-  type ErrorReplyDeps,
 } from './error-replies.js'
 import { requestErrors } from './error-codes.js'
 import { EventLog } from './events.js'
@@ -17,231 +14,347 @@ import {
   type InjectRequest,
   type InjectResponse,
 } from './http/inject.js'
+import { Reply, toReply } from './reply.js'
 import {
-  securityHeaders,
-  type SecurityHeaders,
-  type SecurityHeadersConfig,
-} from './http/security-headers.js'
-import type { MaintenanceProbe } from './maintenance.js'
-import { Reply } from './reply.js'
-import type { ReplyEnds } from './route-chain.js'
+  actionDone,
+  awaitRoute,
+  callHandler,
+  makeController,
+  type CompiledRoute,
+} from './route-chain.js'
 import type { RouteMatch } from './router/route.js'
-import type { Router } from './router/router.js'
-import { enterRequest, leaveRequest, runRouteScoped } from './scope.js'
+import type { RequestCycle } from './request-cycle-deps.js'
+import { enterRequest, enterScope, leaveRequest, leaveScope } from './scope.js'
 
-/** What the request cycle is built from (the kernel hands over these parts, not itself). */
-export interface RequestCycleDeps extends ErrorReplyDeps {
-  readonly router: Router
-  /** The kernel's own `route` taps, callable directly while they are the only ones. */
-  readonly routing: BuiltinRouting
-  readonly routes: CompiledRoutes
-  /** The maintenance probe; `now` is the request's start (a clock read saved). */
-  readonly maintenance: MaintenanceProbe
-  /** True when a plugin asked for the request scope (`kernel.useRequestScope()`). */
-  scoped(): boolean
-  /** A request's context (the kernel's, handed to handlers and taps as `ctx`). */
-  context(init: RequestInit, log: EventLog): RequestContext
-  /** `http.security_headers`: what every response (and every HTML page) carries. */
-  readonly securityHeaders: SecurityHeadersConfig
-}
+// One request through the kernel, read top to bottom: `respond` makes its context, `handle` admits
+// it (maintenance, the `request` hook), `route` finds its route (the `route` hook, or the router
+// directly), `dispatch` answers a miss or runs the route's chain (kernel/route-chain.ts), and
+// `finish` renders and annotates whatever answered. Every reply, whoever made it, ends there.
+//
+// This file is the one place where a request's way branches on a promise: each step runs
+// synchronously while what it calls answers synchronously (a route whose taps and handler do
+// creates no promise), and the first promise hands the rest of the request to the step's
+// `…Awaiting` twin, plain `async`/`await` from there on. A request never throws or rejects out of
+// here: a failure becomes the error reply (test/kernel/errors.test.ts, test/kernel/scope.test.ts).
 
 /**
- * One request through the kernel, read top to bottom: `respond` makes its context; `handle` admits
- * it (maintenance, the `request` hook), `#route` finds its route (the `route` hook, or the router
- * directly), `#dispatch` answers a miss or runs the route's compiled chain (kernel/route-chain.ts),
- * which ends in `finish`: `render`, then `annotate`. Every reply, whoever made it, ends there.
- *
- * This is the one place a request's way branches on a promise: each step runs synchronously while
- * what it calls answers synchronously (a route whose handler and taps do creates no promise), and
- * the first promise hands the rest of the request to the step's `…Awaiting` twin, plain
- * `async`/`await` from there on. `handle` never throws or rejects: a failure becomes a reply.
+ * A request from a socket (kernel/http/server.ts), answered by the cycle's successor when one
+ * took over: `answered` gets the reply now when every step was synchronous, else once it is ready
+ * (or the failure, a kernel bug: the cycle turns every failure into a reply).
  */
-export class RequestCycle implements ReplyEnds {
-  readonly #deps: RequestCycleDeps
-
-  /** The security headers, resolved once; the server adds them to what it writes itself too. */
-  readonly securityHeaders: SecurityHeaders
-
-  constructor(deps: RequestCycleDeps) {
-    this.#deps = deps
-    this.securityHeaders = securityHeaders(deps.securityHeaders)
+export function answer<T>(
+  cycle: RequestCycle,
+  init: RequestInit,
+  exchange: T,
+  answered: (exchange: T, reply: Reply | undefined, error?: unknown) => void,
+): void {
+  let reply: MaybePromise<Reply>
+  try {
+    reply = respond(cycle.successor ?? cycle, init)
+  } catch (error) {
+    return answered(exchange, undefined, error)
   }
+  if (!isThenable(reply)) return answered(exchange, reply)
+  reply.then(
+    (value) => answered(exchange, value),
+    (error: unknown) => answered(exchange, undefined, error),
+  )
+}
 
-  /** One request: its context and event log made, the cycle run; the kernel's entry. */
-  respond(init: RequestInit, log = new EventLog()): MaybePromise<Reply> {
-    const ctx = this.#deps.context(init, log)
-    // `currentContext()` finds the request in everything that runs synchronously from here.
-    const previous = enterRequest(ctx)
-    try {
-      return this.handle(ctx)
-    } finally {
-      leaveRequest(previous)
-    }
+/** A request answered in-process, as a client would see it (`kernel.inject`). */
+export async function inject(
+  cycle: RequestCycle,
+  request: InjectRequest | string,
+): Promise<InjectResponse> {
+  const init = injectInit(request)
+  const log = new EventLog()
+  const reply = await respond(cycle, init, log)
+  const secure = { secure: () => init.secure === true }
+  return injectResponse(reply, init.method, log.all(), cycle.securityHeaders, secure)
+}
+
+/** One request: its context and event log made, the cycle run; the kernel's entry. */
+export function respond(
+  cycle: RequestCycle,
+  init: RequestInit,
+  log = new EventLog(),
+): MaybePromise<Reply> {
+  const ctx = cycle.deps.context(init, log)
+  // `currentContext()` finds the request in everything that runs synchronously from here.
+  const previous = enterRequest(ctx)
+  try {
+    return handle(cycle, ctx)
+  } finally {
+    leaveRequest(previous)
   }
+}
 
-  /** A request answered in-process, as a client would see it (`kernel.inject`). */
-  async inject(request: InjectRequest | string): Promise<InjectResponse> {
-    const init = injectInit(request)
-    const log = new EventLog()
-    const reply = await this.respond(init, log)
-    const secure = { secure: () => init.secure === true }
-    return injectResponse(reply, init.method, log.all(), this.securityHeaders, secure)
-  }
-
-  /** A request from its context to its reply; whatever throws on the way is the error reply. */
-  handle(ctx: RequestContext): MaybePromise<Reply> {
-    ctx.log.record('request.received', { method: ctx.method, path: ctx.path }, 0)
-    try {
-      return this.#admit(ctx)
-    } catch (error) {
-      return this.finish(ctx, this.fail(ctx, error))
-    }
-  }
-
-  /** Maintenance (503), then the `request` hook, whose taps may answer (a CORS preflight). */
-  #admit(ctx: RequestContext): MaybePromise<Reply> {
-    const { maintenance, router, hooks } = this.#deps
+/** Maintenance (503), then the `request` hook, whose taps may answer (a CORS preflight). */
+function handle(cycle: RequestCycle, ctx: RequestContext): MaybePromise<Reply> {
+  const { maintenance, router, hooks } = cycle.deps
+  ctx.log.record('request.received', { method: ctx.method, path: ctx.path }, 0)
+  try {
     const retryAfter = maintenance(ctx.log.origin)
     if (retryAfter !== undefined && !maintenance.exempts(ctx.routingPath)) {
       if (router.answersJson(ctx.routingPath, [ctx.method], ctx.querystring))
         ctx.jsonByDefault = true
-      return this.finish(ctx, maintenanceReply(ctx, retryAfter))
+      return finish(cycle, ctx, maintenanceReply(ctx, retryAfter))
     }
     const early = hooks.request.isUsed() ? runBail(hooks.request, ctx) : undefined
-    if (isThenable(early)) return this.#admitAwaiting(ctx, early)
-    return early === undefined ? this.#route(ctx) : this.finish(ctx, early)
+    if (isThenable(early)) return handleAwaiting(cycle, ctx, early)
+    return early === undefined ? route(cycle, ctx) : finish(cycle, ctx, early)
+  } catch (error) {
+    return finish(cycle, ctx, fail(cycle, ctx, error))
   }
+}
 
-  async #admitAwaiting(ctx: RequestContext, early: Promise<Reply | undefined>): Promise<Reply> {
-    try {
-      const reply = await early
-      return await (reply === undefined ? this.#route(ctx) : this.finish(ctx, reply))
-    } catch (error) {
-      return this.finish(ctx, this.fail(ctx, error))
-    }
+async function handleAwaiting(
+  cycle: RequestCycle,
+  ctx: RequestContext,
+  early: Promise<Reply | undefined>,
+): Promise<Reply> {
+  try {
+    const reply = await early
+    return await (reply === undefined ? route(cycle, ctx) : finish(cycle, ctx, reply))
+  } catch (error) {
+    return finish(cycle, ctx, fail(cycle, ctx, error))
   }
+}
 
-  /** The match a `request` tap set (the admin area does), or the `route` hook's. */
-  #route(ctx: RequestContext): MaybePromise<Reply> {
-    const start = ctx.log.now()
-    if (ctx.match !== undefined) return this.#dispatch(ctx, ctx.match, start)
-    // With only the kernel's own route taps, ask the router directly: same answer, no loop.
-    const { routing, hooks } = this.#deps
-    const match = routing.only() ? routing.direct(ctx) : runBail(hooks.route, ctx)
-    if (isThenable(match)) return this.#routeAwaiting(ctx, match, start)
-    return this.#dispatch(ctx, match, start)
+/** The match a `request` tap set (the admin area does), or the `route` hook's. */
+function route(cycle: RequestCycle, ctx: RequestContext): MaybePromise<Reply> {
+  const start = ctx.log.now()
+  if (ctx.match !== undefined) return dispatch(cycle, ctx, ctx.match, start)
+  // With only the kernel's own route taps, ask the router directly: same answer, no loop.
+  const { routing, hooks } = cycle.deps
+  const match = routing.only() ? routing.direct(ctx) : runBail(hooks.route, ctx)
+  if (isThenable(match)) return routeAwaiting(cycle, ctx, match, start)
+  return dispatch(cycle, ctx, match, start)
+}
+
+async function routeAwaiting(
+  cycle: RequestCycle,
+  ctx: RequestContext,
+  match: Promise<RouteMatch | undefined>,
+  start: number,
+): Promise<Reply> {
+  try {
+    return await dispatch(cycle, ctx, await match, start)
+  } catch (error) {
+    return finish(cycle, ctx, fail(cycle, ctx, error))
   }
+}
 
-  async #routeAwaiting(
-    ctx: RequestContext,
-    match: Promise<RouteMatch | undefined>,
-    start: number,
-  ): Promise<Reply> {
-    try {
-      return await this.#dispatch(ctx, await match, start)
-    } catch (error) {
-      return this.finish(ctx, this.fail(ctx, error))
-    }
+/** Records routing; answers a miss (405, the fallback route, 404), runs a match's chain. */
+function dispatch(
+  cycle: RequestCycle,
+  ctx: RequestContext,
+  found: RouteMatch | undefined,
+  start: number,
+): MaybePromise<Reply> {
+  const log = ctx.log
+  const end = log.now()
+  log.record('phase.completed', { name: 'routing', start, duration: end - start }, end)
+  const match = found ?? missed(cycle, ctx)
+  if (match instanceof Reply) return finish(cycle, ctx, match)
+  ctx.match = match
+  ctx.params = match.params
+  const { route, params } = match
+  const compiled = cycle.deps.routes.compiled(route)
+  const { method } = ctx
+  const matched = { method, path: route.path, name: route.name, handler: compiled.name, params }
+  log.record('route.matched', matched, end)
+  // The chain (with its error reply and the response's taps) runs in the request scope when a
+  // plugin asked for it and the route may wait (test/kernel/scope.test.ts).
+  if (!cycle.deps.scoped() || !compiled.scope.needed) return runRoute(cycle, ctx, compiled)
+  let answered: MaybePromise<Reply>
+  try {
+    answered = enterScope(ctx, runRoute, cycle, ctx, compiled)
+  } catch (error) {
+    leaveScope() // a controller's constructor threw: the cycle's step answers it
+    throw error
   }
+  compiled.scope.answered()
+  if (isThenable(answered)) return scopeSettled(answered)
+  leaveScope()
+  return answered
+}
 
-  /** Records routing; answers a miss (405, the fallback route, 404), runs a match's chain. */
-  #dispatch(
-    ctx: RequestContext,
-    found: RouteMatch | undefined,
-    start: number,
-  ): MaybePromise<Reply> {
-    const log = ctx.log
-    const end = log.now()
-    log.record('phase.completed', { name: 'routing', start, duration: end - start }, end)
-    const match = found ?? this.#missed(ctx)
-    if (match instanceof Reply) return this.finish(ctx, match)
-    ctx.match = match
-    ctx.params = match.params
-    const { route, params } = match
-    const compiled = this.#deps.routes.compiled(route)
-    const { method } = ctx
-    const matched = { method, path: route.path, name: route.name, handler: compiled.name, params }
-    log.record('route.matched', matched, end)
-    // The chain (with its error reply and the response's taps) runs in the request scope when a
-    // plugin asked for it and the route may wait (test/kernel/scope.test.ts).
-    return this.#deps.scoped() ? runRouteScoped(compiled, ctx) : compiled.run(ctx)
+/** The scoped chain's reply, once it settled and the scope is left. */
+async function scopeSettled(answered: Promise<Reply>): Promise<Reply> {
+  try {
+    return await answered
+  } finally {
+    leaveScope()
   }
+}
 
-  /** A request no route matched: 405 when the path answers other methods, the fallback, 404. */
-  #missed(ctx: RequestContext): RouteMatch | Reply {
-    const { router } = this.#deps
-    const allowed = router.allowedMethodsFor(ctx.method, ctx.routingPath, ctx.querystring)
-    ctx.log.record('route.missed', { method: ctx.method, path: ctx.path, allowed })
-    // A miss under an API's group (or a 405 of its route) answers as the API does: JSON.
-    if (router.answersJson(ctx.routingPath, allowed, ctx.querystring)) ctx.jsonByDefault = true
-    if (allowed.length > 0) return methodNotAllowedReply(ctx, allowed)
-    if (!router.fallbackRoute) return notFoundReply(ctx)
-    return { route: router.fallbackRoute, params: {} }
+/** A request no route matched: 405 when the path answers other methods, the fallback, 404. */
+function missed(cycle: RequestCycle, ctx: RequestContext): RouteMatch | Reply {
+  const { router } = cycle.deps
+  const allowed = router.allowedMethodsFor(ctx.method, ctx.routingPath, ctx.querystring)
+  ctx.log.record('route.missed', { method: ctx.method, path: ctx.path, allowed })
+  // A miss under an API's group (or a 405 of its route) answers as the API does: JSON.
+  if (router.answersJson(ctx.routingPath, allowed, ctx.querystring)) ctx.jsonByDefault = true
+  if (allowed.length > 0) return methodNotAllowedReply(ctx, allowed)
+  if (!router.fallbackRoute) return notFoundReply(ctx)
+  return { route: router.fallbackRoute, params: {} }
+}
+
+/**
+ * The route's chain, chosen at boot: {@link awaitRoute} for a route that waits by construction,
+ * else its handler called in this turn; a handler that returns a promise anyway is followed to its
+ * reply (and its route scoped from then on). Then the reply's way back.
+ */
+function runRoute(
+  cycle: RequestCycle,
+  ctx: RequestContext,
+  compiled: CompiledRoute,
+): MaybePromise<Reply> {
+  if (compiled.mayWait) return finishAwaiting(cycle, ctx, awaitRoute(ctx, compiled))
+  const log = ctx.log
+  const controller = makeController(ctx, compiled)
+  const start = log.now()
+  let result: unknown
+  try {
+    result = callHandler(ctx, compiled, controller)
+  } catch (error) {
+    actionDone(log, start)
+    return finish(cycle, ctx, fail(cycle, ctx, error))
   }
-
-  /** The error reply for what was thrown (the `error` hook, then the kernel's 500). */
-  fail(ctx: RequestContext, error: unknown): MaybePromise<Reply> {
-    return errorReply(this.#deps, ctx, error)
+  if (isThenable(result)) {
+    compiled.scope.waited()
+    return finishAwaiting(cycle, ctx, settleAction(log, start, result))
   }
+  actionDone(log, start)
+  return finish(cycle, ctx, toReply(result))
+}
 
-  /**
-   * `render`, then `annotate`, on whatever answered: a reply of the kernel's, a `request` tap's, a
-   * route's or an error reply. Never throws; an error reply that fails itself is not retried (the
-   * server then answers a bare 500).
-   */
-  finish(ctx: RequestContext, answered: MaybePromise<Reply>): MaybePromise<Reply> {
-    if (isThenable(answered)) return this.#finishSettled(ctx, answered)
-    const rendered = this.#render(ctx, answered)
-    if (isThenable(rendered)) return this.#annotateAwaiting(ctx, rendered)
-    return this.#annotate(ctx, rendered)
+/** What a synchronous route's handler promised, as a reply, once it settled. */
+async function settleAction(
+  log: EventLog,
+  start: number,
+  result: Promise<unknown>,
+): Promise<Reply> {
+  try {
+    return toReply(await result)
+  } finally {
+    actionDone(log, start)
   }
+}
 
-  async #finishSettled(ctx: RequestContext, answered: Promise<Reply>): Promise<Reply> {
-    return this.finish(ctx, await answered)
+/**
+ * The error reply for what was thrown: the `error` hook's answer (a tap that fails itself is
+ * logged and skipped), else the kernel's own (kernel/error-replies.ts). Never throws.
+ */
+function fail(cycle: RequestCycle, ctx: RequestContext, error: unknown): MaybePromise<Reply> {
+  const { hooks } = cycle.deps
+  let custom: MaybePromise<Reply | undefined>
+  try {
+    custom = hooks.error.isUsed() ? runBail(hooks.error, error, ctx) : undefined
+  } catch (hookError) {
+    return errorReplied(cycle.deps, ctx, error, errorHookFailed(cycle, ctx, hookError))
   }
+  if (isThenable(custom)) return failAwaiting(cycle, ctx, error, custom)
+  return errorReplied(cycle.deps, ctx, error, custom)
+}
 
-  async #annotateAwaiting(ctx: RequestContext, rendered: Promise<Reply>): Promise<Reply> {
-    return this.#annotate(ctx, await rendered)
+async function failAwaiting(
+  cycle: RequestCycle,
+  ctx: RequestContext,
+  error: unknown,
+  custom: Promise<Reply | undefined>,
+): Promise<Reply> {
+  let reply: Reply | undefined
+  try {
+    reply = await custom
+  } catch (hookError) {
+    reply = errorHookFailed(cycle, ctx, hookError)
   }
+  return errorReplied(cycle.deps, ctx, error, reply)
+}
 
-  /**
-   * The `render` hook (content negotiation, views, the toolbar): what a tap fails with becomes the
-   * error reply, not rendered again. A view no tap turned into a body is an error (no engine).
-   */
-  #render(ctx: RequestContext, reply: Reply): MaybePromise<Reply> {
-    const render = this.#deps.hooks.render
-    let rendered: MaybePromise<Reply>
-    try {
-      rendered = render.isUsed() ? runWaterfall(render, reply, ctx) : reply
-    } catch (error) {
-      return this.fail(ctx, error)
-    }
-    if (isThenable(rendered)) return this.#renderAwaiting(ctx, rendered)
-    return rendered.body.kind === 'view' ? this.fail(ctx, noViewEngine(rendered)) : rendered
+function errorHookFailed(cycle: RequestCycle, ctx: RequestContext, hookError: unknown): undefined {
+  cycle.deps.logger().error('error hook failed', { error: hookError, path: ctx.path })
+  return undefined
+}
+
+/**
+ * `render`, then `annotate`, on whatever answered: a reply of the kernel's, a `request` tap's, a
+ * route's or an error reply. Never throws; an error reply that fails itself is not retried (the
+ * server then answers a bare 500).
+ */
+function finish(
+  cycle: RequestCycle,
+  ctx: RequestContext,
+  answered: MaybePromise<Reply>,
+): MaybePromise<Reply> {
+  if (isThenable(answered)) return finishAwaiting(cycle, ctx, answered)
+  const rendered = render(cycle, ctx, answered)
+  if (isThenable(rendered)) return annotateAwaiting(cycle, ctx, rendered)
+  return annotate(cycle, ctx, rendered)
+}
+
+/** {@link finish} once what answered settled; a rejection (a route's failure) is the error reply. */
+async function finishAwaiting(
+  cycle: RequestCycle,
+  ctx: RequestContext,
+  answered: Promise<Reply>,
+): Promise<Reply> {
+  let reply: Reply
+  try {
+    reply = await answered
+  } catch (error) {
+    reply = await fail(cycle, ctx, error)
   }
+  return finish(cycle, ctx, reply)
+}
 
-  async #renderAwaiting(ctx: RequestContext, rendered: Promise<Reply>): Promise<Reply> {
-    let reply: Reply
-    try {
-      reply = await rendered
-    } catch (error) {
-      return this.fail(ctx, error)
-    }
-    return reply.body.kind === 'view' ? this.fail(ctx, noViewEngine(reply)) : reply
+/**
+ * The `render` hook (content negotiation, views, the toolbar): what a tap fails with becomes the
+ * error reply, not rendered again. A view no tap turned into a body is an error (no engine).
+ */
+function render(cycle: RequestCycle, ctx: RequestContext, reply: Reply): MaybePromise<Reply> {
+  const { render } = cycle.deps.hooks
+  let rendered: MaybePromise<Reply>
+  try {
+    rendered = render.isUsed() ? runWaterfall(render, reply, ctx) : reply
+  } catch (error) {
+    return fail(cycle, ctx, error)
   }
+  if (isThenable(rendered)) return renderAwaiting(cycle, ctx, rendered)
+  return rendered.body.kind === 'view' ? fail(cycle, ctx, noViewEngine(rendered)) : rendered
+}
 
-  /** `response.prepared`, then the `annotate` hook (headers), each tap isolated; the reply. */
-  #annotate(ctx: RequestContext, reply: Reply): MaybePromise<Reply> {
-    ctx.log.record('response.prepared', { status: reply.status })
-    const annotate = this.#deps.hooks.annotate
-    if (!annotate.isUsed()) return reply
-    // One tap that throws is reported and the others still run; the result is the reply.
-    return runEach(annotate, this.#annotateFailed, reply, ctx)
+async function renderAwaiting(
+  cycle: RequestCycle,
+  ctx: RequestContext,
+  rendered: Promise<Reply>,
+): Promise<Reply> {
+  let reply: Reply
+  try {
+    reply = await rendered
+  } catch (error) {
+    return fail(cycle, ctx, error)
   }
+  return reply.body.kind === 'view' ? fail(cycle, ctx, noViewEngine(reply)) : reply
+}
 
-  // Told about each failing `annotate` tap; bound once, as the hook runner calls it without `this`.
-  readonly #annotateFailed = (tap: string, error: unknown, [, ctx]: [Reply, RequestContext]) =>
-    this.#deps.logger().error(`annotate tap '${tap}' failed`, { error, path: ctx.path })
+async function annotateAwaiting(
+  cycle: RequestCycle,
+  ctx: RequestContext,
+  rendered: Promise<Reply>,
+): Promise<Reply> {
+  return annotate(cycle, ctx, await rendered)
+}
+
+/** `response.prepared`, then the `annotate` hook (headers), each tap isolated; the reply. */
+function annotate(cycle: RequestCycle, ctx: RequestContext, reply: Reply): MaybePromise<Reply> {
+  ctx.log.record('response.prepared', { status: reply.status })
+  const { annotate } = cycle.deps.hooks
+  if (!annotate.isUsed()) return reply
+  // One tap that throws is reported and the others still run; the result is the reply.
+  return runEach(annotate, cycle.annotateFailed, reply, ctx)
 }
 
 function noViewEngine(reply: Reply): Error {

@@ -2,64 +2,38 @@ import type { RequestContext } from './context.js'
 import { notFoundReply } from './error-replies.js'
 import { compileErrors } from './error-codes.js'
 import type { EventLog } from './events.js'
-import { isThenable, type MaybePromise } from './hook-runner.js'
 import { Reply, toReply } from './reply.js'
 import { RouteScope } from './scope.js'
 import type { Route } from './router/route.js'
 import type { BindingLoader, ControllerClass, Handler, Middleware } from './types.js'
 import { compileBodyCheck, type BodyCheck } from './validation.js'
 
-/**
- * A route compiled at boot into the one function that answers it once it is matched: its
- * middleware, bindings, body check and handler, then its reply's way back (`render`, `annotate`).
- */
+// A route compiled at boot: what it refers to by name resolved, and its chain chosen once. The
+// request cycle (kernel/request-cycle.ts) runs it: `callHandler` for a route that waits for
+// nothing, `awaitRoute` for one that does, then the reply's way back. Nothing here branches on
+// whether something answered now or later: the cycle is the one place that does.
+
+/** A route compiled at boot: its parts resolved, and whether its chain is the `async` one. */
 export interface CompiledRoute {
-  /** The route's chain, from the matched request to its reply, rendered and annotated. */
-  readonly run: (ctx: RequestContext) => MaybePromise<Reply>
-  /** The handler as `route.matched` and `fw route:list` show it. */
-  readonly name: string
-  /**
-   * True when the route waits by construction (middleware, bindings, a body schema, an `async`
-   * handler): its chain is the `async` one, and it runs in the request scope when that is on.
-   */
-  readonly mayWait: boolean
-  /** Whether the chain runs in the request scope, when that is on (kernel/scope.ts). */
-  readonly scope: RouteScope
-  /**
-   * Compiles what the route compiles on first need (its body schema), now: the kernel calls it for
-   * every route before it listens, so a served route never compiles on a request and a broken
-   * schema fails the start.
-   */
-  prepare(): void
-}
-
-/** What compiling a route needs from the kernel. */
-export interface ChainDeps {
-  middleware(name: string): Middleware | undefined
-  controller(name: string): ControllerClass | undefined
-  binding(model: string): BindingLoader | undefined
-  /** The reply's way back, shared by every route (kernel/request-cycle.ts). */
-  readonly ends: ReplyEnds
-}
-
-/** What every chain ends in: the request cycle's error reply, `render` and `annotate`. */
-export interface ReplyEnds {
-  /** The error reply for what a route threw or rejected with. */
-  fail(ctx: RequestContext, error: unknown): MaybePromise<Reply>
-  /** `render` and `annotate` on a reply now or later, synchronously while everything is. */
-  finish(ctx: RequestContext, answered: MaybePromise<Reply>): MaybePromise<Reply>
-}
-
-/** A route's parts, resolved once: what its chain calls, in order. */
-interface RouteParts {
   readonly route: Route
+  /** Middleware, each with the check that it answered a `Reply`, outermost first. */
   readonly layers: readonly Layer[]
+  /** Placeholder name and the loader of its model, for implicit binding. */
   readonly bindings: readonly (readonly [string, BindingLoader])[]
   readonly body: LazyBodyCheck | undefined
   /** A plain function handler; undefined for a controller's method. */
   readonly handler: Handler | undefined
   readonly controller: ControllerClass | undefined
   readonly method: string
+  /** The handler as `route.matched` and `fw route:list` show it. */
+  readonly name: string
+  /**
+   * True when the route waits by construction (middleware, bindings, a body schema, an `async`
+   * handler): its chain is {@link awaitRoute}, and it runs in the request scope when that is on.
+   */
+  readonly mayWait: boolean
+  /** Whether the chain runs in the request scope, when that is on (kernel/scope.ts). */
+  readonly scope: RouteScope
 }
 
 /** One middleware of a route, and the check that it answered a `Reply`. */
@@ -68,109 +42,88 @@ interface Layer {
   readonly checked: (reply: Reply) => Reply
 }
 
+/** A route's body check, compiled on first need (ajv costs a command that only lists routes). */
+interface LazyBodyCheck {
+  check(): BodyCheck
+}
+
+/** What compiling a route needs from the kernel: what routes refer to by name. */
+export interface ChainDeps {
+  middleware(name: string): Middleware | undefined
+  controller(name: string): ControllerClass | undefined
+  binding(model: string): BindingLoader | undefined
+}
+
 /**
  * Compiles a route: its named middleware and bindings resolved (an unknown name fails here, at
  * boot), its handler resolved to a function or a controller's method, and its chain chosen: the
  * synchronous one when nothing of the route waits, else the `async` one.
  */
 export function compileRoute(route: Route, deps: ChainDeps): CompiledRoute {
-  const parts = resolveParts(route, deps)
-  const target = parts.handler ?? parts.controller!.prototype[parts.method]
+  const [handler, controller, method] = resolveHandler(route, deps)
+  const layers = route.middleware.map((name) => {
+    const fn = deps.middleware(name)
+    if (!fn) throw compileErrors.error('FW_ERR_MIDDLEWARE_UNKNOWN', { route: route.path, name })
+    const checked = (reply: Reply): Reply => {
+      if (reply instanceof Reply) return reply
+      throw compileErrors.error('FW_ERR_MIDDLEWARE_NO_REPLY', { name })
+    }
+    return { fn, checked }
+  })
+  const bindings = Object.entries(route.bindings).map(([param, model]) => {
+    const loader = deps.binding(model)
+    if (loader === undefined)
+      throw compileErrors.error('FW_ERR_BINDING_UNKNOWN', { route: route.path, param, model })
+    return [param, loader] as const
+  })
+  const schema = route.schema?.body
+  let check: BodyCheck | undefined
+  const body =
+    schema === undefined ? undefined : { check: () => (check ??= compileBodyCheck(route, schema)) }
+  const target = handler ?? controller!.prototype[method]
   const mayWait =
-    parts.layers.length > 0 ||
-    parts.bindings.length > 0 ||
-    parts.body !== undefined ||
-    isAsyncFunction(target)
+    layers.length > 0 || bindings.length > 0 || body !== undefined || isAsyncFunction(target)
   const scope = new RouteScope(mayWait)
-  const run = mayWait ? awaitingChain(parts, deps.ends) : synchronousChain(parts, deps.ends, scope)
-  const prepare = (): void => void parts.body?.check()
-  return { run, name: handlerName(route), mayWait, scope, prepare }
+  const name = handlerName(route)
+  return { route, layers, bindings, body, handler, controller, method, name, mayWait, scope }
 }
 
 /**
- * The chain of a route with nothing that waits: the handler, its reply rendered and annotated, all
- * in the caller's turn. A handler that returns a promise anyway is followed to its reply.
+ * Compiles what the route compiles on first need (its body schema), now: the kernel calls it for
+ * every route before it listens, so a served route never compiles on a request and a broken
+ * schema fails the start.
  */
-function synchronousChain(
-  parts: RouteParts,
-  ends: ReplyEnds,
-  scope: RouteScope,
-): CompiledRoute['run'] {
-  return function synchronousRoute(ctx) {
-    const log = ctx.log
-    const controller = makeController(ctx, parts)
-    const start = log.now()
-    let result: unknown
-    try {
-      result = callHandler(ctx, parts, controller)
-    } catch (error) {
-      actionDone(log, start)
-      return ends.finish(ctx, ends.fail(ctx, error))
-    }
-    if (isThenable(result)) {
-      scope.waited()
-      return ends.finish(ctx, settleAction(ctx, start, result, ends))
-    }
-    actionDone(log, start)
-    return ends.finish(ctx, toReply(result))
-  }
+export function prepareRoute(compiled: CompiledRoute): void {
+  compiled.body?.check()
 }
 
-/** What a handler's promise settles to, as a reply; its rejection, the error reply. */
-async function settleAction(
-  ctx: RequestContext,
-  start: number,
-  result: Promise<unknown>,
-  ends: ReplyEnds,
-): Promise<Reply> {
-  let value: unknown
-  try {
-    value = await result
-  } catch (error) {
-    actionDone(ctx.log, start)
-    return ends.fail(ctx, error)
-  }
-  actionDone(ctx.log, start)
-  return toReply(value)
-}
-
-/** The chain of a route that waits: its middleware around its action, then the way back. */
-function awaitingChain(parts: RouteParts, ends: ReplyEnds): CompiledRoute['run'] {
-  return async function awaitingRoute(ctx) {
-    let reply: Reply
-    try {
-      reply =
-        parts.layers.length === 0 ? await action(ctx, parts) : await throughMiddleware(ctx, parts)
-    } catch (error) {
-      reply = await ends.fail(ctx, error)
-    }
-    return ends.finish(ctx, reply)
-  }
-}
-
-/** The middleware, onion-style: each given as `next()` the rest of them, then the action. */
-async function throughMiddleware(ctx: RequestContext, parts: RouteParts): Promise<Reply> {
+/**
+ * The chain of a route that waits: its middleware, onion-style, around its action. Rejects with
+ * what a part threw; the cycle makes that the error reply.
+ */
+export async function awaitRoute(ctx: RequestContext, compiled: CompiledRoute): Promise<Reply> {
+  if (compiled.layers.length === 0) return action(ctx, compiled)
   const log = ctx.log
   const start = log.now()
   const before = log.size
   try {
-    return await layer(ctx, parts, 0)
+    return await layer(ctx, compiled, 0)
   } finally {
+    // The middleware phase is the chain's time less the action's and the controller's.
     const end = log.now()
-    const inner = innerDuration(log, before)
-    const duration = Math.max(0, end - start - inner)
+    const duration = Math.max(0, end - start - innerDuration(log, before))
     log.record('phase.completed', { name: 'middleware', start, duration }, end)
   }
 }
 
 /** Middleware `i`, given as `next()` the rest of the chain: the next middleware, or the action. */
-function layer(ctx: RequestContext, parts: RouteParts, i: number): Promise<Reply> {
-  const { fn, checked } = parts.layers[i]!
-  const last = i + 1 === parts.layers.length
+function layer(ctx: RequestContext, compiled: CompiledRoute, i: number): Promise<Reply> {
+  const { fn, checked } = compiled.layers[i]!
+  const last = i + 1 === compiled.layers.length
   return fn(ctx, () => {
     // What `next()` gives a middleware is a promise, also of what fails synchronously.
     try {
-      return last ? action(ctx, parts) : layer(ctx, parts, i + 1)
+      return last ? action(ctx, compiled) : layer(ctx, compiled, i + 1)
     } catch (error) {
       return Promise.reject(error as Error)
     }
@@ -182,29 +135,32 @@ function layer(ctx: RequestContext, parts: RouteParts, i: number): Promise<Reply
  * the handler called and its result made a reply. Bindings run inside the middleware, so
  * authentication answers first and an unauthenticated caller cannot learn which records exist.
  */
-async function action(ctx: RequestContext, parts: RouteParts): Promise<Reply> {
-  for (const [param, loader] of parts.bindings) {
+async function action(ctx: RequestContext, compiled: CompiledRoute): Promise<Reply> {
+  for (const [param, loader] of compiled.bindings) {
     const value = ctx.params[param]
     const loaded = value === undefined ? undefined : await loader(value, ctx)
     if (loaded === undefined || loaded === null) return notFoundReply(ctx)
     ctx.models[param] = loaded
   }
-  if (parts.body !== undefined) await parts.body.check()(ctx)
-  const controller = makeController(ctx, parts)
+  if (compiled.body !== undefined) await compiled.body.check()(ctx)
+  const controller = makeController(ctx, compiled)
   const start = ctx.log.now()
   try {
-    return toReply(await callHandler(ctx, parts, controller))
+    return toReply(await callHandler(ctx, compiled, controller))
   } finally {
     actionDone(ctx.log, start)
   }
 }
 
 /** The route's controller made for this request (the `controller` phase); none for a function. */
-function makeController(ctx: RequestContext, parts: RouteParts): Controller | undefined {
-  if (parts.controller === undefined) return undefined
+export function makeController(
+  ctx: RequestContext,
+  compiled: CompiledRoute,
+): Controller | undefined {
+  if (compiled.controller === undefined) return undefined
   const log = ctx.log
   const built = log.now()
-  const instance = new parts.controller() as Controller
+  const instance = new compiled.controller() as Controller
   const end = log.now()
   log.record('phase.completed', { name: 'controller', start: built, duration: end - built }, end)
   return instance
@@ -213,15 +169,19 @@ function makeController(ctx: RequestContext, parts: RouteParts): Controller | un
 type Controller = Record<string, (...args: unknown[]) => unknown>
 
 /** The handler: the plain function, or the method of the controller made for this request. */
-function callHandler(ctx: RequestContext, parts: RouteParts, instance?: Controller): unknown {
-  if (instance === undefined) return parts.handler!(ctx)
-  return parts.route.classic
-    ? instance[parts.method]!(ctx.match?.legacy?.args ?? [], ctx)
-    : instance[parts.method]!(ctx)
+export function callHandler(
+  ctx: RequestContext,
+  compiled: CompiledRoute,
+  instance?: Controller,
+): unknown {
+  if (instance === undefined) return compiled.handler!(ctx)
+  return compiled.route.classic
+    ? instance[compiled.method]!(ctx.match?.legacy?.args ?? [], ctx)
+    : instance[compiled.method]!(ctx)
 }
 
 /** Records the `action` phase, also when the handler throws or rejects. */
-function actionDone(log: EventLog, start: number): void {
+export function actionDone(log: EventLog, start: number): void {
   const end = log.now()
   log.record('phase.completed', { name: 'action', start, duration: end - start }, end)
 }
@@ -248,39 +208,6 @@ export function handlerName(route: Route): string {
 
 const isAsyncFunction = (fn: unknown): boolean =>
   typeof fn === 'function' && /^Async(Generator)?Function$/.test(fn.constructor.name)
-
-/** A route's body check, compiled on first need (ajv costs a command that only lists routes). */
-interface LazyBodyCheck {
-  check(): BodyCheck
-}
-
-/** What a route refers to by name, resolved: an unknown one fails here, at boot. */
-function resolveParts(route: Route, deps: ChainDeps): RouteParts {
-  const [handler, controller, method] = resolveHandler(route, deps)
-  const layers = route.middleware.map((name) => {
-    const fn = deps.middleware(name)
-    if (!fn) throw compileErrors.error('FW_ERR_MIDDLEWARE_UNKNOWN', { route: route.path, name })
-    const checked = (reply: Reply): Reply => {
-      if (reply instanceof Reply) return reply
-      throw compileErrors.error('FW_ERR_MIDDLEWARE_NO_REPLY', { name })
-    }
-    return { fn, checked }
-  })
-  const bindings = Object.entries(route.bindings).map(([param, model]) => {
-    const loader = deps.binding(model)
-    if (loader === undefined) {
-      throw compileErrors.error('FW_ERR_BINDING_UNKNOWN', { route: route.path, param, model })
-    }
-    return [param, loader] as const
-  })
-  const schema = route.schema?.body
-  let compiled: BodyCheck | undefined
-  const body =
-    schema === undefined
-      ? undefined
-      : { check: () => (compiled ??= compileBodyCheck(route, schema)) }
-  return { route, layers, bindings, body, handler, controller, method }
-}
 
 /** A handler reference as a plain function, or a controller class and its method's name. */
 function resolveHandler(

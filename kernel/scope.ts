@@ -1,6 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import type { RequestContext } from './context.js'
-import { isThenable } from './hook-runner.js'
 
 // The request scope: how `currentContext()` finds the request from code that does not get `ctx`
 // (the database plugin's EntityManager and query log, the logging plugin's app logger).
@@ -8,13 +7,13 @@ import { isThenable } from './hook-runner.js'
 // On Node 20 an AsyncLocalStorage is not free: while one is active, every async resource the
 // process creates (each promise, each nextTick, each socket write) runs async-hooks bookkeeping,
 // ~3 µs of CPU per request on a bare JSON route (bench/playground-http.ts). So the storage is
-// active only while a request that needs it is in flight (`runInContext` counts them), and what
+// active only while a request that needs it is in flight (`enterScope` counts them), and what
 // runs synchronously finds its request through a plain variable instead.
 
 const storage = new AsyncLocalStorage<RequestContext>()
 /** The request whose code is running synchronously right now (set by the kernel per request). */
 let running: RequestContext | undefined
-/** Calls of `runInContext` not settled yet: the storage is disabled when none is. */
+/** Calls of `enterScope` not ended yet: the storage is disabled when none is. */
 let inFlight = 0
 
 /**
@@ -45,39 +44,36 @@ export function leaveRequest(previous: RequestContext | undefined): void {
 
 /**
  * Runs `fn(...args)` with `ctx` as the current request for everything it awaits, until what it
- * returns settles. Work it leaves running after that may no longer see the request once no other
- * scoped call is in flight.
+ * returns settles; resolves with that. Work it leaves running after that may no longer see the
+ * request once no other scoped call is in flight.
  */
-export function runInContext<A extends unknown[], T>(
+export async function runInContext<A extends unknown[], T>(
+  ctx: RequestContext,
+  fn: (...args: A) => T,
+  ...args: A
+): Promise<Awaited<T>> {
+  try {
+    return await enterScope(ctx, fn, ...args)
+  } finally {
+    leaveScope()
+  }
+}
+
+/**
+ * Calls `fn(...args)` in the request scope of `ctx`: what it awaits finds the request, until the
+ * caller ends the call with {@link leaveScope} (also when `fn` throws).
+ */
+export function enterScope<A extends unknown[], T>(
   ctx: RequestContext,
   fn: (...args: A) => T,
   ...args: A
 ): T {
   inFlight++
-  let result: T
-  try {
-    result = storage.run(ctx, fn, ...args)
-  } catch (error) {
-    leave()
-    throw error
-  }
-  if (!isThenable(result)) {
-    leave()
-    return result
-  }
-  return result.then(
-    (value) => {
-      leave()
-      return value
-    },
-    (error: unknown) => {
-      leave()
-      throw error
-    },
-  ) as T
+  return storage.run(ctx, fn, ...args)
 }
 
-function leave(): void {
+/** Ends a call of {@link enterScope}: with none left in flight, the storage is disabled. */
+export function leaveScope(): void {
   // Disabling turns the async-hooks bookkeeping off again (Node re-enables it on the next run).
   if (--inFlight === 0) storage.disable()
 }
@@ -109,15 +105,4 @@ export class RouteScope {
     this.#waited = true
     this.needed = true
   }
-}
-
-/** A route's chain, in the request scope while its {@link RouteScope} says it needs it. */
-export function runRouteScoped<T>(
-  route: { readonly run: (ctx: RequestContext) => T; readonly scope: RouteScope },
-  ctx: RequestContext,
-): T {
-  if (!route.scope.needed) return route.run(ctx)
-  const result = runInContext(ctx, route.run, ctx)
-  route.scope.answered()
-  return result
 }

@@ -5,6 +5,8 @@ import type { Logger } from './logger.js'
 import type { UserConfig } from './config.js'
 import type { Reply } from './reply.js'
 
+export type { Identity } from './identity.js'
+
 /** The HTTP methods a route can be declared for. */
 export const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const
 export type HttpMethod = (typeof HTTP_METHODS)[number]
@@ -36,19 +38,6 @@ export type Next = () => Promise<Reply>
  * kernel.middleware('poweredBy', async (ctx, next) => (await next()).header('x-powered-by', 'fw'))
  */
 export type Middleware = (ctx: RequestContext, next: Next) => Promise<Reply>
-
-/**
- * Who made the request, as the `authenticate` hook found out. Plugins add fields by declaration
- * merging on this interface.
- */
-export interface Identity {
-  /** The user's id, or undefined for a non-user principal (an application). */
-  id?: string | number
-  username?: string
-  usertype?: number
-  /** How the identity was established: `apiKey`, `accessToken`, `userAuth`, `session`, … */
-  via: string
-}
 
 /** A model loader for implicit route binding: returns undefined when there is no such record. */
 export type BindingLoader = (value: string, ctx: RequestContext) => Promise<unknown>

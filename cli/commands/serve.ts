@@ -1,8 +1,6 @@
 import cluster from 'node:cluster'
 import { Command, Option, UsageError } from 'clipanion'
 import type { Kernel } from 'fw'
-import type {} from 'fw/plugins/auth'
-import type {} from 'fw/plugins/jobs'
 import { serveClustered } from '../cluster.js'
 import type { FwContext } from '../context.js'
 import { parsePort, parseWholeNumber, parseWorkers } from '../options.js'

@@ -1,5 +1,4 @@
 import type { RequestContext } from 'fw'
-import type {} from 'fw/plugins/database'
 import { Article } from './entities.js'
 import { failure } from './errors.js'
 

@@ -1,5 +1,4 @@
 import { definePlugin, type Kernel } from 'fw'
-import type {} from 'fw/plugins/auth'
 import * as articles from './controllers/articles.js'
 import * as comments from './controllers/comments.js'
 import * as profiles from './controllers/profiles.js'

@@ -132,6 +132,9 @@ const CACHE_MAX_BODY = 256 * 1024
  */
 const PER_LENGTH = 4
 
+/** Takes a reply as it goes to the client (or the failure to compress it); true when written whole. */
+export type Send = (wire: WireReply | undefined, error?: unknown) => boolean
+
 /**
  * Compresses replies on their way to the socket. Per reply it does the least it can: a body under
  * the threshold or a type that does not compress costs a length check and a look at its headers,
@@ -183,12 +186,12 @@ export class Compression {
    * gets the headers of the GET, without a length (the compressed one is not computed for it).
    * A promise when the body is compressed off the event loop.
    */
-  apply(wire: WireReply, request: EncodingQuery): WireReply | Promise<WireReply> {
+  apply(wire: WireReply, request: EncodingQuery, send: Send): boolean {
     const payload = wire.payload
     const status = wire.status
-    if (status < 200 || status === 204 || status === 206 || status === 304) return wire
+    if (status < 200 || status === 204 || status === 206 || status === 304) return send(wire)
     if (payload !== undefined && typeof payload !== 'string' && !(payload instanceof Uint8Array))
-      return wire // a stream: sent as it comes
+      return send(wire) // a stream: sent as it comes
     const headers = wire.headers
     let length = -1
     let type: HeaderValue | undefined
@@ -200,32 +203,32 @@ export class Compression {
       if (name === 'content-length') length = Number(value)
       else if (name === 'content-type') type = value
       else if (name === 'vary') vary = i + 1
-      else if (name === 'content-encoding' || name === 'content-range') return wire
+      else if (name === 'content-encoding' || name === 'content-range') return send(wire)
       else if (name === 'set-cookie') shared = false
       else if (name === 'cache-control') {
         const directives = String(value).toLowerCase()
-        if (directives.includes('no-transform')) return wire
+        if (directives.includes('no-transform')) return send(wire)
         if (directives.includes('private') || directives.includes('no-store')) shared = false
       }
     }
     if (length < this.#threshold || typeof type !== 'string' || !this.#compressible(type))
-      return wire
+      return send(wire)
     const out = headers.slice()
     if (vary === -1) out.push('vary', 'Accept-Encoding')
     else if (!/(^|,)\s*(accept-encoding|\*)\s*(,|$)/i.test(String(headers[vary])))
       out[vary] = `${String(headers[vary])}, Accept-Encoding`
     const encoding = this.encodingFor(request.headers()['accept-encoding'])
-    if (encoding === undefined) return { status, headers: out, payload }
+    if (encoding === undefined) return send({ status, headers: out, payload })
     const at = out.indexOf('content-length')
     out.splice(at, 2, 'content-encoding', encoding)
-    if (payload === undefined) return { status, headers: out, payload } // HEAD
+    if (payload === undefined) return send({ status, headers: out, payload }) // HEAD
     const done = (body: Buffer): WireReply => {
       out.push('content-length', `${body.byteLength}`)
       return { status, headers: out, payload: body }
     }
     const cached = this.#cached(payload, shared)
     const hit = cached?.[encoding]
-    if (hit !== undefined) return done(hit)
+    if (hit !== undefined) return send(done(hit))
     const body = typeof payload === 'string' ? Buffer.from(payload) : payload
     const options = dynamicOptions(encoding, length)
     const keep = (compressed: Buffer): WireReply => {
@@ -233,8 +236,14 @@ export class Compression {
       return done(compressed)
     }
     if (length <= SYNC_MAX)
-      return keep(encoding === 'br' ? brotliCompressSync(body, options) : gzipSync(body, options))
-    return compressAsync(body, encoding, options).then(keep)
+      return send(
+        keep(encoding === 'br' ? brotliCompressSync(body, options) : gzipSync(body, options)),
+      )
+    compressAsync(body, encoding, options).then(
+      (compressed) => send(keep(compressed)),
+      (error: unknown) => send(undefined, error),
+    )
+    return false
   }
 
   /** The cache entry of a body (made when absent), or undefined when the body is not cached. */

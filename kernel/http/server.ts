@@ -1,13 +1,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
-import type { RequestInit } from '../context.js'
 import { requestErrors } from '../error-codes.js'
 import type { HttpError } from '../errors.js'
-import { isThenable, type MaybePromise } from '../hook-runner.js'
 import type { Reply } from '../reply.js'
+import { answer } from '../request-cycle.js'
+import type { RequestCycle } from '../request-cycle-deps.js'
 import { IDLE_GRACE_MS, trackConnections, type ConnectionTracker } from './drain.js'
 import { BODY, nothingToDrain, readFraming, TWO_HOSTS } from './framing.js'
-import type { SecurityHeaders } from './security-headers.js'
 import { serialize, type WireReply } from './serialize.js'
 import { SocketRequest } from './socket-request.js'
 import { mounted, staticApp, type StaticMount } from './static-files.js'
@@ -15,16 +14,6 @@ import { Compression, type CompressionConfig } from './compression.js'
 
 /** How long `close()` lets requests finish before it closes every socket: 30 s. */
 export const DEFAULT_DRAIN_TIMEOUT_MS = 30_000
-
-/** What the HTTP server needs from the kernel. */
-export interface ServerTarget {
-  /** Answers a request: a reply now when every step was synchronous, else a promise of one. */
-  handle(init: RequestInit): MaybePromise<Reply>
-  /** Called when writing a reply failed after the pipeline (a broken stream, a closed socket). */
-  onWriteError(error: unknown): void
-  /** The headers every response carries (static files and the server's own answers too). */
-  readonly securityHeaders: SecurityHeaders
-}
 
 /** The running server and a way to stop it gracefully. */
 export interface RunningServer {
@@ -54,42 +43,51 @@ export interface ServerOptions {
 
 /**
  * Starts the server on `port`/`host`: a request under a static mount goes to polka and sirv (a
- * miss handed on to the kernel), every other one straight to the kernel (`Replies.answer`), whose
- * reply is serialised the same way `inject()` does it and written (`Replies.write`).
+ * miss handed on to the kernel), every other one straight to the kernel's request cycle
+ * (`answerRequest`), whose reply is serialised the same way `inject()` does it and written.
  */
 export async function startServer(
-  target: ServerTarget,
+  cycle: RequestCycle,
   options: ServerOptions,
 ): Promise<RunningServer> {
   const server = createServer()
   const tracker = trackConnections(server, options.idleGraceMs ?? IDLE_GRACE_MS)
   const compression = options.compression.enabled ? new Compression(options.compression) : undefined
-  const replies = new Replies(target, tracker, options.trustProxy, compression)
+  const always = Object.fromEntries(cycle.securityHeaders.always)
+  const writer: Writer = {
+    cycle,
+    tracker,
+    trustProxy: options.trustProxy,
+    compression,
+    always,
+    wroteThisTurn: false,
+    waiting: [],
+  }
   // polka serves the static mounts (sirv), handing a miss on to the kernel. Requests outside
   // every mount go to the kernel directly: polka's loop costs two promises per request.
   const mounts = options.statics.map((m) => m.prefix)
   const app = staticApp(options.statics, {
-    security: target.securityHeaders,
+    security: cycle.securityHeaders,
     trustProxy: options.trustProxy,
     compression,
   })
-  app?.use((req: IncomingMessage, res: ServerResponse) => replies.answer(req, res, false))
+  app?.use((req: IncomingMessage, res: ServerResponse) => answerRequest(writer, req, res, false))
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const framing = readFraming(req.rawHeaders)
     if ((framing & TWO_HOSTS) !== 0) {
       tracker.request(req, res, true)
-      refuse(res, requestErrors.httpError('FW_ERR_HTTP_HOST_DUPLICATE'), replies.always)
+      refuse(res, requestErrors.httpError('FW_ERR_HTTP_HOST_DUPLICATE'), always)
     } else {
       if ((framing & BODY) === 0) nothingToDrain(req)
       if (app === undefined || !mounted(mounts, req.url ?? '/')) {
         tracker.request(req, res)
-        replies.answer(req, res, true)
+        answerRequest(writer, req, res, true)
       } else {
         tracker.request(req, res, true)
         // polka runs its middleware loop only when no `next` is passed in; sirv does not throw,
         // but a rejection here would outlive the request, so it is answered like any failure.
         const served = app.handler(req as never, res, undefined as never)
-        Promise.resolve(served).catch((error: unknown) => replies.failed(res, error))
+        Promise.resolve(served).catch((error: unknown) => failed(writer, res, error))
       }
     }
   })
@@ -113,9 +111,9 @@ function listen(server: Server, port: number, host: string): Promise<void> {
 }
 
 /**
- * A request from the socket to the kernel and its reply back to the socket: `answer` asks the
- * kernel, `#ready` batches the replies of a loop turn, `#respond` serialises and compresses one,
- * and `write` hands it to the socket and tells the connection tracker.
+ * A server's way from the kernel's replies back to the sockets: `answerRequest` asks the request
+ * cycle, `ready` batches the replies of a loop turn, `respond` serialises and compresses one, and
+ * `write` hands it to the socket and tells the connection tracker.
  *
  * The first reply of a turn of the event loop is written at once; the replies that become ready
  * after it in the same turn wait for its end (the check phase, right after the turn's I/O
@@ -127,152 +125,147 @@ function listen(server: Server, port: number, host: string): Promise<void> {
  * one); `test/kernel/reply-batching.test.ts` guards the order. A full batch ({@link MAX_READY}) is
  * written at once.
  */
-class Replies {
+interface Writer {
+  readonly cycle: RequestCycle
+  readonly tracker: ConnectionTracker
+  readonly trustProxy: boolean
+  readonly compression: Compression | undefined
   /** The security headers every answer carries, as an object (the server's own answers). */
   readonly always: Record<string, string>
-  readonly #target: ServerTarget
-  readonly #tracker: ConnectionTracker
-  readonly #trustProxy: boolean
-  readonly #compression: Compression | undefined
-  #wroteThisTurn = false
-  #waiting: Ready[] = []
+  wroteThisTurn: boolean
+  waiting: Exchange[]
+}
 
-  constructor(
-    target: ServerTarget,
-    tracker: ConnectionTracker,
-    trustProxy: boolean,
-    compression: Compression | undefined,
-  ) {
-    this.#target = target
-    this.#tracker = tracker
-    this.#trustProxy = trustProxy
-    this.#compression = compression
-    this.always = Object.fromEntries(target.securityHeaders.always)
+/** A request and, once the kernel answered it, its reply (or the failure to make one). */
+interface Exchange {
+  readonly writer: Writer
+  readonly req: IncomingMessage
+  readonly res: ServerResponse
+  readonly init: SocketRequest
+  /** The request came straight here: the tracker is told when it is answered (not via polka). */
+  readonly tracked: boolean
+  reply: Reply | undefined
+  error: unknown
+}
+
+/** Asks the request cycle for the reply to `req`; `ready` writes it. */
+function answerRequest(
+  writer: Writer,
+  req: IncomingMessage,
+  res: ServerResponse,
+  tracked: boolean,
+): void {
+  const init = new SocketRequest(req, writer.trustProxy)
+  const exchange = { writer, req, res, init, tracked, reply: undefined, error: undefined }
+  answer(writer.cycle, init, exchange, ready)
+}
+
+/** A reply ready: written now when it is the turn's first, else at the turn's end. */
+function ready(exchange: Exchange, reply: Reply | undefined, error?: unknown): void {
+  exchange.reply = reply
+  exchange.error = error
+  const writer = exchange.writer
+  if (!writer.wroteThisTurn) {
+    writer.wroteThisTurn = true
+    setImmediate(endOfTurn, writer)
+    respond(exchange)
+  } else if (writer.waiting.push(exchange) === MAX_READY) writeWaiting(writer)
+}
+
+function endOfTurn(writer: Writer): void {
+  writer.wroteThisTurn = false
+  writeWaiting(writer)
+}
+
+function writeWaiting(writer: Writer): void {
+  const batch = writer.waiting
+  writer.waiting = []
+  for (const exchange of batch) respond(exchange)
+}
+
+/**
+ * Serialises, compresses and writes one reply. Nothing here may throw: it runs in a read or
+ * promise callback, or at the end of a loop turn with other replies, where a throw would end the
+ * process (or lose the replies after it). A failure ends this response (and at worst its socket).
+ */
+function respond({ writer, req, res, init, reply, error, tracked }: Exchange): void {
+  try {
+    // A body left unread midway (refused over the limit, say) cannot be skipped on a keep-alive
+    // socket without reading it whole: close the connection after this answer instead.
+    if (req.readableDidRead && !req.readableEnded) res.shouldKeepAlive = false
+    const handedOver =
+      reply === undefined ? failed(writer, res, error) : send(writer, res, init, reply)
+    if (tracked) answered(writer, req, res, handedOver)
+  } catch (thrown) {
+    writeFailed(writer, thrown, res)
   }
+}
 
-  /**
-   * Asks the kernel for the reply to `req` and writes it when ready. `tracked`: the request came
-   * straight here, so the connection tracker is told when it is answered (a request through
-   * polka's mounts is watched by a listener).
-   */
-  answer(req: IncomingMessage, res: ServerResponse, tracked: boolean): void {
-    const init = new SocketRequest(req, this.#trustProxy)
-    let reply: MaybePromise<Reply>
-    try {
-      reply = this.#target.handle(init)
-    } catch (error) {
-      this.#ready({ req, res, init, reply: undefined, error, tracked })
-      return
+/** Serialises and writes a reply; true when it went to the socket whole within `end()`. */
+function send(writer: Writer, res: ServerResponse, init: SocketRequest, reply: Reply): boolean {
+  const compression = writer.compression
+  // HEAD is serialized and compressed as its GET (same coding, same length), then sent without
+  // the body (test/browser/cross-origin.test.ts compares their headers).
+  const head = init.method === 'HEAD' && compression !== undefined
+  const wire = serialize(reply, head ? 'GET' : init.method, writer.cycle.securityHeaders, init)
+  if (compression === undefined) return write(writer, res, wire)
+  // Compressed here, or off the event loop and written when ready (followed to the close).
+  return compression.apply(wire, init, (coded, thrown) =>
+    coded === undefined
+      ? failed(writer, res, thrown)
+      : write(writer, res, head ? withoutBody(coded) : coded),
+  )
+}
+
+/** Tells the tracker the request on `req`'s socket is answered, now or at the response's close. */
+function answered(
+  writer: Writer,
+  req: IncomingMessage,
+  res: ServerResponse,
+  handedOver: boolean,
+): void {
+  // The socket is gone when the client went away (or its request broke) before the answer.
+  const socket = req.socket as Socket | null
+  if (socket === null) return
+  // Usually the whole reply went to the socket within end(); a stream or a slow socket is
+  // followed to the response's close instead.
+  if (handedOver && socket.writableLength === 0) writer.tracker.answered(socket)
+  else res.once('close', () => writer.tracker.answered(socket))
+}
+
+/** Writes a wire reply; true when it was handed to the socket whole (no stream to follow). */
+function write(writer: Writer, res: ServerResponse, wire: WireReply): boolean {
+  try {
+    res.writeHead(wire.status, wire.headers)
+    const p = wire.payload
+    if (p === undefined || typeof p === 'string' || p instanceof Uint8Array) {
+      res.end(p)
+      return true
     }
-    if (!isThenable(reply)) this.#ready({ req, res, init, reply, error: undefined, tracked })
-    else
-      reply.then(
-        (value) => this.#ready({ req, res, init, reply: value, error: undefined, tracked }),
-        (error: unknown) => this.#ready({ req, res, init, reply: undefined, error, tracked }),
-      )
+    p.on('error', (error) => writeFailed(writer, error, res))
+    p.pipe(res)
+  } catch (error) {
+    writeFailed(writer, error, res)
   }
+  return false
+}
 
-  /** A reply ready: written now when it is the turn's first, else at the turn's end. */
-  #ready(r: Ready): void {
-    if (!this.#wroteThisTurn) {
-      this.#wroteThisTurn = true
-      setImmediate(this.#endOfTurn)
-      this.#respond(r)
-    } else if (this.#waiting.push(r) === MAX_READY) this.#writeWaiting()
-  }
+/** Writing a reply failed after the kernel made it (a broken stream, a closed socket). */
+function writeFailed(writer: Writer, error: unknown, res: ServerResponse): void {
+  writer.cycle.deps.logger().error('writing a response failed', { error })
+  res.destroy()
+}
 
-  // Called by setImmediate without `this`, so bound once.
-  readonly #endOfTurn = (): void => {
-    this.#wroteThisTurn = false
-    this.#writeWaiting()
-  }
-
-  #writeWaiting(): void {
-    const batch = this.#waiting
-    this.#waiting = []
-    for (const r of batch) this.#respond(r)
-  }
-
-  /**
-   * Serialises, compresses and writes one reply. Nothing here may throw: it runs in a read or
-   * promise callback, or at the end of a loop turn with other replies, where a throw would end
-   * the process (or lose the replies after it). A failure ends this response (and at worst its
-   * socket) only.
-   */
-  #respond({ req, res, init, reply, error, tracked }: Ready): void {
-    try {
-      // A body left unread midway (refused over the limit, say) cannot be skipped on a keep-alive
-      // socket without reading it whole: close the connection after this answer instead.
-      if (req.readableDidRead && !req.readableEnded) res.shouldKeepAlive = false
-      const handedOver =
-        reply === undefined ? this.failed(res, error) : this.#send(res, init, reply)
-      if (tracked) this.#answered(req, res, handedOver)
-    } catch (thrown) {
-      this.#target.onWriteError(thrown)
-      res.destroy()
-    }
-  }
-
-  /** Serialises and writes a reply; true when it went to the socket whole within `end()`. */
-  #send(res: ServerResponse, init: SocketRequest, reply: Reply): boolean {
-    const compression = this.#compression
-    // HEAD is serialized and compressed as its GET (same coding, same length), then sent without
-    // the body (test/browser/cross-origin.test.ts compares their headers).
-    const head = init.method === 'HEAD' && compression !== undefined
-    const wire = serialize(reply, head ? 'GET' : init.method, this.#target.securityHeaders, init)
-    const coded = compression === undefined ? wire : compression.apply(wire, init)
-    if (!isThenable(coded)) return this.write(res, head ? withoutBody(coded) : coded)
-    // Compressed off the event loop: written when ready, followed to the response's close.
-    coded.then(
-      (ready) => this.write(res, head ? withoutBody(ready) : ready),
-      (thrown: unknown) => this.failed(res, thrown),
-    )
-    return false
-  }
-
-  /** Tells the tracker the request on `req`'s socket is answered, now or at the response's close. */
-  #answered(req: IncomingMessage, res: ServerResponse, handedOver: boolean): void {
-    // The socket is gone when the client went away (or its request broke) before the answer.
-    const socket = req.socket as Socket | null
-    if (socket === null) return
-    // Usually the whole reply went to the socket within end(); a stream or a slow socket is
-    // followed to the response's close instead.
-    if (handedOver && socket.writableLength === 0) this.#tracker.answered(socket)
-    else res.once('close', () => this.#tracker.answered(socket))
-  }
-
-  /** Writes a wire reply; true when it was handed to the socket whole (no stream to follow). */
-  write(res: ServerResponse, wire: WireReply): boolean {
-    try {
-      res.writeHead(wire.status, wire.headers)
-      const p = wire.payload
-      if (p === undefined || typeof p === 'string' || p instanceof Uint8Array) {
-        res.end(p)
-        return true
-      }
-      p.on('error', (error) => {
-        this.#target.onWriteError(error)
-        res.destroy()
-      })
-      p.pipe(res)
-    } catch (error) {
-      this.#target.onWriteError(error)
-      res.destroy()
-    }
-    return false
-  }
-
-  /**
-   * The kernel failed to make a reply (a kernel bug: it turns every failure into one), or writing
-   * one failed: a bare 500, or the response ended. True: nothing is left to follow.
-   */
-  failed(res: ServerResponse, error: unknown): true {
-    this.#target.onWriteError(error)
-    if (!res.headersSent)
-      res.writeHead(500, { ...this.always, 'content-type': 'application/json; charset=utf-8' })
-    res.end('{"error":"unavailable"}')
-    return true
-  }
+/**
+ * The kernel failed to make a reply (a kernel bug: it turns every failure into one), or writing
+ * one failed: a bare 500, or the response ended. True: nothing is left to follow.
+ */
+function failed(writer: Writer, res: ServerResponse, error: unknown): true {
+  writer.cycle.deps.logger().error('writing a response failed', { error })
+  if (!res.headersSent)
+    res.writeHead(500, { ...writer.always, 'content-type': 'application/json; charset=utf-8' })
+  res.end('{"error":"unavailable"}')
+  return true
 }
 
 /**
@@ -281,16 +274,6 @@ class Replies {
  * until its end halved pipelined plaintext's rate (`bench/techempower.ts`, plaintext at 256).
  */
 const MAX_READY = 128
-
-/** A reply (or the failure to make one), written now or at the end of the loop turn. */
-interface Ready {
-  readonly req: IncomingMessage
-  readonly res: ServerResponse
-  readonly init: SocketRequest
-  readonly reply: Reply | undefined
-  readonly error: unknown
-  readonly tracked: boolean
-}
 
 /** Answers a request the server refuses before the pipeline, closing the connection after it. */
 function refuse(res: ServerResponse, error: HttpError, always: Record<string, string>): void {

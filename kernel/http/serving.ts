@@ -1,6 +1,7 @@
 import { kernelErrors } from '../error-codes.js'
 import type { FwConfig } from '../config.js'
-import type { RunningServer, ServerTarget } from './server.js'
+import type { RequestCycle } from '../request-cycle-deps.js'
+import type { RunningServer } from './server.js'
 import type { StaticMount, StaticOptions } from './static-files.js'
 
 /** Where a listening kernel accepts connections. */
@@ -37,11 +38,11 @@ export class Serving {
   }
 
   async start(
-    target: ServerTarget,
+    cycle: RequestCycle,
     http: Pick<FwConfig['http'], 'port' | 'host' | 'trust_proxy' | 'compression'>,
   ): Promise<ListeningAddress> {
     const { startServer } = await import('./server.js')
-    this.#server = await startServer(target, {
+    this.#server = await startServer(cycle, {
       port: http.port,
       host: http.host,
       trustProxy: http.trust_proxy,

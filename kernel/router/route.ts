@@ -78,6 +78,11 @@ export interface RouteMatch {
   readonly legacy?: LegacyRequest
 }
 
+declare module '../context.js' {
+  // `ctx.match` is a RouteMatch (kernel/context.ts says why it is merged, not imported).
+  interface ContextMatch extends RouteMatch {}
+}
+
 /** One level of `router.group()`, as captured when a route is declared inside it. */
 export interface GroupFrame {
   readonly prefix: string

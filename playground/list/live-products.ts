@@ -4,8 +4,6 @@
 // (views/products.eta) refreshes its table on each. What changed is read from the request's own
 // event log (`model.*` events), after the response: a projection, not a hook into the handlers.
 import { definePlugin, type FwEvent, type RequestContext } from 'fw'
-import type {} from 'fw/plugins/database'
-import type {} from 'fw/plugins/realtime'
 
 /** The channel the products page listens to. */
 export const PRODUCTS_CHANNEL = 'products'

@@ -12,7 +12,6 @@
 import { view, type Kernel, type Reply, type RequestContext } from 'fw'
 import { datatableReply } from 'fw/plugins/list'
 import { productCatalogue, productColumns } from './products-source.js'
-import type {} from 'fw/plugins/realtime'
 
 /** JSON for an inline `<script>`: `<` escaped so the data can never close the element. */
 function scriptJson(value: unknown): string {

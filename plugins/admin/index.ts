@@ -20,8 +20,6 @@ import {
   type RequestContext,
   type Route,
 } from 'fw'
-import type {} from 'fw/plugins/auth'
-import type {} from 'fw/plugins/views'
 import { adminErrors } from './errors.js'
 
 /** Options of the admin plugin (code-level choices; the area itself is config). */

@@ -1,7 +1,6 @@
 import * as crypto from 'node:crypto'
 import type { Kernel, Middleware, Next, Reply, RequestContext } from 'fw'
 import { presentedToken } from 'fw/plugins/auth/credentials'
-import type {} from 'fw/plugins/database'
 import { apiError, refusalData } from './envelope.js'
 import type { ApiApplication } from './state.js'
 

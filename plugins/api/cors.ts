@@ -1,5 +1,4 @@
 import { empty, type Kernel, type Reply } from 'fw'
-import type {} from 'fw/plugins/database'
 
 /** The CORS defaults (README.md "CORS"). */
 export const CORS_DEFAULTS = {

@@ -9,9 +9,6 @@ import {
   type Reply,
   type RequestContext,
 } from 'fw'
-import type {} from 'fw/plugins/auth'
-import type {} from 'fw/plugins/database'
-import type {} from 'fw/plugins/debug'
 import { apiKeyMiddleware, applicationsTable, KeyCache, type ApiKeyChecker } from './api-key.js'
 import { AppCreateCommand } from './app-create-command.js'
 import { apiKeyProjection } from './debug-projection.js'

@@ -2,10 +2,6 @@
 // revocable HS256 tokens, web sessions with CSRF, and the `authenticate` taps.
 import type { SqlEntityManager as EntityManager } from '@mikro-orm/knex'
 import { definePlugin, type Identity, type Middleware } from 'fw'
-import type {} from 'fw/plugins/database'
-import type {} from 'fw/plugins/debug'
-import type {} from 'fw/plugins/health'
-import type {} from 'fw/plugins/views'
 import { declareAccountRoutes } from './account-routes.js'
 import { appLockout, isLockout, type LockoutOptions } from './app-lockout.js'
 import { scheduleCleanup } from './cleanup-job.js'

@@ -2,7 +2,6 @@ import { Command, Option, UsageError } from 'clipanion'
 import { formatTable } from 'fw/cli'
 import type { CommandContext } from 'fw'
 import { uniqueViolation } from 'fw/plugins/database'
-import type {} from './index.js'
 import { readPassword } from './password-input.js'
 
 const PASSWORD_INPUT = `

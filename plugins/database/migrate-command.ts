@@ -1,6 +1,5 @@
 import { Command, Option, UsageError } from 'clipanion'
 import type { CommandContext } from 'fw'
-import type {} from './types.js'
 
 /** Failures that are the user's to fix: printed as one line (`fw: …`), exit 1. */
 const USER_ERRORS: ReadonlySet<string> = new Set([

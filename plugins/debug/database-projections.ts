@@ -2,7 +2,6 @@
 // migrations. They belong with the plugin that records those events, registered through
 // `kernel.plugin('debug').project(…)` as the auth, api, logging and views plugins do; they stay
 // here until the database plugin registers them itself.
-import type {} from 'fw/plugins/database'
 import type { PayloadProjections } from './payload.js'
 import { redactParams } from './redact.js'
 

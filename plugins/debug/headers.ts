@@ -1,7 +1,6 @@
 // The headers an annotated response carries, projected from the request's event log:
 // `Server-Timing` and the `X-Fw-Debug` summary. Each is a function of the log (plus the kernel's
 // boot phases); nothing here keeps state of its own.
-import type {} from 'fw/plugins/database'
 import type { AnyEvent, BootTiming } from 'fw'
 import { roundMs as round } from './payload.js'
 

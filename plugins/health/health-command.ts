@@ -1,7 +1,6 @@
 import { Command, formatTable, Option } from 'fw/cli'
 import type { CommandContext } from 'fw'
 import { formatDetails } from './pages.js'
-import type {} from './index.js'
 import type { HealthStatus } from './types.js'
 
 const EXIT: Record<HealthStatus, number> = { ok: 0, degraded: 1, down: 2 }

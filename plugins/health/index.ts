@@ -9,8 +9,6 @@ import {
   type Reply,
   type RequestContext,
 } from 'fw'
-import type {} from 'fw/plugins/database'
-import type {} from 'fw/plugins/views'
 import { cacheCheck, type CacheCheckOptions } from './checks/cache.js'
 import { databaseCheck } from './checks/database.js'
 import { diskSpaceCheck, type DiskSpaceOptions } from './checks/disk-space.js'

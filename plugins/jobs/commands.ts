@@ -1,6 +1,5 @@
 import { Command, formatTable, Option, UsageError } from 'fw/cli'
 import type { CommandContext } from 'fw'
-import type {} from './index.js'
 import { isJobId, JOB_STATES } from './inspect.js'
 import { WorkCommand } from './work-command.js'
 

@@ -1,5 +1,5 @@
 import { jobsErrors } from './errors.js'
-import type { JobRun } from './types.js'
+import type { JobRun } from './job-run.js'
 
 /** How long a failed job waits before its next attempt. */
 export interface Backoff {

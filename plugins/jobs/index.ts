@@ -1,8 +1,5 @@
 import { definePlugin } from 'fw'
-import type {} from 'fw/plugins/database'
-import type {} from 'fw/plugins/health'
 import { jobCommands } from './commands.js'
-import type {} from 'fw/plugins/debug'
 import { jobsProjection, serveRuns } from './debug-view.js'
 import './events.js'
 import { queueChecks } from './health.js'

@@ -1,9 +1,19 @@
-import type { QueueStats } from './types.js'
 import type { SqlExecutor } from './sql-executor.js'
 
 // Reading the queue's tables for the commands, metrics and health: plain SQL on pg-boss's schema
 // (`job`: waiting, running, failed and recent jobs; completed and failed ones move to `archive`
 // later), bound parameters only.
+
+/** One queue's counts (metrics, health). */
+export interface QueueStats {
+  readonly name: string
+  readonly waiting: number
+  readonly running: number
+  readonly failed: number
+  readonly completed: number
+  /** Seconds the oldest job that may run now has waited; 0 when none waits. */
+  readonly oldestWaitingSeconds: number
+}
 
 /** One job as `fw jobs:list` shows it. */
 export interface JobSummary {

@@ -1,6 +1,4 @@
 import type { Kernel, RequestContext } from 'fw'
-import type {} from 'fw/plugins/logging'
-import type {} from 'fw/plugins/telemetry'
 import type PgBoss from 'pg-boss'
 import type { JobDefinition } from './define-job.js'
 import { dispatchJob, type Origin } from './dispatch.js'

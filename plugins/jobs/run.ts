@@ -2,7 +2,7 @@ import { EventLog, messageOf, RequestContext, runInContext, type Kernel } from '
 import type PgBoss from 'pg-boss'
 import type { JobDefinition } from './define-job.js'
 import type { JobEnvelope } from './dispatch.js'
-import type { JobRun } from './types.js'
+import type { JobRun } from './job-run.js'
 
 /** One finished attempt, as observers (debug history, telemetry, metrics) get it. */
 export interface FinishedRun {

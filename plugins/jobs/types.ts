@@ -1,7 +1,9 @@
 import type { SqlEntityManager as EntityManager } from '@mikro-orm/knex'
-import type { RequestContext } from 'fw'
 import type { JobDefinition } from './define-job.js'
-import type { FailedJob, JobSummary } from './inspect.js'
+import type { FailedJob, JobSummary, QueueStats } from './inspect.js'
+
+export type { JobRun } from './job-run.js'
+export type { QueueStats } from './inspect.js'
 
 // The jobs plugin's public types: its options, its API (`kernel.plugin('jobs')`) and its config
 // keys, declared on fw's registries.
@@ -19,27 +21,6 @@ import type { FailedJob, JobSummary } from './inspect.js'
  */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- extended by declaration merging
 export interface JobPayloads {}
-
-/** What a handler gets besides its payload: who it is, and when to give up. */
-export interface JobRun {
-  /** The job's id (a UUID): `fw jobs:retry <id>` takes it. */
-  readonly id: string
-  readonly name: string
-  /** 1 on the first run, 2 on the first retry… */
-  readonly attempt: number
-  /**
-   * Aborted when the job's `timeout` passes or the worker is stopping and the drain time is up:
-   * hand it to what the handler awaits (`fetch`, a stream) so that it stops.
-   */
-  readonly signal: AbortSignal
-  /**
-   * The run's context: its event log (`job.started` … `job.completed`), where the database plugin
-   * records the run's statements.
-   */
-  readonly context: RequestContext
-  /** Records how far the job is (`done` of `total`), readable with `jobs.find(id)` while it runs. */
-  progress(done: number, total?: number): Promise<void>
-}
 
 /** Options of `dispatch`. */
 export interface DispatchOptions {
@@ -141,17 +122,6 @@ export interface JobsApi {
   retry(id: string): Promise<boolean>
   /** Per queue: waiting, running, failed, and the oldest waiting job's age in seconds. */
   stats(): Promise<QueueStats[]>
-}
-
-/** One queue's counts (metrics, health). */
-export interface QueueStats {
-  readonly name: string
-  readonly waiting: number
-  readonly running: number
-  readonly failed: number
-  readonly completed: number
-  /** Seconds the oldest job that may run now has waited; 0 when none waits. */
-  readonly oldestWaitingSeconds: number
 }
 
 declare module 'fw' {

@@ -1,6 +1,5 @@
 import { Command, Option, UsageError } from 'fw/cli'
 import { messageOf, type CommandContext } from 'fw'
-import type {} from './index.js'
 
 /**
  * Resolves with the first SIGTERM or SIGINT; a second one while stopping exits 1 at once, as

@@ -1,7 +1,6 @@
 // Named rate limits as middleware, counted in memory, in the app's PostgreSQL database or in Redis
 // (README.md).
 import { definePlugin, type Kernel, type Middleware } from 'fw'
-import type {} from 'fw/plugins/database'
 import { coalesce } from './coalesce.js'
 import { createDatabaseStore, limitsMigration } from './database-store.js'
 import { limitsErrors } from './errors.js'

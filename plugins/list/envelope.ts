@@ -1,6 +1,5 @@
 import type { SqlEntityManager } from '@mikro-orm/knex'
 import { HttpError, json, type Reply, type RequestContext } from 'fw'
-import type {} from 'fw/plugins/debug'
 import type { ListDebug } from './list-debug.js'
 import { fetchList, type ListParams } from './engine.js'
 import { ListQueryError, QUERY_FAILED } from './errors.js'

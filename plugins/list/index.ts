@@ -2,8 +2,6 @@
 // (README.md "Parameters", "Responses"), plus the DataTables protocol.
 import type { SqlEntityManager } from '@mikro-orm/knex'
 import { currentContext, definePlugin, type Reply, type RequestContext } from 'fw'
-import type {} from 'fw/plugins/database'
-import type {} from 'fw/plugins/debug'
 import { datatableReply, fetchDatatable, type DatatableResult } from './datatables.js'
 import {
   fetchAll,

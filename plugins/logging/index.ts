@@ -2,7 +2,6 @@
 // id, secrets masked, each line also a `log.written` event in the request's log.
 import { currentContext, definePlugin, type Logger, type RequestContext } from 'fw'
 import type pino from 'pino'
-import type {} from 'fw/plugins/debug'
 import { accessLogOn, useAccessLog } from './access-log.js'
 import { loggingErrors } from './errors.js'
 import { logsProjection } from './debug-projection.js'

@@ -3,8 +3,6 @@
 import { existsSync, readFileSync, statSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { responsesOf, writeFileAtomic, type Kernel, type Middleware } from 'fw'
-import type {} from 'fw/plugins/auth'
-import type {} from 'fw/plugins/auth'
 import type { OpenAPIObject } from 'openapi3-ts/oas30'
 import {
   buildDocument,

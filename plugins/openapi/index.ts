@@ -4,8 +4,6 @@
 import { existsSync, readFileSync, statSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { definePlugin, HttpError, text as textReply, type Kernel } from 'fw'
-import type {} from 'fw/plugins/api'
-import type {} from 'fw/plugins/debug'
 import type { OpenAPIObject } from 'openapi3-ts/oas30'
 import { CreateApiClientCommand } from './client-command.js'
 import { ApiDocsCommand } from './docs-command.js'

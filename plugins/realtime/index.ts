@@ -1,8 +1,6 @@
 // Server-sent events: declared channels, authorised per channel, broadcast to every instance
 // through PostgreSQL LISTEN/NOTIFY, resumable from a bounded replay buffer (README.md).
 import { currentContext, definePlugin, type Kernel, type Reply, type RequestContext } from 'fw'
-import type {} from 'fw/plugins/database'
-import type {} from 'fw/plugins/debug'
 import { RealtimeBus, type PublishedEvent } from './bus.js'
 import { ChannelRegistry, type ChannelOptions } from './channels.js'
 import { realtimeProjection } from './debug-projection.js'

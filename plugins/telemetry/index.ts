@@ -4,8 +4,6 @@
 import { timingSafeEqual } from 'node:crypto'
 import type { Span, SpanContext } from '@opentelemetry/api'
 import { definePlugin, text, type Kernel, type Reply, type RequestContext } from 'fw'
-import type {} from 'fw/plugins/health'
-import type {} from 'fw/plugins/logging'
 import { telemetryErrors } from './errors.js'
 import { KNOWN_METHODS } from './method.js'
 import { createMetrics, observeRequest, type Metrics } from './metrics.js'

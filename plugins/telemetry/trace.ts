@@ -13,7 +13,6 @@ import {
   type TracerProvider,
 } from '@opentelemetry/api'
 import type { AnyEvent, FwEvent, RequestContext } from 'fw'
-import type {} from 'fw/plugins/database'
 import { operationOf } from './operation.js'
 import type { Tracing } from './types.js'
 import {

@@ -9,7 +9,6 @@ import {
   type Kernel,
   type RequestContext,
 } from 'fw'
-import type {} from 'fw/plugins/debug'
 import './events.js'
 import { uploadsErrors } from './errors.js'
 import { loadLibraries } from './libraries.js'

@@ -2,7 +2,6 @@
 // replies into HTML in the `render` hook.
 import { join } from 'node:path'
 import { definePlugin, type RequestContext } from 'fw'
-import type {} from 'fw/plugins/debug'
 import { viewsProjection } from './debug-projection.js'
 import { ViewRenderer, type RenderResult } from './engine.js'
 import { TemplateLookup, type LookupScope } from './lookup.js'

@@ -96,7 +96,6 @@ test('the app with everything generated type-checks and passes its tests', async
     join(dir, 'test', 'generated.test.ts'),
     `import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import type {} from 'fw/plugins/database'
 import { createTestApp } from 'fw/testing'
 import createApp from '../app.js'
 import { BlogPost } from '../entities/blog-post.js'

@@ -42,7 +42,7 @@ test('declared imports pass: values from a required plugin, types or a side modu
     'plugins/a/index.ts':
       "import { b } from 'fw/plugins/b'\n" + plugin("dependsOn: ['b'], optionalDependsOn: ['c']"),
     'plugins/a/x.ts':
-      "import type {} from 'fw/plugins/c'\nimport { shared } from 'fw/plugins/b/shared'\n",
+      "import type { C } from 'fw/plugins/c'\nimport { shared } from 'fw/plugins/b/shared'\n",
   })
   assert.is(run.code, 0, run.out)
 })
@@ -50,7 +50,7 @@ test('declared imports pass: values from a required plugin, types or a side modu
 test('an import of a plugin that is not declared fails, types included', () => {
   const run = check({
     'plugins/a/index.ts': plugin("dependsOn: ['b']"),
-    'plugins/a/x.ts': "import type {} from 'fw/plugins/c'\n",
+    'plugins/a/x.ts': "import type { C } from 'fw/plugins/c'\n",
   })
   assert.is(run.code, 1)
   assert.match(run.out, "plugins/a/x.ts imports fw/plugins/c, but plugin 'a' does not list 'c'")

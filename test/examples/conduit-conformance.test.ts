@@ -8,7 +8,6 @@ import { createConfig, lintFromString } from '@redocly/openapi-core'
 import { Ajv } from 'ajv'
 import addFormatsModule from 'ajv-formats'
 import type { Kernel } from 'fw'
-import type {} from 'fw/plugins/openapi'
 import { call, register, startConduit, write, type Conduit } from './conduit-fixtures.js'
 
 interface Operation {

@@ -4,7 +4,6 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { InjectResponse } from 'fw'
-import type {} from 'fw/plugins/database'
 import { eventsOf } from 'fw/testing'
 import { call, errorsOf, register, startConduit, type Conduit } from './conduit-fixtures.js'
 

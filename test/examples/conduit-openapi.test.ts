@@ -4,7 +4,6 @@ import SwaggerParser from '@apidevtools/swagger-parser'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { Kernel } from 'fw'
-import type {} from 'fw/plugins/openapi'
 import { createMemoryLogger } from 'fw/testing'
 import createApp from '../../examples/conduit/app.js'
 

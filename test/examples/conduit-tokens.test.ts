@@ -4,7 +4,6 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { Kernel } from 'fw'
-import type {} from 'fw/plugins/database'
 import { TOKEN_TTL } from '../../examples/conduit/app.js'
 import { call, errorsOf, register, startConduit, type Conduit } from './conduit-fixtures.js'
 

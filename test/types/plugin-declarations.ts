@@ -2,8 +2,6 @@
 // Checked by `npm run typecheck` (tsc), never executed. Each `@ts-expect-error` fails the
 // type-check if the line below it stops being an error.
 import { createKernel, defineConfig, definePlugin } from 'fw'
-import type {} from 'fw/plugins/database'
-import type {} from 'fw/plugins/health'
 
 declare module 'fw' {
   interface FwConfig {

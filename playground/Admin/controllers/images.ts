@@ -2,7 +2,6 @@ import { existsSync } from 'node:fs'
 import { unlink } from 'node:fs/promises'
 import { join } from 'node:path'
 import { HttpError, json, view, type RequestContext } from 'fw'
-import type {} from 'fw/plugins/database'
 import { file } from 'fw/plugins/uploads'
 
 /** The image types a product may have, read from the file's content, with their extensions. */

@@ -1,6 +1,5 @@
 import { view, type RequestContext } from 'fw'
 import { requireUsertype } from 'fw/plugins/admin'
-import type {} from 'fw/plugins/database'
 
 /**
  * The area's `users` controller: `GET /admin/users`. Its action checks usertype ≥ 90 itself (spec

@@ -9,7 +9,8 @@ import { rowName, type ClientError, type View } from './state.js'
 import { STYLES } from './styles.js'
 import { createHost, storedHidden, storeHidden } from './host.js'
 import { changeNote, failureOverlay, type DevChange, type DevFailure } from './dev-notices.js'
-import { TABS, type Tab } from './tabs.js'
+import type { Tab } from './tab.js'
+import { TABS } from './tabs.js'
 import { messageOf } from '../../../kernel/message-of.js'
 
 export class Bar implements View {

@@ -4,7 +4,7 @@
 import { unwrappedFetch } from './capture.js'
 import { h, note } from './dom.js'
 import type { View } from './state.js'
-import type { Tab } from './tabs.js'
+import type { Tab } from './tab.js'
 import { messageOf } from '../../../kernel/message-of.js'
 
 interface Operation {

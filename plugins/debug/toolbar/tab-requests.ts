@@ -5,7 +5,7 @@ import { unwrappedFetch } from './capture.js'
 import { h, ms, note, table, text } from './dom.js'
 import { failed, type Row } from './payload.js'
 import { rowName, type View } from './state.js'
-import type { Tab } from './tabs.js'
+import type { Tab } from './tab.js'
 
 interface LogLines {
   state: 'loading' | 'done' | 'failed'

@@ -3,7 +3,7 @@
 import { folded, h, note, table, text } from './dom.js'
 import { raised, type Row } from './payload.js'
 import { rowName, type View } from './state.js'
-import type { Tab } from './tabs.js'
+import type { Tab } from './tab.js'
 
 const scope = (v: View): readonly Row[] => (v.selected === null ? v.rows : [v.selected])
 

@@ -6,7 +6,7 @@ import { isSecretKey, MASK, redact } from '../../../kernel/redact.js'
 import { maskedValue } from './body.js'
 import { dl, folded, h, note, table, text, type Child } from './dom.js'
 import { rowName, type View } from './state.js'
-import type { Tab } from './tabs.js'
+import type { Tab } from './tab.js'
 import { messageOf } from '../../../kernel/message-of.js'
 
 export const ERRORS: Tab = {

@@ -4,7 +4,7 @@
 import { dl, h, ms, note, table, text } from './dom.js'
 import { has, type Payload, type Row } from './payload.js'
 import { rowName, type View } from './state.js'
-import type { Tab } from './tabs.js'
+import type { Tab } from './tab.js'
 
 const p = (v: View): Payload | null => v.current?.payload ?? null
 

@@ -1,6 +1,5 @@
 import { performance } from 'node:perf_hooks'
 import type { Kernel } from 'fw'
-import type {} from 'fw/plugins/database'
 import { messageOf } from 'fw'
 import { CheckOmitted, result, type HealthCheck } from '../types.js'
 

@@ -1,5 +1,4 @@
 import { controller, get, view, type RequestContext } from 'fw'
-import type {} from 'fw/plugins/auth'
 
 /** The site's pages. */
 @controller({ name: 'home.' })

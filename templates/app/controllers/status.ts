@@ -1,5 +1,4 @@
 import { controller, get, type RequestContext } from 'fw'
-import type {} from 'fw/plugins/database'
 
 /** The app's API. */
 @controller({ prefix: 'api', name: 'api.' })

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import type { Kernel } from 'fw'
-import type {} from 'fw/plugins/auth'
 import { createTestApp } from 'fw/testing'
 import createApp from '../app.js'
 

@@ -3,7 +3,6 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { Identity } from 'fw'
-import type {} from 'fw/plugins/auth'
 import api, { API_PIPELINE, minUsertype } from 'fw/plugins/api'
 import { createTestKernel } from 'fw/testing'
 
