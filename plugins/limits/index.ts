@@ -3,7 +3,7 @@
 import { definePlugin, type Kernel, type Middleware } from 'fw'
 import type {} from 'fw/plugins/database'
 import { coalesce } from './coalesce.js'
-import { createDatabaseStore, limitsMigration } from './database-store.js'
+import { createDatabaseStore, limitsMigrations } from './database-store.js'
 import { limitsErrors } from './errors.js'
 import { createLimiter, type LimiterOptions } from './limiter.js'
 import { createMemoryStore } from './memory-store.js'
@@ -71,7 +71,7 @@ function pickStore(kernel: Kernel): LimitStore {
   if (!shared) return createMemoryStore()
   if (db === undefined)
     return refuse('`limits.store` is database but the database plugin is not registered')
-  db.addMigrations([limitsMigration])
+  db.addMigrations(limitsMigrations)
   return coalesce(createDatabaseStore(db))
 }
 

@@ -64,7 +64,7 @@ export function createLimiter(
     const value = await key(ctx)
     if (value === undefined || value === '') return next()
     const started = ctx.log.now()
-    const count = await store.hit(storeKey(name, value), cost, windowMs)
+    const count = await store.hit(storeKey(name, value), cost, windowMs, points)
     const remaining = Math.max(0, points - count.hits)
     const reset = Math.max(1, Math.ceil((count.resetAt - count.now) / 1000))
     const allowed = count.hits <= points
