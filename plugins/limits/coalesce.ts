@@ -84,7 +84,11 @@ export function coalesce(store: LimitStore): LimitStore {
     if (at < lease.endsAt && lease.left >= cost) {
       lease.left -= cost
       lease.used += cost
-      return { hits: lease.hits - lease.left, resetAt: lease.resetAt, now: lease.storeNow + at - lease.sentAt }
+      return {
+        hits: lease.hits - lease.left,
+        resetAt: lease.resetAt,
+        now: lease.storeNow + at - lease.sentAt,
+      }
     }
     // Spent before its end: the key needs more; ended: ask for what it used.
     state.want = at < lease.endsAt ? Math.min(MAX_WANT, lease.granted * 2) : lease.used
