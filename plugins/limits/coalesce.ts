@@ -71,9 +71,9 @@ export function coalesce(store: LimitStore): LimitStore {
     state.lease = undefined
     clearTimeout(lease.timer)
     if (lease.left === 0 || store.giveBack === undefined) return
-    const back = store.giveBack(key, lease.left, lease.resetAt).catch(() => undefined)
+    const done = (): void => void givingBack.delete(back)
+    const back: Promise<void> = store.giveBack(key, lease.left, lease.resetAt).then(done, done)
     givingBack.add(back)
-    void back.finally(() => givingBack.delete(back))
   }
 
   /** The count of a hit spent from the lease, or undefined (the lease, if any, is then ended). */

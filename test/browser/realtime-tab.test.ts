@@ -3,7 +3,7 @@
 // reach), and one refused a stream shows the refusal in red.
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import type { Browser } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
 import { json } from 'fw'
 import {
   launchBrowser,
@@ -35,7 +35,7 @@ test.after(async ({ browser, pg }) => {
 })
 
 /** The rows of the open Realtime panel, as their cells' text. */
-function cells(page: import('playwright-core').Page): Promise<string[][]> {
+function cells(page: Page): Promise<string[][]> {
   return page
     .locator('fw-debugbar table.realtime tbody tr')
     .evaluateAll((trs) =>
@@ -43,7 +43,7 @@ function cells(page: import('playwright-core').Page): Promise<string[][]> {
     )
 }
 
-async function pick(page: import('playwright-core').Page, path: string): Promise<void> {
+async function pick(page: Page, path: string): Promise<void> {
   await openTab(page, 'requests')
   const row = page.locator('fw-debugbar tr[data-row]').filter({
     has: page.locator('button.pick', { hasText: path }),
