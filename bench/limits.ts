@@ -1,5 +1,5 @@
 // What a rate limit costs a route: `GET /limited/{id}` (the `limit:bench` middleware, counts in
-// PostgreSQL: one upsert per request) against `GET /free/{id}` (the same handler, no limiter), both
+// PostgreSQL: the busy key leases points, about one statement a second) against `GET /free/{id}` (the same handler, no limiter), both
 // served by one `fw serve` process of bench/lib/limits-app.mjs (production) on a PostgreSQL
 // database of the benchmark's own. The handler reads a row by id, as an API route does. Rounds
 // alternate the routes' order; each figure is req/s and the server's CPU µs per request, and the

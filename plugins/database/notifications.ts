@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import type { Client, Notification } from 'pg'
+import type { Client, Notification, QueryResult, QueryResultRow } from 'pg'
 
 /** Called with the payload of each notification on a channel (`''` when it carried none). */
 export type NotificationHandler = (payload: string) => void
@@ -45,8 +45,15 @@ interface Subscription {
 const CHANNEL = /^[a-z_][a-z0-9_]{0,62}$/
 /** How the listening connections show in `pg_stat_activity` (counted by `notify` to confirm). */
 const APPLICATION_NAME = 'fw-notifications'
-/** Where each connection confirms a notification it handled: `<notifier pid>:<digest>`. */
+/**
+ * Where a notifier that waits announces what it waits for (`?<channel>:<digest>`, sent in the same
+ * statement as the notification, so every listener hears it first), and where each connection
+ * confirms such a notification once it handled it (`<notifier pid>:<digest>`). Nothing else is
+ * confirmed: a notification nobody waits for costs its listeners no statement.
+ */
 const ACK_CHANNEL = 'fw_notify_ack'
+/** Announcements kept at most: one whose notification never came is forgotten past this many. */
+const MAX_WANTED = 1000
 
 function digest(channel: string, payload: string): string {
   return createHash('sha256').update(`${channel}\0${payload}`).digest('hex').slice(0, 24)
@@ -63,8 +70,10 @@ interface AckWaiter {
  * cannot hold a `LISTEN`), opened on the first `subscribe()`, that `LISTEN`s every subscribed
  * channel and hands each notification's payload to the channel's handlers. When the connection
  * drops it tells the subscribers they are not listening, reconnects with a doubling, capped delay,
- * `LISTEN`s again, and tells them they are. Each notification handled is confirmed on an internal
- * channel (one `pg_notify` per notification and process), which `notify({ confirmMs })` waits for.
+ * `LISTEN`s again, and tells them they are. A notification sent with `notify({ confirmMs })` is
+ * confirmed on an internal channel by each process that handled it (one `pg_notify` per such
+ * notification and process); others are not. Statements on the connection run one at a time, in
+ * order (test/plugins/database/notifications.test.ts).
  */
 export class PgNotifications {
   readonly #options: PgNotificationsOptions
@@ -75,6 +84,10 @@ export class PgNotifications {
   #failures = 0
   #closed = false
   readonly #acks = new Map<string, AckWaiter>()
+  /** Notifications announced as awaited (`<notifier pid>:<digest>`), not yet handled here. */
+  readonly #wanted = new Set<string>()
+  /** The last statement queued on the connection: the next runs after it. */
+  #tail: Promise<unknown> = Promise.resolve()
 
   constructor(options: PgNotificationsOptions) {
     this.#options = options
@@ -102,7 +115,7 @@ export class PgNotifications {
     if (this.#connecting !== undefined) return // the LISTENs run when the connection is made
     if (!fresh) return void onListening?.(true)
     const client = this.#client
-    client.query(`listen "${channel}"`).then(
+    this.#query(client, `listen "${channel}"`).then(
       () => {
         if (this.#client === client) for (const tell of sub.listening) tell(true)
       },
@@ -128,10 +141,11 @@ export class PgNotifications {
     const id = `${pid}:${digest(channel, payload)}`
     if (this.#acks.has(id)) {
       // The same notification is already waiting for its confirmations: send, do not wait twice.
-      await client.query('select pg_notify($1, $2)', [channel, payload])
+      await this.#query(client, 'select pg_notify($1, $2)', [channel, payload])
       return false
     }
-    const { rows } = await client.query<{ n: number }>(
+    const { rows } = await this.#query<{ n: number }>(
+      client,
       `select count(*)::int as "n" from pg_stat_activity
        where datname = current_database() and application_name = $1`,
       [APPLICATION_NAME],
@@ -142,7 +156,12 @@ export class PgNotifications {
       this.#acks.set(id, { expected: rows[0]?.n ?? 1, seen: new Set(), done: () => resolve(true) })
     })
     try {
-      await client.query('select pg_notify($1, $2)', [channel, payload])
+      await this.#query(client, 'select pg_notify($1, $2), pg_notify($3, $4)', [
+        ACK_CHANNEL,
+        `?${channel}:${digest(channel, payload)}`,
+        channel,
+        payload,
+      ])
       return await confirmed
     } finally {
       clearTimeout(timer)
@@ -158,6 +177,17 @@ export class PgNotifications {
     this.#client = undefined
     this.#tell(false)
     await client?.end().catch(() => undefined)
+  }
+
+  /** Runs a statement on `client` once those queued before it are done (a client runs one at a time). */
+  #query<Row extends QueryResultRow>(
+    client: Client,
+    text: string,
+    params?: unknown[],
+  ): Promise<QueryResult<Row>> {
+    const run = this.#tail.then(() => client.query<Row>(text, params))
+    this.#tail = run.catch(() => undefined)
+    return run
   }
 
   #tell(listening: boolean): void {
@@ -188,8 +218,9 @@ export class PgNotifications {
       client.on('end', () => this.#lost(client, new Error('connection ended')))
       try {
         await client.connect()
-        await client.query(`listen "${ACK_CHANNEL}"`)
-        for (const channel of this.#channels.keys()) await client.query(`listen "${channel}"`)
+        await this.#query(client, `listen "${ACK_CHANNEL}"`)
+        for (const channel of this.#channels.keys())
+          await this.#query(client, `listen "${channel}"`)
       } catch (error) {
         this.#lost(client, error)
         return
@@ -205,12 +236,7 @@ export class PgNotifications {
 
   #deliver(client: Client, message: Notification): void {
     const payload = message.payload ?? ''
-    if (message.channel === ACK_CHANNEL) {
-      const waiter = this.#acks.get(payload)
-      waiter?.seen.add(message.processId)
-      if (waiter !== undefined && waiter.seen.size >= waiter.expected) waiter.done()
-      return
-    }
+    if (message.channel === ACK_CHANNEL) return this.#acknowledged(message.processId, payload)
     const sub = this.#channels.get(message.channel)
     if (sub === undefined) return
     for (const handler of sub.handlers) {
@@ -220,9 +246,25 @@ export class PgNotifications {
         this.#options.warn(`notification handler on '${message.channel}' failed: ${String(error)}`)
       }
     }
-    // The handlers ran: confirm to the notifier (who may be waiting before it answers).
+    if (this.#wanted.size === 0) return
+    // The handlers ran: confirm to a notifier that announced it waits.
     const ack = `${message.processId}:${digest(message.channel, payload)}`
-    client.query('select pg_notify($1, $2)', [ACK_CHANNEL, ack]).catch(() => undefined)
+    if (!this.#wanted.delete(ack)) return
+    this.#query(client, 'select pg_notify($1, $2)', [ACK_CHANNEL, ack]).catch(() => undefined)
+  }
+
+  /** An announcement (`?<channel>:<digest>`) of a channel listened here, or a confirmation. */
+  #acknowledged(notifier: number, payload: string): void {
+    if (payload.startsWith('?')) {
+      const colon = payload.lastIndexOf(':')
+      if (!this.#channels.has(payload.slice(1, colon))) return
+      if (this.#wanted.size >= MAX_WANTED) this.#wanted.clear()
+      this.#wanted.add(`${notifier}:${payload.slice(colon + 1)}`)
+      return
+    }
+    const waiter = this.#acks.get(payload)
+    waiter?.seen.add(notifier)
+    if (waiter !== undefined && waiter.seen.size >= waiter.expected) waiter.done()
   }
 
   /** The connection `client` failed: tell, drop it, and try again after a capped delay. */

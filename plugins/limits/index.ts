@@ -2,7 +2,7 @@
 // (README.md).
 import { definePlugin, type Kernel, type Middleware } from 'fw'
 import { coalesce } from './coalesce.js'
-import { createDatabaseStore, limitsMigration } from './database-store.js'
+import { createDatabaseStore, limitsMigrations } from './database-store.js'
 import { limitsErrors } from './errors.js'
 import { createLimiter, type LimiterOptions } from './limiter.js'
 import { createMemoryStore } from './memory-store.js'
@@ -70,7 +70,7 @@ function pickStore(kernel: Kernel): LimitStore {
   if (!shared) return createMemoryStore()
   if (db === undefined)
     return refuse('`limits.store` is database but the database plugin is not registered')
-  db.addMigrations([limitsMigration])
+  db.addMigrations(limitsMigrations)
   return coalesce(createDatabaseStore(db))
 }
 
@@ -131,5 +131,5 @@ export { createMemoryStore } from './memory-store.js'
 export { createDatabaseStore } from './database-store.js'
 export { createRedisStore } from './redis-store.js'
 export { limitsErrors } from './errors.js'
-export type { LimitStore, WindowCount } from './store.js'
+export type { LeaseAsk, LeasedCount, LimitStore, WindowCount } from './store.js'
 export type { LimiterOptions } from './limiter.js'

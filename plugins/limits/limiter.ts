@@ -45,6 +45,22 @@ function storeKey(name: string, value: string): string {
   return `${name}:${createHash('sha256').update(value).digest('base64url').slice(0, 32)}`
 }
 
+/** Store keys remembered per limiter, at most (then forgotten at once): a busy key hashes once. */
+const KEYS_KEPT = 1000
+
+/** `storeKey` for one limiter, remembering the last values' keys. */
+function storeKeys(name: string): (value: string) => string {
+  const kept = new Map<string, string>()
+  return (value) => {
+    let found = kept.get(value)
+    if (found === undefined) {
+      if (kept.size >= KEYS_KEPT) kept.clear()
+      kept.set(value, (found = storeKey(name, value)))
+    }
+    return found
+  }
+}
+
 /**
  * The limiter as middleware: counts the request against its key, answers 429 with `Retry-After`
  * once the window's points are spent, and otherwise lets it through; both carry the IETF
@@ -60,11 +76,15 @@ export function createLimiter(
   const { points, duration, key = (ctx) => ctx.ip, cost = 1 } = options
   const windowMs = duration * 1000
   const policy = `"${name}";q=${points};w=${duration}`
+  const keyOf = storeKeys(name)
   const limiter: Middleware = async (ctx, next) => {
-    const value = await key(ctx)
+    const read = key(ctx)
+    const value = read instanceof Promise ? await read : read
     if (value === undefined || value === '') return next()
     const started = ctx.log.now()
-    const count = await store.hit(storeKey(name, value), cost, windowMs)
+    const counted = store.hit(keyOf(value), cost, windowMs, points)
+    // A count the store answers at once (a lease, the memory store) is not awaited.
+    const count = counted instanceof Promise ? await counted : counted
     const remaining = Math.max(0, points - count.hits)
     const reset = Math.max(1, Math.ceil((count.resetAt - count.now) / 1000))
     const allowed = count.hits <= points

@@ -94,6 +94,9 @@ export class StreamHub {
       }),
     )
     stream.once('close', forget)
+    // A stream disconnected before the server pipes it (events came while the handler still ran)
+    // fails with no reader: the failure is the documented disconnect, never the process's end.
+    stream.on('error', () => undefined)
     this.#startHeartbeat()
     return stream
   }

@@ -25,6 +25,7 @@ import {
   timeOf,
   type TraceSettings,
 } from './span-attributes.js'
+import { realtimeParts } from './realtime-spans.js'
 import { newSpanId } from './trace-ids.js'
 
 /** The entity the spans describe (OpenTelemetry's resource): `service.name` and the like. */
@@ -213,6 +214,47 @@ function pushPhaseSpans(
 }
 
 /**
+ * Appends a PRODUCER span per publication of the request to `out`; answers `serverEvents` with an
+ * event per stream it opened or was refused (realtime-spans.ts).
+ */
+function pushRealtime(
+  out: SpanRecord[],
+  ctx: RequestContext,
+  server: SpanContext,
+  serverEvents: SpanEventRecord[],
+  origin: RecordOrigin,
+): SpanEventRecord[] {
+  const realtime = realtimeParts(ctx.log.all())
+  for (const p of realtime.spans) {
+    const at = timeOf(ctx, p.at)
+    out.push(
+      new Record(
+        p.name,
+        SpanKind.PRODUCER,
+        childOf(server),
+        server,
+        at,
+        at,
+        p.attributes,
+        UNSET,
+        NO_EVENTS,
+        origin,
+      ),
+    )
+  }
+  if (realtime.events.length === 0) return serverEvents
+  const events = serverEvents === NO_EVENTS ? [] : serverEvents
+  for (const s of realtime.events)
+    events.push({
+      name: s.name,
+      attributes: s.attributes,
+      time: timeOf(ctx, s.at),
+      droppedAttributesCount: 0,
+    })
+  return events
+}
+
+/**
  * Appends to `out` the spans of a request whose response was sent, children first and the server
  * span last (the order in which the SDK path ends them): a span per phase (unless
  * `settings.phaseSpans` is false) and per database statement under the server span `server`
@@ -264,6 +306,7 @@ export function projectRecords(
       serverStatus = { code: SpanStatusCode.ERROR, message: e.data.message }
     }
   }
+  serverEvents = pushRealtime(out, ctx, server, serverEvents, origin)
   const attributes = requestAttributes(ctx, settings)
   if (ctx.querystring !== '')
     attributes['url.query'] = redactedQuery(ctx.querystring, ctx.kernel.redaction)

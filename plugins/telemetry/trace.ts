@@ -25,6 +25,7 @@ import {
   timeOf,
   type TraceSettings,
 } from './span-attributes.js'
+import { realtimeParts } from './realtime-spans.js'
 
 /**
  * The `tracerProvider` path: each request's spans made with the SDK's tracer, which hands them to
@@ -122,6 +123,16 @@ export function finishTrace(
       thrown = true
     }
   }
+  const realtime = realtimeParts(events)
+  for (const p of realtime.spans)
+    tracer
+      .startSpan(
+        p.name,
+        { kind: SpanKind.PRODUCER, startTime: timeOf(ctx, p.at), attributes: p.attributes },
+        trace.setSpan(ROOT_CONTEXT, server),
+      )
+      .end(timeOf(ctx, p.at))
+  for (const s of realtime.events) server.addEvent(s.name, s.attributes, timeOf(ctx, s.at))
   if (route !== undefined) {
     server.setAttribute('http.route', route)
     server.updateName(`${spanMethod(ctx, settings)} ${route}`)

@@ -2,11 +2,15 @@ import { fileURLToPath } from 'node:url'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
+import { Client } from 'pg'
 import { servePlayground, type ServedApp } from './serve-process.js'
 
 // A burst of 100 requests to a rate-limited route, split over two `fw serve` processes on one
 // PostgreSQL database: the limiter counts in the shared table, one atomic statement a hit, so
-// exactly its 10 points get through whichever process answers. PGlite belongs to one process, so
+// exactly its 10 points get through whichever process answers (10 points are too few to lease).
+// Then waves on a limiter of 200 points, which the processes lease: never more than 200 pass, and
+// once both have stopped (giving back what they leased and did not spend) the table counts every
+// request made. PGlite belongs to one process, so
 // this suite exists only on the PostgreSQL pass (DATABASE_URL=postgresql://…; CI runs it); the
 // one-process burst on either database is in test/plugins/limits/stores.test.ts.
 const test = suite<{ db?: TestDatabase; apps: ServedApp[] }>('limits burst', { apps: [] })
@@ -39,6 +43,34 @@ if (onPostgres) {
       refused.headers.get('retry-after'),
       /t=(\d+)/.exec(refused.headers.get('ratelimit')!)![1],
     )
+  })
+
+  test('leases over two processes: never more than points pass; stopped, every request is counted', async (context) => {
+    const [first, second] = context.apps
+    let passed = 0
+    for (let wave = 0; wave < 8; wave++) {
+      const replies = await Promise.all(
+        Array.from({ length: 60 }, (_, i) =>
+          fetch(`${(i % 2 === 0 ? first! : second!).url}/leased`),
+        ),
+      )
+      passed += replies.filter((r) => r.status === 200).length
+      assert.ok(passed <= 200, `wave ${wave}: ${passed} passed`)
+      assert.ok(replies.every((r) => r.status === 200 || r.status === 429))
+    }
+    // At most one lease per process is left unspent, each under an eighth of 200.
+    assert.ok(passed > 200 - 2 * 25, `${passed} passed`)
+    await Promise.all(context.apps.splice(0).map((served) => served.stop()))
+    const client = new Client({ connectionString: context.db!.url })
+    await client.connect()
+    try {
+      const { rows } = await client.query<{ hits: number }>(
+        `select hits from fw_rate_limits where key like 'lease:%'`,
+      )
+      assert.equal(rows, [{ hits: 480 }])
+    } finally {
+      await client.end()
+    }
   })
 }
 

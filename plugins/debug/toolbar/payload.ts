@@ -60,6 +60,25 @@ export interface Payload {
     at?: number
     ms?: number
   }[]
+  /** The realtime plugin's streams (`realtime.subscribed`, `.refused`) and publications. */
+  realtime?: {
+    subscribed?: {
+      at?: number
+      channel?: string
+      resumed?: boolean
+      replayed?: number
+      reset?: boolean
+    }[]
+    refused?: { at?: number; channel?: string; reason?: string }[]
+    published?: {
+      at?: number
+      channel?: string
+      event?: string
+      id?: string
+      bytes?: number
+      shared?: boolean
+    }[]
+  } | null
   services?: { name: string; constructed?: boolean; calls?: number; ms?: number; failed?: number }[]
   /** Every migration the app knows, oldest first; `executed_at` null: pending. */
   migrations?: { name?: string; executed_at?: string | null }[]

@@ -5,6 +5,7 @@ import { CLIENT, ERRORS } from './tabs-client.js'
 import { EXCEPTIONS, LOGS } from './tabs-aggregate.js'
 import { REQUESTS } from './tab-requests.js'
 import { AUTH, DOMAIN, MIGRATIONS, ROUTE, SESSION, SQL, TIME, VIEWS } from './tabs-server.js'
+import { REALTIME } from './tabs-realtime.js'
 import { UPLOADS } from './tabs-uploads.js'
 import type { Tab } from './tab.js'
 
@@ -18,6 +19,7 @@ export const TABS: readonly Tab[] = [
   LOGS,
   VIEWS,
   UPLOADS,
+  REALTIME,
   DOMAIN,
   MIGRATIONS,
   EXCEPTIONS,
