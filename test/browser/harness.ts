@@ -7,6 +7,7 @@ import { mkdirSync, rmSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import { suite, type Test } from 'uvu'
 import type { Kernel } from 'fw'
 import { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
 import { createMemoryLogger } from 'fw/testing'
@@ -100,6 +101,54 @@ export async function newPage(
     if (m.type() === 'error') problems.push(m.text())
   })
   return { context, page, problems }
+}
+
+/**
+ * Runs `body` with a fresh context and page (`newPage`), closing the context whatever happens.
+ * `timeout` sets the page's default wait (Playwright's own 30 s otherwise).
+ */
+export async function withPage<T>(
+  browser: Browser,
+  body: (page: Page, problems: string[], context: BrowserContext) => Promise<T>,
+  options: { context?: Parameters<Browser['newContext']>[0]; timeout?: number } = {},
+): Promise<T> {
+  const { context, page, problems } = await newPage(browser, options.context)
+  if (options.timeout !== undefined) page.setDefaultTimeout(options.timeout)
+  try {
+    return await body(page, problems, context)
+  } finally {
+    await context.close()
+  }
+}
+
+/** What a {@link browserSuite}'s tests get. */
+export interface BrowserSuite {
+  readonly browser: Browser
+  readonly pg: Playground
+}
+
+/**
+ * A suite with Chromium launched and the playground started (`start`, by default
+ * `startPlayground()`) at once before its tests, and whatever of them started closed after them.
+ * A suite needing more adds its own hooks, which run after these.
+ */
+export function browserSuite<Extra extends object = object>(
+  name: string,
+  start: () => Promise<Playground> = () => startPlayground(),
+): Test<BrowserSuite & Extra> {
+  const test = suite<BrowserSuite & Extra>(name)
+  test.before(async (context) => {
+    const [browser, pg] = await Promise.allSettled([launchBrowser(), start()])
+    Object.assign(context, {
+      browser: browser.status === 'fulfilled' ? browser.value : undefined,
+      pg: pg.status === 'fulfilled' ? pg.value : undefined,
+    })
+    for (const r of [browser, pg]) if (r.status === 'rejected') throw r.reason
+  })
+  test.after(async (context: Partial<BrowserSuite>) => {
+    await Promise.all([context.browser?.close(), context.pg?.close()])
+  })
+  return test
 }
 
 /** The toolbar's tab button. */

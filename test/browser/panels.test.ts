@@ -1,12 +1,10 @@
 // The toolbar's panels in Chromium against the real playground: one test per behaviour listed in
 // plugins/debug/README.md "The browser toolbar" for Logs/Exceptions, Auth, the request body, Time,
 // the Exceptions tab, Domain and API, plus the Route, Session, Views and Migrations tabs.
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { Browser, Locator, Page, Request } from 'playwright-core'
 import {
-  launchBrowser,
-  newPage,
+  browserSuite,
   openTab,
   screenshot,
   signIn,
@@ -14,7 +12,7 @@ import {
   tab,
   tabIds,
   waitForRows,
-  type Playground,
+  withPage as pageOf,
 } from './harness.js'
 
 /** Access tokens live this long, so the Auth test can watch one expire. */
@@ -23,26 +21,13 @@ const API_KEY = 'demo-api-key'
 /** A JWT-shaped value under a harmless key: masked by its look. */
 const JWT_LIKE = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.c2lnbmF0dXJlLXZhbHVlLXgx'
 
-const test = suite<{ browser: Browser; pg: Playground }>('browser: toolbar panels')
-
 /** The playground with its logging plugin (the Logs tab needs real lines); tokens expire fast. */
-function startLoggingPlayground(): Promise<Playground> {
-  return startPlayground(
+const test = browserSuite('browser: toolbar panels', () =>
+  startPlayground(
     { FW_CONFIG: JSON.stringify({ auth: { token_ttl: TOKEN_TTL } }) },
     { logging: true },
-  )
-}
-
-test.before(async (context) => {
-  const [browser, pg] = await Promise.all([launchBrowser(), startLoggingPlayground()])
-  context.browser = browser
-  context.pg = pg
-})
-
-test.after(async ({ browser, pg }) => {
-  await browser?.close()
-  await pg?.close()
-})
+  ),
+)
 
 // ---------------------------------------------------------------------------------------------
 // helpers
@@ -142,18 +127,9 @@ const msOf = (text: string): number => Number(text.replace(/ ms$/, '').replace(/
 /** Half the display step of `ms()` in the toolbar (2 decimals below 10, 1 below 100, else 0). */
 const halfStep = (v: number): number => (v < 10 ? 0.005 : v < 100 ? 0.05 : 0.5)
 
-/** Runs `body` with a fresh context and page, closing the context whatever happens. */
-async function withPage<T>(
-  browser: Browser,
-  body: (page: Page, problems: string[]) => Promise<T>,
-): Promise<T> {
-  const { context, page, problems } = await newPage(browser)
-  page.setDefaultTimeout(10_000)
-  try {
-    return await body(page, problems)
-  } finally {
-    await context.close()
-  }
+/** The harness's `withPage`, waiting at most 10 s for anything. */
+function withPage<T>(browser: Browser, body: (page: Page, problems: string[]) => Promise<T>) {
+  return pageOf(browser, body, { timeout: 10_000 })
 }
 
 // ---------------------------------------------------------------------------------------------

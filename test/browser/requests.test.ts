@@ -11,7 +11,6 @@ import type { Browser, Page } from 'playwright-core'
 import { json } from 'fw'
 import {
   launchBrowser,
-  newPage,
   openTab,
   SCREENSHOTS,
   screenshot,
@@ -20,6 +19,7 @@ import {
   tab,
   tabIds,
   waitForRows,
+  withPage as pageOf,
   type Playground,
 } from './harness.js'
 
@@ -85,23 +85,19 @@ test.after(async ({ browser, pg, off }) => {
   await Promise.all([browser?.close(), pg?.close(), off?.close()])
 })
 
-/** A fresh context and page for one test, closed whatever happens. */
-async function withPage(
+/** The harness's `withPage`, failing the test when the page or the toolbar threw uncaught. */
+function withPage(
   browser: Browser,
   run: (page: Page, problems: string[]) => Promise<void>,
 ): Promise<void> {
-  const { context, page, problems } = await newPage(browser)
-  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`))
-  try {
+  return pageOf(browser, async (page, problems) => {
+    page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`))
     await run(page, problems)
-    // Nothing the page did, and nothing the toolbar did, threw uncaught.
     assert.equal(
       problems.filter((p) => p.startsWith('pageerror:')),
       [],
     )
-  } finally {
-    await context.close()
-  }
+  })
 }
 
 /** Opens a page and waits for its toolbar. */
