@@ -132,6 +132,30 @@ function withPage<T>(browser: Browser, body: (page: Page, problems: string[]) =>
   return pageOf(browser, body, { timeout: 10_000 })
 }
 
+/** Opens the playground's home page and waits for the toolbar's row of it. */
+async function home(page: Page, url: string): Promise<void> {
+  await page.goto(`${url}/`)
+  await waitForRows(page, 1)
+}
+
+/**
+ * Opens the home page, then its API tab once the document is read: the panel, its operations in
+ * order, and `send(status)`, which sends the request and waits for a reply of that status.
+ */
+async function apiTab(page: Page, url: string) {
+  await home(page, url)
+  const api = await openTab(page, 'api')
+  await api.locator('[data-api]').waitFor()
+  const ops = await api
+    .locator('button[data-op]')
+    .evaluateAll((b) => b.map((x) => x.getAttribute('data-op')))
+  const send = async (status: number): Promise<void> => {
+    await api.locator('button[type="submit"]').click()
+    await api.locator('h3', { hasText: `Reply: ${status}` }).waitFor()
+  }
+  return { api, ops, send }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Logs, Exceptions
 
@@ -140,8 +164,7 @@ test('Logs and Exceptions aggregate every request with a request column until on
   pg,
 }) => {
   await withPage(browser, async (page, problems) => {
-    await page.goto(`${pg.url}/`)
-    await waitForRows(page, 1)
+    await home(page, pg.url)
     assert.equal(await tabIds(page).then((t) => t.includes('logs')), false, 'no log line yet')
     assert.is(await call(page, '/_demo/log?message=first-line', { headers: json }), 200)
     assert.is(await call(page, '/_demo/log?message=second-line', { headers: json }), 200)
@@ -434,8 +457,7 @@ test('Time: client = server + remainder; the SQL share is red above half; figure
   pg,
 }) => {
   await withPage(browser, async (page) => {
-    await page.goto(`${pg.url}/`)
-    await waitForRows(page, 1)
+    await home(page, pg.url)
     assert.is(await call(page, '/_demo/queries?n=50', { headers: json }), 200)
     assert.is(await call(page, '/_demo/log?message=timed', { headers: json }), 200)
     // `_debug=off` answers without any debug data: no payload, no X-Fw-Debug.
@@ -518,8 +540,7 @@ test('the Exceptions tab turns red with a warning mark; rows without details poi
   pg,
 }) => {
   await withPage(browser, async (page) => {
-    await page.goto(`${pg.url}/`)
-    await waitForRows(page, 1)
+    await home(page, pg.url)
     assert.is(await tab(page, 'exceptions').count(), 0, 'nothing raised yet')
     assert.is(await call(page, '/_demo/ping', { headers: json }), 200)
     assert.is(await tab(page, 'exceptions').count(), 0, 'still nothing raised')
@@ -570,8 +591,7 @@ test('the Domain tab: models loaded, a service recorded and its measured call ti
   pg,
 }) => {
   await withPage(browser, async (page) => {
-    await page.goto(`${pg.url}/`)
-    await waitForRows(page, 1)
+    await home(page, pg.url)
     assert.is(await tab(page, 'domain').count(), 0, 'the home page touches no model or service')
     const headers = { ...json, apikey: API_KEY }
     assert.is(await call(page, '/api/v1/products/1', { headers }), 200)
@@ -603,14 +623,8 @@ test("the API tab lists the playground's own document and sends an operation, re
   pg,
 }) => {
   await withPage(browser, async (page) => {
-    await page.goto(`${pg.url}/`)
-    await waitForRows(page, 1)
-    const api = await openTab(page, 'api')
-    await api.locator('[data-api]').waitFor()
+    const { api, ops, send } = await apiTab(page, pg.url)
     assert.match(await textOf(api), 'from /api/openapi.json, sent to /api/v1')
-    const ops = await api
-      .locator('button[data-op]')
-      .evaluateAll((b) => b.map((x) => x.getAttribute('data-op')))
     // The document `fw api:docs` writes (the openapi plugin wrote it when the playground started).
     assert.equal(ops, [
       'GET /api/v1/me',
@@ -641,8 +655,7 @@ test("the API tab lists the playground's own document and sends an operation, re
     await api.locator('button[data-op="GET /api/v1/products/{id}"]').click()
     assert.is(await path.inputValue(), '/api/v1/products/{id}')
     await path.fill('/api/v1/products/7')
-    await api.locator('button[type="submit"]').click()
-    await api.locator('h3', { hasText: 'Reply: 200' }).waitFor()
+    await send(200)
     assert.match((await api.locator('[data-reply]').textContent()) ?? '', '"sku":"PG-0007"')
     await waitForRows(page, 2)
     await openTab(page, 'requests')
@@ -713,17 +726,10 @@ test('the API tab lists the operations and sends them through the real server to
     )
     const seen: Request[] = []
     page.on('request', (r) => seen.push(r))
-    await page.goto(`${pg.url}/`)
-    await waitForRows(page, 1)
-
-    const api = await openTab(page, 'api')
-    await api.locator('[data-api]').waitFor()
+    const { api, ops, send: sendAndWait } = await apiTab(page, pg.url)
     assert.is(await tab(page, 'api').locator('.count').textContent(), '4')
     assert.match(await textOf(api), 'sent to /api/v1')
     assert.match(await textOf(api), 'application API key from configuration (header apikey)')
-    const ops = await api
-      .locator('button[data-op]')
-      .evaluateAll((b) => b.map((x) => x.getAttribute('data-op')))
     assert.equal(ops, [
       'GET /products/{product}',
       'PATCH /products/{product}',
@@ -733,10 +739,6 @@ test('the API tab lists the operations and sends them through the real server to
     const op = (name: string) => api.locator(`button[data-op="${name}"]`)
     const path = api.locator('input.path')
     const textarea = api.locator('textarea')
-    const sendAndWait = async (status: number) => {
-      await api.locator('button[type="submit"]').click()
-      await api.locator('h3', { hasText: `Reply: ${status}` }).waitFor()
-    }
 
     // GET with an editable path; no body.
     await op('GET /products/{product}').click()
@@ -823,8 +825,7 @@ test('Route, Session, Views and Migrations show their data when present and are 
 }) => {
   await withPage(browser, async (page) => {
     // An anonymous first visit: a route and a view, no cookie, every migration ran.
-    await page.goto(`${pg.url}/`)
-    await waitForRows(page, 1)
+    await home(page, pg.url)
     let ids = await tabIds(page)
     for (const id of ['route', 'views']) assert.ok(ids.includes(id), `${id} in ${ids.join()}`)
     for (const id of ['session', 'migrations']) assert.not.ok(ids.includes(id), `${id} absent`)

@@ -106,6 +106,14 @@ async function visit(page: Page, url: string): Promise<void> {
   await tab(page, 'client').waitFor()
 }
 
+/** Opens the home page, then fetches `/_demo/queries?n=3` (#2) and `/_demo/ping` (#3) from it. */
+async function visitThreeRows(page: Page, url: string): Promise<void> {
+  await visit(page, `${url}/`)
+  await pageFetch(page, '/_demo/queries?n=3')
+  await pageFetch(page, '/_demo/ping')
+  await waitForRows(page, 3)
+}
+
 /**
  * A fetch the page makes: its status, the request id the server gave it and the query count of
  * the server's summary header.
@@ -809,11 +817,8 @@ test('clicking a request switches the other tabs to it; again, or its chip, rele
   pg,
 }) => {
   await withPage(browser, async (page) => {
-    await visit(page, `${pg.url}/`)
     // Default on a server-rendered page: the page's own request, even after newer ones.
-    await pageFetch(page, '/_demo/queries?n=3')
-    await pageFetch(page, '/_demo/ping')
-    await waitForRows(page, 3)
+    await visitThreeRows(page, pg.url)
     const route = async () => {
       const panel = await openTab(page, 'route')
       return (await panel.textContent()) ?? ''
@@ -863,10 +868,7 @@ test('the whole row selects: its status, time, queries or id cell; the log butto
   pg,
 }) => {
   await withPage(browser, async (page) => {
-    await visit(page, `${pg.url}/`)
-    await pageFetch(page, '/_demo/queries?n=3')
-    await pageFetch(page, '/_demo/ping')
-    await waitForRows(page, 3)
+    await visitThreeRows(page, pg.url)
     await openTab(page, 'requests')
     const row = (n: number) => page.locator(`fw-debugbar tr[data-row="${n}"]`)
     // Cells 4 to 7: status, time, queries, request id (the id text, not its log button).
