@@ -5,7 +5,7 @@ import autocannon from 'autocannon'
 import type { TestDatabase } from 'fw/plugins/database'
 import { PRODUCT_COLUMNS } from '../../playground/entities/product.js'
 import { ownDatabase } from './own-database.js'
-import { performance } from 'node:perf_hooks'
+import { measureLoad } from './ping-load.js'
 import { firstOk, get, startFw, type FwCommand } from './playground-child.js'
 import type { VariantRoute } from './serve-variants.js'
 
@@ -156,27 +156,11 @@ export function productsRoute(): VariantRoute {
       return checkProduct(server.name, 1, res.body)
     },
     async load(server, seconds) {
-      const before = await server.cpu()
-      const own = process.cpuUsage()
-      const started = performance.now()
-      const result = await loadProducts(server.name, {
-        url: server.url,
-        connections: 50,
-        seconds,
-        offset,
-      })
-      const wall = performance.now() - started
-      const used = process.cpuUsage(own)
-      const after = await server.cpu()
+      const { run, result } = await measureLoad(server, () =>
+        loadProducts(server.name, { url: server.url, connections: 50, seconds, offset }),
+      )
       offset += result.requests.total
-      const cpu = after.user + after.system - before.user - before.system
-      return {
-        rps: result.requests.total / result.duration,
-        cpuPerRequest: cpu / result.requests.total,
-        serverCpu: cpu / 1000 / wall,
-        loadgenCpu: (used.user + used.system) / 1000 / wall,
-        othersCpu: 0,
-      }
+      return run
     },
   }
 }
