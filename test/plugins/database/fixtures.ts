@@ -78,13 +78,13 @@ export interface DatabaseSuite {
  */
 export function databaseSuite<Extra extends object = object>(
   name: string,
-  options: Pick<DatabaseOptions, 'entities' | 'migrations'> = {},
+  options: Pick<DatabaseOptions, 'entities' | 'migrations'>,
 ): Test<DatabaseSuite & Extra> {
   const test = suite<DatabaseSuite & Extra>(name)
   test.before(async (context) => {
     context.db = await createTestDatabase()
     context.kernel = createTestKernel({
-      plugins: [[database, { entities: [], ...options, url: context.db.url }]],
+      plugins: [[database, { ...options, url: context.db.url }]],
     })
     await context.kernel.boot()
     await context.kernel.plugin('database').prepare()
