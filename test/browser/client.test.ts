@@ -17,16 +17,12 @@ import { logsProjection } from 'fw/plugins/logging'
 import { createTestKernel } from 'fw/testing'
 import {
   launchBrowser,
-  openTab,
-  panel,
   screenshot,
   startPlayground,
-  tab,
-  tabIds,
-  waitForRows,
   withPage as pageOf,
   type Playground,
 } from './harness.js'
+import { openTab, panel, tab, tabIds, waitForRows } from './toolbar.js'
 
 const test = suite('browser: errors, client, hiding, deliveries, page, assets, boot')
 

@@ -1,7 +1,7 @@
 // The browser tests' harness: Debian's Chromium driven by playwright-core (never a downloaded
-// browser), the real playground listening on a loopback port with its own database, and a few
-// helpers to reach the toolbar inside its shadow root (Playwright's CSS locators pierce open
-// shadow roots). Screenshots land in test/browser/screenshots/ for a person to look at.
+// browser), the real playground listening on a loopback port with its own database, a suite and a
+// page per test around them, and signing in (the toolbar's locators are in toolbar.ts).
+// Screenshots land in test/browser/screenshots/ for a person to look at.
 import { randomBytes } from 'node:crypto'
 import { mkdirSync, rmSync } from 'node:fs'
 import { dirname, join } from 'node:path'
@@ -149,39 +149,6 @@ export function browserSuite<Extra extends object = object>(
     await Promise.all([context.browser?.close(), context.pg?.close()])
   })
   return test
-}
-
-/** The toolbar's tab button. */
-export const tab = (page: Page, id: string) => page.locator(`fw-debugbar [data-tab="${id}"]`)
-/** The open panel. */
-export const panel = (page: Page) => page.locator('fw-debugbar .panel')
-
-/** The ids of the visible tabs, in order. */
-export function tabIds(page: Page): Promise<string[]> {
-  return page.evaluate(() =>
-    Array.from(
-      document.querySelector('fw-debugbar')?.shadowRoot?.querySelectorAll('[data-tab]') ?? [],
-      (b) => (b as HTMLElement).dataset.tab!,
-    ),
-  )
-}
-
-/** Opens a tab (if it is not open already) and returns the panel. */
-export async function openTab(page: Page, id: string) {
-  const button = tab(page, id)
-  if ((await button.getAttribute('aria-selected')) !== 'true') await button.click()
-  await page.locator(`fw-debugbar .panel[data-panel="${id}"]`).waitFor()
-  return panel(page)
-}
-
-/** Waits until the requests tab counts at least `n` rows. */
-export async function waitForRows(page: Page, n: number): Promise<void> {
-  await page.waitForFunction((n) => {
-    const c = document
-      .querySelector('fw-debugbar')
-      ?.shadowRoot?.querySelector('[data-tab="requests"] .count')?.textContent
-    return Number(c ?? 0) >= n
-  }, n)
 }
 
 /** Saves a screenshot under test/browser/screenshots/. */

@@ -3,17 +3,8 @@
 // the Exceptions tab, Domain and API, plus the Route, Session, Views and Migrations tabs.
 import * as assert from 'uvu/assert'
 import type { Browser, Locator, Page, Request } from 'playwright-core'
-import {
-  browserSuite,
-  openTab,
-  screenshot,
-  signIn,
-  startPlayground,
-  tab,
-  tabIds,
-  waitForRows,
-  withPage as pageOf,
-} from './harness.js'
+import { browserSuite, screenshot, signIn, startPlayground, withPage as pageOf } from './harness.js'
+import { openTab, tab, tabIds, waitForRows } from './toolbar.js'
 
 /** Access tokens live this long, so the Auth test can watch one expire. */
 const TOKEN_TTL = 3

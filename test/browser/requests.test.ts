@@ -11,17 +11,14 @@ import type { Browser, Page } from 'playwright-core'
 import { json } from 'fw'
 import {
   launchBrowser,
-  openTab,
   SCREENSHOTS,
   screenshot,
   signIn,
   startPlayground,
-  tab,
-  tabIds,
-  waitForRows,
   withPage as pageOf,
   type Playground,
 } from './harness.js'
+import { openTab, tab, tabIds, waitForRows } from './toolbar.js'
 
 const API_KEY = 'demo-api-key'
 

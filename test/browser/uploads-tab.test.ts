@@ -5,15 +5,8 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import * as assert from 'uvu/assert'
-import {
-  browserSuite,
-  openTab,
-  screenshot,
-  signIn,
-  startPlayground,
-  tab,
-  withPage,
-} from './harness.js'
+import { browserSuite, screenshot, signIn, startPlayground, withPage } from './harness.js'
+import { openTab, tab } from './toolbar.js'
 
 /** A real 1×1 PNG, which the browser can draw. */
 const PNG = Buffer.from(
