@@ -19,6 +19,7 @@ import createApp from '../playground/app.js'
 import { interleave } from './lib/measure.js'
 import { checkPing, loadPing, type LoadRun } from './lib/ping-load.js'
 import { startFw } from './lib/playground-child.js'
+import { NO_DATABASE } from './lib/serve-variants.js'
 import { formatInt, formatRatio } from './lib/stats.js'
 
 const MS = Number(process.env.FW_BENCH_DEBUG_MS ?? 400)
@@ -70,7 +71,6 @@ await without.close()
 
 // (1b) Over HTTP: two `fw serve` children, the same app with and without the debug plugin.
 const VARIANTS = new URL('./lib/playground-variants.mjs', import.meta.url).pathname
-const NO_DATABASE = 'database,auth,api,list,playground'
 const served = await Promise.all(
   [
     { name: 'with debug', skip: NO_DATABASE },

@@ -11,6 +11,7 @@
 //      FW_BENCH_PRODUCTS_SECONDS=<s> FW_BENCH_PRODUCTS_ROUNDS=<n> change the measured time and rounds.
 import { startBaseline } from './lib/baseline-server.js'
 import type { ServerChild } from './lib/child-server.js'
+import { measureLoad, type LoadRun } from './lib/ping-load.js'
 import { fwCommand, get, startFw, type FwChild } from './lib/playground-child.js'
 import { checkProduct, loadProducts, PRODUCT_HEADERS, seededDatabase } from './lib/product-load.js'
 import { formatInt, formatRatio, median } from './lib/stats.js'
@@ -30,14 +31,7 @@ interface Server {
   cpu(): Promise<{ user: number; system: number }>
 }
 
-interface Run {
-  readonly rps: number
-  /** Server CPU time per request, in microseconds. */
-  readonly cpuPerRequest: number
-  /** The server's CPU use over the run, as a share of one core. */
-  readonly serverCpu: number
-  /** This process's (the load generator's) CPU use, as a share of one core. */
-  readonly loadgenCpu: number
+interface Run extends LoadRun {
   readonly latencyMs: number
 }
 
@@ -71,27 +65,10 @@ async function check(fw: Server, baseline: Server): Promise<void> {
 }
 
 async function load(server: Server, seconds: number, offset: number): Promise<Run> {
-  const cpuBefore = await server.cpu()
-  const ownBefore = process.cpuUsage()
-  const wallBefore = performance.now()
-  const result = await loadProducts(server.name, {
-    url: server.url,
-    connections: CONNECTIONS,
-    seconds,
-    offset,
-  })
-  const wall = performance.now() - wallBefore
-  const own = process.cpuUsage(ownBefore)
-  const cpuAfter = await server.cpu()
-  const total = result.requests.total
-  const serverCpu = cpuAfter.user + cpuAfter.system - cpuBefore.user - cpuBefore.system
-  return {
-    rps: total / result.duration,
-    cpuPerRequest: serverCpu / total,
-    serverCpu: serverCpu / 1000 / wall,
-    loadgenCpu: (own.user + own.system) / 1000 / wall,
-    latencyMs: result.latency.p50,
-  }
+  const { run, result } = await measureLoad(server, () =>
+    loadProducts(server.name, { url: server.url, connections: CONNECTIONS, seconds, offset }),
+  )
+  return { ...run, latencyMs: result.latency.p50 }
 }
 
 function describe(name: string, run: Run): string {

@@ -25,9 +25,13 @@
 import { fwCommand } from './lib/playground-child.js'
 import { productsRoute, seededDatabase } from './lib/product-load.js'
 import { compareInstructions } from './lib/served-instructions.js'
-import { compareVariants, type ServedVariant, type VariantRatio } from './lib/serve-variants.js'
+import {
+  compareVariants,
+  NO_DATABASE,
+  type ServedVariant,
+  type VariantRatio,
+} from './lib/serve-variants.js'
 
-const NO_DATABASE = 'database,auth,api,list,playground'
 const variants: ServedVariant[] = [
   { name: 'without', env: { FW_BENCH_SKIP: `${NO_DATABASE},telemetry` } },
   { name: 'no provider', env: { FW_BENCH_SKIP: NO_DATABASE } },

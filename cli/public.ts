@@ -7,3 +7,5 @@ export type { Usage } from 'clipanion'
 export type { CommandContext } from 'fw'
 // The table printer of fw's own commands (`fw route:list`), for plugins' commands.
 export { formatTable } from './table.js'
+// Usage errors from the user's mistakes, whole-number options, and `--json` or a table.
+export { wholeNumberOption, withUsageErrors, writeItems } from './user-errors.js'

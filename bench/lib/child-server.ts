@@ -24,7 +24,15 @@ export interface ServerChild {
 }
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
+/** The children started and not exited yet: killed when this process exits or is interrupted. */
 const live = new Set<ChildProcess>()
+
+/** Kills `child` should this process exit, or be interrupted, before it ends or fails to start. */
+export function killOnExit(child: ChildProcess): void {
+  live.add(child)
+  child.once('exit', () => live.delete(child))
+  child.once('error', () => live.delete(child))
+}
 
 function killAll(): void {
   for (const child of live) child.kill('SIGKILL')
@@ -80,9 +88,8 @@ export function spawnServer(
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     env: { ...process.env, NODE_ENV: 'production', ...env },
   })
-  live.add(child)
+  killOnExit(child)
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
-  child.once('exit', () => live.delete(child))
   return new Promise<ServerChild>((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL')

@@ -1,46 +1,16 @@
 // bench/list.ts's data: a PostgreSQL database of its own (dropped afterwards, also on Ctrl-C), the
 // playground's schema, 1,000,000 products from one `insert … select generate_series` statement,
 // and the covering index the list queries need.
-import { spawnSync } from 'node:child_process'
 import { performance } from 'node:perf_hooks'
-import { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
 import pg from 'pg'
-
-/** The local PostgreSQL server (trust auth); the benchmark's database is created there. */
-export const LIST_POSTGRES_URL =
-  process.env.FW_BENCH_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/test'
+import { ownDatabase } from './own-database.js'
 
 export const PRODUCT_ROWS = 1_000_000
 
-const undropped = new Set<string>()
-const DROP = `const pg = require('pg')
-const name = new URL(process.argv[1]).pathname.slice(1)
-const client = new pg.Client({ connectionString: process.argv[2] })
-client.connect().then(() => client.query('drop database if exists "' + name + '" with (force)')).finally(() => client.end())`
-process.once('exit', () => {
-  // Signal handlers exit at once, skipping every finally: drop what is left synchronously.
-  for (const url of undropped) {
-    if (!/^\/fw_test_[0-9a-f]+$/.test(new URL(url).pathname)) continue
-    spawnSync(process.execPath, ['-e', DROP, url, LIST_POSTGRES_URL], {
-      stdio: 'ignore',
-      timeout: 10_000,
-    })
-  }
-})
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130))
 
 /** A PostgreSQL database of the benchmark's own, dropped by `drop()` or on exit. */
-export async function listDatabase(): Promise<TestDatabase> {
-  const db = await createTestDatabase({ DATABASE_URL: LIST_POSTGRES_URL })
-  undropped.add(db.url)
-  return {
-    url: db.url,
-    async drop() {
-      undropped.delete(db.url)
-      await db.drop()
-    },
-  }
-}
+export const listDatabase = ownDatabase
 
 /** How long each step of the data generation took, in ms. */
 export interface Generated {

@@ -66,30 +66,45 @@ export async function loadPing(
     others?: readonly LoadedServer[]
   },
 ): Promise<LoadRun> {
+  const { run } = await measureLoad(
+    server,
+    () =>
+      autocannon({ url: server.url + PING_PATH, connections, pipelining: 1, duration: seconds }),
+    others,
+  )
+  return run
+}
+
+/**
+ * Runs `load` on `server` and measures it: req/s, the server's CPU time per request, and the
+ * shares of a core the server, this process and `others` (left idle meanwhile) used. Throws on
+ * any error, timeout or non-2xx answer.
+ */
+export async function measureLoad(
+  server: LoadedServer,
+  load: () => Promise<autocannon.Result>,
+  others: readonly LoadedServer[] = [],
+): Promise<{ run: LoadRun; result: autocannon.Result }> {
   const [cpuBefore, othersBefore] = await Promise.all([server.cpu(), totalCpu(others)])
   const ownBefore = process.cpuUsage()
   const wallBefore = performance.now()
-  const result = await autocannon({
-    url: server.url + PING_PATH,
-    connections,
-    pipelining: 1,
-    duration: seconds,
-  })
+  const result = await load()
   const wall = performance.now() - wallBefore
   const own = process.cpuUsage(ownBefore)
   const [cpuAfter, othersAfter] = await Promise.all([server.cpu(), totalCpu(others)])
   if (result.errors > 0 || result.timeouts > 0 || result.non2xx > 0) {
     throw new Error(
-      `${server.name}: ${result.errors} errors, ${result.timeouts} timeouts, ${result.non2xx} non-2xx responses`,
+      `${server.name}: ${result.errors} errors, ${result.timeouts} timeouts, ${result.non2xx} non-2xx responses (${JSON.stringify(result.statusCodeStats)})`,
     )
   }
   const total = result.requests.total
   const serverCpu = cpuAfter.user + cpuAfter.system - cpuBefore.user - cpuBefore.system
-  return {
+  const run: LoadRun = {
     rps: total / result.duration,
     cpuPerRequest: serverCpu / total,
     serverCpu: serverCpu / 1000 / wall,
     loadgenCpu: (own.user + own.system) / 1000 / wall,
     othersCpu: (othersAfter - othersBefore) / 1000 / wall,
   }
+  return { run, result }
 }

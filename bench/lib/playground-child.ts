@@ -3,13 +3,13 @@
 // port from the `… listening on http://…` line, can ask a child started with the probe for its CPU
 // time and resident memory over IPC, and kills every child it started when it exits, fails or is
 // interrupted.
-import { spawn, type ChildProcess } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { request } from 'node:http'
 import { join, relative } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import type { CpuTime } from './child-server.js'
+import { killOnExit, type CpuTime } from './child-server.js'
 import { sleep } from './stats.js'
 
 /** The repository root. */
@@ -153,19 +153,6 @@ export interface FwChild {
   stop(graceMs?: number): Promise<void>
 }
 
-const live = new Set<ChildProcess>()
-function killAll(): void {
-  for (const child of live) child.kill('SIGKILL')
-  live.clear()
-}
-process.once('exit', killAll)
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    killAll()
-    process.exit(130)
-  })
-}
-
 const PROBE = pathToFileURL(fileURLToPath(new URL('./probe.mjs', import.meta.url))).href
 const LISTENING = /listening on (http:\/\/\S+)/
 
@@ -199,16 +186,12 @@ export function startFw(options: StartFwOptions): FwChild {
       ...options.env,
     },
   })
-  live.add(child)
+  killOnExit(child)
   let out = ''
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-    child.once('exit', (code, signal) => {
-      live.delete(child)
-      resolve({ code, signal })
-    })
+    child.once('exit', (code, signal) => resolve({ code, signal }))
     // Not started at all (a wrapper that is not installed): told as an exit, with the reason.
     child.once('error', (error) => {
-      live.delete(child)
       out += `${file}: ${error.message}\n`
       resolve({ code: null, signal: null })
     })

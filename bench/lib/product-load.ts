@@ -2,46 +2,14 @@
 // the playground itself, the product request (ids spread over 1…1000), a check of the answer's
 // shape, and an autocannon run bounded in time and in count.
 import autocannon from 'autocannon'
-import { spawnSync } from 'node:child_process'
-import { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
-import { performance } from 'node:perf_hooks'
-import { firstOk, get, root, startFw, type FwCommand } from './playground-child.js'
+import type { TestDatabase } from 'fw/plugins/database'
+import { PRODUCT_COLUMNS } from '../../playground/entities/product.js'
+import { ownDatabase } from './own-database.js'
+import { measureLoad } from './ping-load.js'
+import { firstOk, get, startFw, type FwCommand } from './playground-child.js'
 import type { VariantRoute } from './serve-variants.js'
 
-/** The local PostgreSQL server (trust auth); a database of the benchmark's own is created there. */
-export const POSTGRES_URL =
-  process.env.FW_BENCH_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/test'
-
-/** The databases created and not dropped yet: dropped on exit, also after Ctrl-C or a failure. */
-const undropped = new Set<string>()
-const DROP = `const pg = require('pg')
-const name = new URL(process.argv[1]).pathname.slice(1)
-const client = new pg.Client({ connectionString: process.argv[2] })
-client.connect().then(() => client.query('drop database if exists "' + name + '" with (force)')).finally(() => client.end())`
-process.once('exit', () => {
-  // Signal handlers exit at once, skipping every finally: drop what is left synchronously.
-  for (const url of undropped) {
-    if (!/^\/fw_test_[0-9a-f]+$/.test(new URL(url).pathname)) continue
-    spawnSync(process.execPath, ['-e', DROP, url, POSTGRES_URL], {
-      cwd: root,
-      stdio: 'ignore',
-      timeout: 10_000,
-    })
-  }
-})
-
-/** A PostgreSQL database of the benchmark's own (`createTestDatabase`), dropped by `drop()` or on exit. */
-export async function ownDatabase(): Promise<TestDatabase> {
-  const db = await createTestDatabase({ DATABASE_URL: POSTGRES_URL })
-  undropped.add(db.url)
-  return {
-    url: db.url,
-    async drop() {
-      undropped.delete(db.url)
-      await db.drop()
-    },
-  }
-}
+export { ownDatabase, POSTGRES_URL } from './own-database.js'
 
 /** Sent with every product request: JSON wanted, and the demo application's API key. */
 export const PRODUCT_HEADERS: Readonly<Record<string, string>> = {
@@ -56,20 +24,6 @@ export const PRODUCT_COUNT = 1000
 export function productPath(i: number): string {
   return `/api/v1/products/${((i * 7919) % PRODUCT_COUNT) + 1}`
 }
-
-/** The columns of a product, in the order `toData()` answers them. */
-export const PRODUCT_COLUMNS = [
-  'id',
-  'name',
-  'sku',
-  'price',
-  'stock',
-  'active',
-  'tags',
-  'notes',
-  'category_id',
-  'created_at',
-] as const
 
 /** Throws unless `body` is product `id`'s record itself, every column (spec Resources: show answers the record). */
 export function checkProduct(name: string, id: number, body: string): Record<string, unknown> {
@@ -202,27 +156,11 @@ export function productsRoute(): VariantRoute {
       return checkProduct(server.name, 1, res.body)
     },
     async load(server, seconds) {
-      const before = await server.cpu()
-      const own = process.cpuUsage()
-      const started = performance.now()
-      const result = await loadProducts(server.name, {
-        url: server.url,
-        connections: 50,
-        seconds,
-        offset,
-      })
-      const wall = performance.now() - started
-      const used = process.cpuUsage(own)
-      const after = await server.cpu()
+      const { run, result } = await measureLoad(server, () =>
+        loadProducts(server.name, { url: server.url, connections: 50, seconds, offset }),
+      )
       offset += result.requests.total
-      const cpu = after.user + after.system - before.user - before.system
-      return {
-        rps: result.requests.total / result.duration,
-        cpuPerRequest: cpu / result.requests.total,
-        serverCpu: cpu / 1000 / wall,
-        loadgenCpu: (used.user + used.system) / 1000 / wall,
-        othersCpu: 0,
-      }
+      return run
     },
   }
 }

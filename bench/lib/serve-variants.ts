@@ -36,6 +36,17 @@ export const PING_ROUTE: VariantRoute = {
   load: (server, seconds) => loadPing(server, { seconds, connections: 50 }),
 }
 
+/** `FW_BENCH_SKIP` of a variant without the database plugins (bench/lib/playground-variants.mjs). */
+export const NO_DATABASE = 'database,auth,api,list,playground'
+
+/** Rounds and seconds a round from `<prefix>_ROUNDS` and `<prefix>_SECONDS`: 5 rounds of 3 s else. */
+export function roundsFromEnv(prefix: string): { rounds: number; seconds: number } {
+  return {
+    rounds: Number(process.env[`${prefix}_ROUNDS`] ?? 5),
+    seconds: Number(process.env[`${prefix}_SECONDS`] ?? 3),
+  }
+}
+
 /** `[variant, baseline, target]`: a ratio to print, against its target when the issue sets one. */
 export type VariantRatio = readonly [variant: string, baseline: string, target?: number]
 

@@ -5,12 +5,9 @@
 // from the application key and its stored row read, both at most once a second per token (the
 // auth plugin's 1 s cache). DATABASE_URL and FW_APP_KEY as for the example.
 import { createHash, hkdfSync } from 'node:crypto'
-import type { ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import jwt from 'jsonwebtoken'
 import pg from 'pg'
-import polka from 'polka'
-import { announce } from './server-ipc.js'
+import { jsonApp, send, serve } from './baseline-polka.js'
 
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 })
 const key = Buffer.from(
@@ -99,17 +96,7 @@ async function viewer(header: string | undefined): Promise<number | undefined> {
   return rows[0].user_id
 }
 
-function send(res: ServerResponse, status: number, body: unknown): void {
-  const json = JSON.stringify(body)
-  res.statusCode = status
-  res.setHeader('content-type', 'application/json; charset=utf-8')
-  res.setHeader('content-length', Buffer.byteLength(json))
-  res.end(json)
-}
-
-const app = polka({
-  onError: (error, _req, res) => send(res, 500, { error: 'server_error', message: String(error) }),
-})
+const app = jsonApp()
 app.get('/api/articles', async (req, res) => {
   const user = (await viewer(req.headers.authorization)) ?? 0
   const limit = Number(req.query.limit ?? 20)
@@ -124,10 +111,4 @@ app.get('/api/articles/:slug', async (req, res) => {
   if (rows[0] === undefined) return send(res, 404, { errors: { body: ['article not found'] } })
   send(res, 200, { article: article(rows[0]) })
 })
-app.listen(0, '127.0.0.1', () => {
-  const server = app.server
-  announce((server.address() as AddressInfo).port, () => {
-    server.close()
-    pool.end().catch(() => {})
-  })
-})
+serve(app, pool)

@@ -3,11 +3,8 @@
 // playground's route binding selects, by the same SQL text, as the same JSON (the record itself: every column, price a
 // number, created_at ISO 8601), on a free loopback port. DATABASE_URL names the database.
 // Started by bench/products.ts and bench/memory.ts as a child process.
-import type { ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import pg from 'pg'
-import polka from 'polka'
-import { announce } from './server-ipc.js'
+import { jsonApp, send, serve } from './baseline-polka.js'
 
 /**
  * What MikroORM sends for `em.findOne(Product, id)` (the playground's `{product}` binding): it
@@ -33,17 +30,7 @@ interface ProductRow {
 
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 })
 
-function send(res: ServerResponse, status: number, body: unknown): void {
-  const json = JSON.stringify(body)
-  res.statusCode = status
-  res.setHeader('content-type', 'application/json; charset=utf-8')
-  res.setHeader('content-length', Buffer.byteLength(json))
-  res.end(json)
-}
-
-const app = polka({
-  onError: (error, _req, res) => send(res, 500, { error: 'server_error', message: String(error) }),
-})
+const app = jsonApp()
 app.get('/api/v1/products/:id', async (req, res) => {
   const raw = req.params.id ?? ''
   // As the binding: a key the column cannot hold is no record.
@@ -64,10 +51,4 @@ app.get('/api/v1/products/:id', async (req, res) => {
     created_at: p.created_at.toISOString(),
   })
 })
-app.listen(0, '127.0.0.1', () => {
-  const server = app.server
-  announce((server.address() as AddressInfo).port, () => {
-    server.close()
-    void pool.end()
-  })
-})
+serve(app, pool)

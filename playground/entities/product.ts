@@ -31,6 +31,9 @@ export const PRODUCT_WRITABLE = [
   'category_id',
 ] as const satisfies ReadonlyArray<keyof Product>
 
+/** Every column of a product, in the order `toData()` answers them. */
+export const PRODUCT_COLUMNS = ['id', ...PRODUCT_WRITABLE, 'created_at'] as const
+
 export const ProductSchema = deferEntity(Product, ({ DecimalType, EntitySchema }) => {
   return new EntitySchema<Product>({
     class: Product,

@@ -1,5 +1,5 @@
 import { defineListSource } from 'fw/plugins/list'
-import { Product, PRODUCT_WRITABLE } from '../entities/product.js'
+import { Product, PRODUCT_COLUMNS } from '../entities/product.js'
 
 /**
  * The products list (playground/README.md "The products API"): every products column but none
@@ -8,7 +8,7 @@ import { Product, PRODUCT_WRITABLE } from '../entities/product.js'
  */
 export const productList = defineListSource({
   entity: Product,
-  fields: ['id', ...PRODUCT_WRITABLE, 'created_at', 'categories.title'],
+  fields: [...PRODUCT_COLUMNS, 'categories.title'],
   defaultFields: ['id', 'name', 'sku', 'price'],
   searchable: ['name', 'sku'],
   joins: [{ table: 'categories', on: ['categories.id', 'products.category_id'] }],

@@ -1,7 +1,6 @@
-import { Command, Option, UsageError } from 'clipanion'
-import { formatTable } from 'fw/cli'
+import { Command, Option, UsageError, wholeNumberOption, writeItems } from 'fw/cli'
 import type { CommandContext } from 'fw'
-import { uniqueViolation } from 'fw/plugins/database'
+import { requireMigrated, uniqueViolation } from 'fw/plugins/database'
 import { readPassword } from './password-input.js'
 
 const PASSWORD_INPUT = `
@@ -17,21 +16,9 @@ async function passwordOf(command: { context: CommandContext; stdin: boolean }):
   return password
 }
 
-/**
- * The auth plugin, once its tables are sure to be there: a database that does not exist is named
- * (never created), and pending migrations are refused.
- */
+/** The auth plugin, once its tables are sure to be there (`requireMigrated`). */
 async function openAccounts(context: CommandContext) {
-  const db = context.kernel.plugin('database')
-  const { pending } = await db.status().catch((error: unknown) => {
-    throw (error as { code?: unknown }).code === 'FW_ERR_DATABASE_MISSING'
-      ? new UsageError((error as Error).message)
-      : error
-  })
-  if (pending.length > 0)
-    throw new UsageError(
-      `${pending.length} migration(s) have not run (first: ${pending[0]}). Run fw migrate first.`,
-    )
+  await requireMigrated(context)
   return context.kernel.plugin('auth')
 }
 
@@ -59,9 +46,7 @@ export class UserCreateCommand extends Command<CommandContext> {
   stdin = Option.Boolean('--password-stdin', false, { description: 'Read the password from stdin' })
 
   async execute(): Promise<number> {
-    const usertype = Number(this.usertype)
-    if (!Number.isInteger(usertype) || usertype < 0 || usertype > 2 ** 31 - 1)
-      throw new UsageError(`--usertype must be a whole number from 0, got '${this.usertype}'.`)
+    const usertype = wholeNumberOption('--usertype', this.usertype, 0, 2 ** 31 - 1)
     const username = this.username.trim()
     if (username === '' || username.length > 100)
       throw new UsageError('the username must be 1 to 100 characters.')
@@ -127,22 +112,20 @@ export class UserListCommand extends Command<CommandContext> {
 
   async execute(): Promise<number> {
     const users = await (await openAccounts(this.context)).listUsers()
-    const out = this.context.stdout
-    if (this.json) out.write(`${JSON.stringify(users, null, 2)}\n`)
-    else
-      out.write(
-        formatTable(
-          ['Id', 'Username', 'Email', 'Usertype', '2FA', 'Created'],
-          users.map((u) => [
-            String(u.id),
-            u.username,
-            u.email,
-            String(u.usertype),
-            u.twoFactor ? 'yes' : 'no',
-            u.createdAt,
-          ]),
-        ),
-      )
+    writeItems(
+      this.context.stdout,
+      this.json,
+      users,
+      ['Id', 'Username', 'Email', 'Usertype', '2FA', 'Created'],
+      (u) => [
+        String(u.id),
+        u.username,
+        u.email,
+        String(u.usertype),
+        u.twoFactor ? 'yes' : 'no',
+        u.createdAt,
+      ],
+    )
     return 0
   }
 }

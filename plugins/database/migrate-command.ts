@@ -1,23 +1,25 @@
-import { Command, Option, UsageError } from 'clipanion'
+import { Command, Option, UsageError, wholeNumberOption, withUsageErrors } from 'fw/cli'
 import type { CommandContext } from 'fw'
 
 /** Failures that are the user's to fix: printed as one line (`fw: …`), exit 1. */
-const USER_ERRORS: ReadonlySet<string> = new Set([
+const USER_ERRORS = [
   'FW_ERR_DATABASE_MISSING',
   'FW_ERR_DATABASE_MIGRATION_IRREVERSIBLE',
   'FW_ERR_DATABASE_MIGRATIONS_PENDING',
-])
+] as const
 
-/** Runs `fn`, turning the user's errors into clipanion's one-line usage errors. */
-async function plainly<T>(fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn()
-  } catch (error) {
-    const code = (error as { code?: unknown }).code
-    if (typeof code === 'string' && USER_ERRORS.has(code))
-      throw new UsageError((error as Error).message)
-    throw error
-  }
+/**
+ * Refuses, as a usage error, unless the database exists (it is named, never created) and every
+ * migration ran: what a plugin's command checks before it touches the plugin's tables
+ * (test/plugins/auth/user-commands.test.ts).
+ */
+export async function requireMigrated(context: CommandContext): Promise<void> {
+  const db = context.kernel.plugin('database')
+  const { pending } = await withUsageErrors(['FW_ERR_DATABASE_MISSING'], () => db.status())
+  if (pending.length > 0)
+    throw new UsageError(
+      `${pending.length} migration(s) have not run (first: ${pending[0]}). Run fw migrate first.`,
+    )
 }
 
 /** `fw migrate [--status]`: runs pending migrations (and the seed), or lists them. */
@@ -45,7 +47,7 @@ export class MigrateCommand extends Command<CommandContext> {
     const db = this.context.kernel.plugin('database')
     const out = this.context.stdout
     if (this.status) {
-      const { executed, pending } = await plainly(() => db.status())
+      const { executed, pending } = await withUsageErrors(USER_ERRORS, () => db.status())
       for (const name of executed) out.write(`  ran      ${name}\n`)
       for (const name of pending) out.write(`  pending  ${name}\n`)
       out.write(`${executed.length} ran, ${pending.length} pending\n`)
@@ -84,12 +86,10 @@ export class MigrateRollbackCommand extends Command<CommandContext> {
   step = Option.String('--step', '1', { description: 'How many migrations to revert (default 1)' })
 
   async execute(): Promise<number> {
-    const step = Number(this.step)
-    if (!Number.isInteger(step) || step < 1)
-      throw new UsageError(`--step must be a whole number above 0, got '${this.step}'.`)
+    const step = wholeNumberOption('--step', this.step, 1)
     const db = this.context.kernel.plugin('database')
     const out = this.context.stdout
-    const reverted = await plainly(() => db.rollback(step))
+    const reverted = await withUsageErrors(USER_ERRORS, () => db.rollback(step))
     for (const name of reverted) out.write(`  reverted ${name}\n`)
     out.write(
       reverted.length === 0
@@ -153,7 +153,7 @@ export class DbSeedCommand extends Command<CommandContext> {
 
   async execute(): Promise<number> {
     const db = this.context.kernel.plugin('database')
-    const wrote = await plainly(() => db.seed())
+    const wrote = await withUsageErrors(USER_ERRORS, () => db.seed())
     this.context.stdout.write(wrote ? 'Seeded.\n' : 'The seeds had nothing to write.\n')
     return 0
   }

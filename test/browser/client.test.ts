@@ -10,23 +10,19 @@ import { fileURLToPath } from 'node:url'
 import { gzipSync } from 'node:zlib'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
 import { definePlugin, html, type Kernel, type RequestContext } from 'fw'
 import debug, { toolbarAssets } from 'fw/plugins/debug'
 import { logsProjection } from 'fw/plugins/logging'
 import { createTestKernel } from 'fw/testing'
 import {
   launchBrowser,
-  newPage,
-  openTab,
-  panel,
   screenshot,
   startPlayground,
-  tab,
-  tabIds,
-  waitForRows,
+  withPage as pageOf,
   type Playground,
 } from './harness.js'
+import { openTab, panel, tab, tabIds, waitForRows } from './toolbar.js'
 
 const test = suite('browser: errors, client, hiding, deliveries, page, assets, boot')
 
@@ -83,17 +79,12 @@ const withoutToolbar = (body: string) =>
     '',
   )
 
-/** A context and page; the context is closed after `fn`, whatever happens. */
-async function withPage(
-  fn: (page: Page, context: BrowserContext, problems: string[]) => Promise<void>,
+/** The harness's `withPage` on this suite's browser, with `options` for the browser context. */
+function withPage(
+  fn: (page: Page, problems: string[]) => Promise<void>,
   options: Parameters<Browser['newContext']>[0] = {},
 ): Promise<void> {
-  const { context, page, problems } = await newPage(browser, options)
-  try {
-    await fn(page, context, problems)
-  } finally {
-    await context.close()
-  }
+  return pageOf(browser, fn, { context: options })
 }
 
 const ready = (page: Page) => page.locator('fw-debugbar .head .tab').first().waitFor()
@@ -488,7 +479,7 @@ test('client: storage keys with values masked by key name (lengths kept), long v
 })
 
 test('client: unreadable storage costs only its own section; an absent area is reported absent', async () => {
-  await withPage(async (page, _context, problems) => {
+  await withPage(async (page, problems) => {
     await page.addInitScript(() => {
       Object.defineProperty(window, 'localStorage', {
         configurable: true,
@@ -926,7 +917,7 @@ test('page: works under a strict CSP with the configured nonce, in both deliveri
   }
   const seen = (page: Page) =>
     page.evaluate(() => (window as unknown as Record<symbol, string[]>)[Symbol.for('fw.test.csp')])
-  await withPage(async (page, _context, problems) => {
+  await withPage(async (page, problems) => {
     await page.addInitScript(violations)
     const res = await page.goto(`${side.url}/csp`)
     const header = (await res!.headerValue('content-security-policy')) ?? ''
@@ -958,7 +949,7 @@ test('page: works under a strict CSP with the configured nonce, in both deliveri
     )
     await screenshot(page, 'client-csp')
   })
-  await withPage(async (page, _context, problems) => {
+  await withPage(async (page, problems) => {
     const nonce = randomBytes(12).toString('base64')
     await page.addInitScript(violations)
     await spa(page, APP, { 'content-security-policy': policy(nonce) }, nonce)

@@ -1,17 +1,14 @@
-// Browser tools against the playground in development (issue "Spec conformance", item 4;
-// plugins/debug/README.md "What an annotated response carries", CORS): a single-page app served
-// from a second port (as a Vite dev server would serve it) imports the toolbar module from fw and
-// reads the Server-Timing of fw's responses (CORS for its origin, Timing-Allow-Origin); the boot
-// phases carry a duration once per process; a HEAD carries the headers a GET would, Content-Length
-// included.
+// Browser tools against the playground in development (plugins/debug/README.md "What an annotated
+// response carries", CORS): a single-page app served from a second port (as a Vite dev server
+// would serve it) imports the toolbar module from fw and reads the Server-Timing of fw's responses
+// (CORS for its origin, Timing-Allow-Origin); the boot phases carry a duration once per process; a
+// HEAD carries the headers a GET would, Content-Length included.
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import type { Browser } from 'playwright-core'
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { launchBrowser, newPage, startPlayground, type Playground } from './harness.js'
+import { browserSuite, withPage } from './harness.js'
 
-const test = suite<{ browser: Browser; pg: Playground; spa: Server; spaUrl: string }>(
+const test = browserSuite<{ spa: Server; spaUrl: string }>(
   'browser: a single-page app on another port',
 )
 
@@ -39,8 +36,6 @@ try {
 }
 
 test.before(async (context) => {
-  context.browser = await launchBrowser()
-  context.pg = await startPlayground()
   context.spa = createServer((_req, res) => {
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
     res.end(spaPage(context.pg.url))
@@ -48,9 +43,7 @@ test.before(async (context) => {
   await new Promise<void>((resolve) => context.spa.listen(0, '127.0.0.1', resolve))
   context.spaUrl = `http://127.0.0.1:${(context.spa.address() as AddressInfo).port}`
 })
-test.after(async ({ browser, pg, spa }) => {
-  await browser.close()
-  await pg.close()
+test.after(async ({ spa }) => {
   await new Promise((resolve) => spa.close(resolve))
 })
 
@@ -58,8 +51,7 @@ test('an app on another port imports the toolbar module and reads the timings', 
   browser,
   spaUrl,
 }) => {
-  const { context, page, problems } = await newPage(browser)
-  try {
+  await withPage(browser, async (page, problems) => {
     await page.goto(`${spaUrl}/`)
     await page.waitForFunction(() => (window as { result?: unknown }).result !== undefined)
     const result = await page.evaluate(() => (window as { result?: unknown }).result)
@@ -74,9 +66,7 @@ test('an app on another port imports the toolbar module and reads the timings', 
     assert.equal(problems, [])
     // The module made its bar on the SPA's page, with the request it was given.
     await page.locator('fw-debugbar').waitFor({ state: 'attached' })
-  } finally {
-    await context.close()
-  }
+  })
 })
 
 test('CORS for the request origin in development: assets and annotated responses', async ({

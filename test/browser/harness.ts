@@ -1,12 +1,13 @@
 // The browser tests' harness: Debian's Chromium driven by playwright-core (never a downloaded
-// browser), the real playground listening on a loopback port with its own database, and a few
-// helpers to reach the toolbar inside its shadow root (Playwright's CSS locators pierce open
-// shadow roots). Screenshots land in test/browser/screenshots/ for a person to look at.
+// browser), the real playground listening on a loopback port with its own database, a suite and a
+// page per test around them, and signing in (the toolbar's locators are in toolbar.ts).
+// Screenshots land in test/browser/screenshots/ for a person to look at.
 import { randomBytes } from 'node:crypto'
 import { mkdirSync, rmSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import { suite, type Test } from 'uvu'
 import type { Kernel } from 'fw'
 import { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
 import { createMemoryLogger } from 'fw/testing'
@@ -102,37 +103,52 @@ export async function newPage(
   return { context, page, problems }
 }
 
-/** The toolbar's tab button. */
-export const tab = (page: Page, id: string) => page.locator(`fw-debugbar [data-tab="${id}"]`)
-/** The open panel. */
-export const panel = (page: Page) => page.locator('fw-debugbar .panel')
-
-/** The ids of the visible tabs, in order. */
-export function tabIds(page: Page): Promise<string[]> {
-  return page.evaluate(() =>
-    Array.from(
-      document.querySelector('fw-debugbar')?.shadowRoot?.querySelectorAll('[data-tab]') ?? [],
-      (b) => (b as HTMLElement).dataset.tab!,
-    ),
-  )
+/**
+ * Runs `body` with a fresh context and page (`newPage`), closing the context whatever happens.
+ * `timeout` sets the page's default wait (Playwright's own 30 s otherwise).
+ */
+export async function withPage<T>(
+  browser: Browser,
+  body: (page: Page, problems: string[], context: BrowserContext) => Promise<T>,
+  options: { context?: Parameters<Browser['newContext']>[0]; timeout?: number } = {},
+): Promise<T> {
+  const { context, page, problems } = await newPage(browser, options.context)
+  if (options.timeout !== undefined) page.setDefaultTimeout(options.timeout)
+  try {
+    return await body(page, problems, context)
+  } finally {
+    await context.close()
+  }
 }
 
-/** Opens a tab (if it is not open already) and returns the panel. */
-export async function openTab(page: Page, id: string) {
-  const button = tab(page, id)
-  if ((await button.getAttribute('aria-selected')) !== 'true') await button.click()
-  await page.locator(`fw-debugbar .panel[data-panel="${id}"]`).waitFor()
-  return panel(page)
+/** What a {@link browserSuite}'s tests get. */
+export interface BrowserSuite {
+  readonly browser: Browser
+  readonly pg: Playground
 }
 
-/** Waits until the requests tab counts at least `n` rows. */
-export async function waitForRows(page: Page, n: number): Promise<void> {
-  await page.waitForFunction((n) => {
-    const c = document
-      .querySelector('fw-debugbar')
-      ?.shadowRoot?.querySelector('[data-tab="requests"] .count')?.textContent
-    return Number(c ?? 0) >= n
-  }, n)
+/**
+ * A suite with Chromium launched and the playground started (`start`, by default
+ * `startPlayground()`) at once before its tests, and whatever of them started closed after them.
+ * A suite needing more adds its own hooks, which run after these.
+ */
+export function browserSuite<Extra extends object = object>(
+  name: string,
+  start: () => Promise<Playground> = () => startPlayground(),
+): Test<BrowserSuite & Extra> {
+  const test = suite<BrowserSuite & Extra>(name)
+  test.before(async (context) => {
+    const [browser, pg] = await Promise.allSettled([launchBrowser(), start()])
+    Object.assign(context, {
+      browser: browser.status === 'fulfilled' ? browser.value : undefined,
+      pg: pg.status === 'fulfilled' ? pg.value : undefined,
+    })
+    for (const r of [browser, pg]) if (r.status === 'rejected') throw r.reason
+  })
+  test.after(async (context: Partial<BrowserSuite>) => {
+    await Promise.all([context.browser?.close(), context.pg?.close()])
+  })
+  return test
 }
 
 /** Saves a screenshot under test/browser/screenshots/. */

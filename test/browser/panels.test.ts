@@ -1,21 +1,10 @@
 // The toolbar's panels in Chromium against the real playground: one test per behaviour listed in
 // plugins/debug/README.md "The browser toolbar" for Logs/Exceptions, Auth, the request body, Time,
 // the Exceptions tab, Domain and API, plus the Route, Session, Views and Migrations tabs.
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { Browser, Locator, Page, Request } from 'playwright-core'
-import {
-  launchBrowser,
-  newPage,
-  openTab,
-  screenshot,
-  signIn,
-  startPlayground,
-  tab,
-  tabIds,
-  waitForRows,
-  type Playground,
-} from './harness.js'
+import { browserSuite, screenshot, signIn, startPlayground, withPage as pageOf } from './harness.js'
+import { openTab, tab, tabIds, waitForRows } from './toolbar.js'
 
 /** Access tokens live this long, so the Auth test can watch one expire. */
 const TOKEN_TTL = 3
@@ -23,26 +12,13 @@ const API_KEY = 'demo-api-key'
 /** A JWT-shaped value under a harmless key: masked by its look. */
 const JWT_LIKE = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.c2lnbmF0dXJlLXZhbHVlLXgx'
 
-const test = suite<{ browser: Browser; pg: Playground }>('browser: toolbar panels')
-
 /** The playground with its logging plugin (the Logs tab needs real lines); tokens expire fast. */
-function startLoggingPlayground(): Promise<Playground> {
-  return startPlayground(
+const test = browserSuite('browser: toolbar panels', () =>
+  startPlayground(
     { FW_CONFIG: JSON.stringify({ auth: { token_ttl: TOKEN_TTL } }) },
     { logging: true },
-  )
-}
-
-test.before(async (context) => {
-  const [browser, pg] = await Promise.all([launchBrowser(), startLoggingPlayground()])
-  context.browser = browser
-  context.pg = pg
-})
-
-test.after(async ({ browser, pg }) => {
-  await browser?.close()
-  await pg?.close()
-})
+  ),
+)
 
 // ---------------------------------------------------------------------------------------------
 // helpers
@@ -142,18 +118,33 @@ const msOf = (text: string): number => Number(text.replace(/ ms$/, '').replace(/
 /** Half the display step of `ms()` in the toolbar (2 decimals below 10, 1 below 100, else 0). */
 const halfStep = (v: number): number => (v < 10 ? 0.005 : v < 100 ? 0.05 : 0.5)
 
-/** Runs `body` with a fresh context and page, closing the context whatever happens. */
-async function withPage<T>(
-  browser: Browser,
-  body: (page: Page, problems: string[]) => Promise<T>,
-): Promise<T> {
-  const { context, page, problems } = await newPage(browser)
-  page.setDefaultTimeout(10_000)
-  try {
-    return await body(page, problems)
-  } finally {
-    await context.close()
+/** The harness's `withPage`, waiting at most 10 s for anything. */
+function withPage<T>(browser: Browser, body: (page: Page, problems: string[]) => Promise<T>) {
+  return pageOf(browser, body, { timeout: 10_000 })
+}
+
+/** Opens the playground's home page and waits for the toolbar's row of it. */
+async function home(page: Page, url: string): Promise<void> {
+  await page.goto(`${url}/`)
+  await waitForRows(page, 1)
+}
+
+/**
+ * Opens the home page, then its API tab once the document is read: the panel, its operations in
+ * order, and `send(status)`, which sends the request and waits for a reply of that status.
+ */
+async function apiTab(page: Page, url: string) {
+  await home(page, url)
+  const api = await openTab(page, 'api')
+  await api.locator('[data-api]').waitFor()
+  const ops = await api
+    .locator('button[data-op]')
+    .evaluateAll((b) => b.map((x) => x.getAttribute('data-op')))
+  const send = async (status: number): Promise<void> => {
+    await api.locator('button[type="submit"]').click()
+    await api.locator('h3', { hasText: `Reply: ${status}` }).waitFor()
   }
+  return { api, ops, send }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -164,8 +155,7 @@ test('Logs and Exceptions aggregate every request with a request column until on
   pg,
 }) => {
   await withPage(browser, async (page, problems) => {
-    await page.goto(`${pg.url}/`)
-    await waitForRows(page, 1)
+    await home(page, pg.url)
     assert.equal(await tabIds(page).then((t) => t.includes('logs')), false, 'no log line yet')
     assert.is(await call(page, '/_demo/log?message=first-line', { headers: json }), 200)
     assert.is(await call(page, '/_demo/log?message=second-line', { headers: json }), 200)
@@ -458,8 +448,7 @@ test('Time: client = server + remainder; the SQL share is red above half; figure
   pg,
 }) => {
   await withPage(browser, async (page) => {
-    await page.goto(`${pg.url}/`)
-    await waitForRows(page, 1)
+    await home(page, pg.url)
     assert.is(await call(page, '/_demo/queries?n=50', { headers: json }), 200)
     assert.is(await call(page, '/_demo/log?message=timed', { headers: json }), 200)
     // `_debug=off` answers without any debug data: no payload, no X-Fw-Debug.
@@ -542,8 +531,7 @@ test('the Exceptions tab turns red with a warning mark; rows without details poi
   pg,
 }) => {
   await withPage(browser, async (page) => {
-    await page.goto(`${pg.url}/`)
-    await waitForRows(page, 1)
+    await home(page, pg.url)
     assert.is(await tab(page, 'exceptions').count(), 0, 'nothing raised yet')
     assert.is(await call(page, '/_demo/ping', { headers: json }), 200)
     assert.is(await tab(page, 'exceptions').count(), 0, 'still nothing raised')
@@ -594,8 +582,7 @@ test('the Domain tab: models loaded, a service recorded and its measured call ti
   pg,
 }) => {
   await withPage(browser, async (page) => {
-    await page.goto(`${pg.url}/`)
-    await waitForRows(page, 1)
+    await home(page, pg.url)
     assert.is(await tab(page, 'domain').count(), 0, 'the home page touches no model or service')
     const headers = { ...json, apikey: API_KEY }
     assert.is(await call(page, '/api/v1/products/1', { headers }), 200)
@@ -627,14 +614,8 @@ test("the API tab lists the playground's own document and sends an operation, re
   pg,
 }) => {
   await withPage(browser, async (page) => {
-    await page.goto(`${pg.url}/`)
-    await waitForRows(page, 1)
-    const api = await openTab(page, 'api')
-    await api.locator('[data-api]').waitFor()
+    const { api, ops, send } = await apiTab(page, pg.url)
     assert.match(await textOf(api), 'from /api/openapi.json, sent to /api/v1')
-    const ops = await api
-      .locator('button[data-op]')
-      .evaluateAll((b) => b.map((x) => x.getAttribute('data-op')))
     // The document `fw api:docs` writes (the openapi plugin wrote it when the playground started).
     assert.equal(ops, [
       'GET /api/v1/me',
@@ -665,8 +646,7 @@ test("the API tab lists the playground's own document and sends an operation, re
     await api.locator('button[data-op="GET /api/v1/products/{id}"]').click()
     assert.is(await path.inputValue(), '/api/v1/products/{id}')
     await path.fill('/api/v1/products/7')
-    await api.locator('button[type="submit"]').click()
-    await api.locator('h3', { hasText: 'Reply: 200' }).waitFor()
+    await send(200)
     assert.match((await api.locator('[data-reply]').textContent()) ?? '', '"sku":"PG-0007"')
     await waitForRows(page, 2)
     await openTab(page, 'requests')
@@ -737,17 +717,10 @@ test('the API tab lists the operations and sends them through the real server to
     )
     const seen: Request[] = []
     page.on('request', (r) => seen.push(r))
-    await page.goto(`${pg.url}/`)
-    await waitForRows(page, 1)
-
-    const api = await openTab(page, 'api')
-    await api.locator('[data-api]').waitFor()
+    const { api, ops, send: sendAndWait } = await apiTab(page, pg.url)
     assert.is(await tab(page, 'api').locator('.count').textContent(), '4')
     assert.match(await textOf(api), 'sent to /api/v1')
     assert.match(await textOf(api), 'application API key from configuration (header apikey)')
-    const ops = await api
-      .locator('button[data-op]')
-      .evaluateAll((b) => b.map((x) => x.getAttribute('data-op')))
     assert.equal(ops, [
       'GET /products/{product}',
       'PATCH /products/{product}',
@@ -757,10 +730,6 @@ test('the API tab lists the operations and sends them through the real server to
     const op = (name: string) => api.locator(`button[data-op="${name}"]`)
     const path = api.locator('input.path')
     const textarea = api.locator('textarea')
-    const sendAndWait = async (status: number) => {
-      await api.locator('button[type="submit"]').click()
-      await api.locator('h3', { hasText: `Reply: ${status}` }).waitFor()
-    }
 
     // GET with an editable path; no body.
     await op('GET /products/{product}').click()
@@ -847,8 +816,7 @@ test('Route, Session, Views and Migrations show their data when present and are 
 }) => {
   await withPage(browser, async (page) => {
     // An anonymous first visit: a route and a view, no cookie, every migration ran.
-    await page.goto(`${pg.url}/`)
-    await waitForRows(page, 1)
+    await home(page, pg.url)
     let ids = await tabIds(page)
     for (const id of ['route', 'views']) assert.ok(ids.includes(id), `${id} in ${ids.join()}`)
     for (const id of ['session', 'migrations']) assert.not.ok(ids.includes(id), `${id} absent`)

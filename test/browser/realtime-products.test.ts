@@ -1,26 +1,10 @@
 // The playground's products page in Chromium: its EventSource on the `products` channel shows a
 // product updated or created through the API without a reload of the page (the table is asked
 // again; the document stays the same one).
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import type { Browser } from 'playwright-core'
-import { launchBrowser, newPage, startPlayground, type Playground } from './harness.js'
+import { browserSuite, withPage, type Playground } from './harness.js'
 
-interface Context {
-  browser: Browser
-  pg: Playground
-}
-const test = suite<Context>('browser: live products page')
-
-test.before(async (context) => {
-  context.pg = await startPlayground()
-  context.browser = await launchBrowser()
-})
-
-test.after(async (context) => {
-  await context.browser?.close()
-  await context.pg?.close()
-})
+const test = browserSuite('browser: live products page')
 
 async function api(pg: Playground, method: string, path: string, body: object) {
   const res = await fetch(`${pg.url}/api/v1/products${path}`, {
@@ -36,8 +20,7 @@ test('shows a product updated and one created through the API without reloading'
   browser,
   pg,
 }) => {
-  const { context, page, problems } = await newPage(browser)
-  try {
+  await withPage(browser, async (page, problems) => {
     await page.goto(`${pg.url}/products`)
     await page.locator('#product-live', { hasText: 'Live updates: on' }).waitFor()
     await page.locator('#products tbody tr').first().waitFor()
@@ -68,9 +51,7 @@ test('shows a product updated and one created through the API without reloading'
       'the page was reloaded',
     )
     assert.equal(problems, [])
-  } finally {
-    await context.close()
-  }
+  })
 })
 
 test.run()

@@ -11,17 +11,14 @@ import type { Browser, Page } from 'playwright-core'
 import { json } from 'fw'
 import {
   launchBrowser,
-  newPage,
-  openTab,
   SCREENSHOTS,
   screenshot,
   signIn,
   startPlayground,
-  tab,
-  tabIds,
-  waitForRows,
+  withPage as pageOf,
   type Playground,
 } from './harness.js'
+import { openTab, tab, tabIds, waitForRows } from './toolbar.js'
 
 const API_KEY = 'demo-api-key'
 
@@ -85,29 +82,33 @@ test.after(async ({ browser, pg, off }) => {
   await Promise.all([browser?.close(), pg?.close(), off?.close()])
 })
 
-/** A fresh context and page for one test, closed whatever happens. */
-async function withPage(
+/** The harness's `withPage`, failing the test when the page or the toolbar threw uncaught. */
+function withPage(
   browser: Browser,
   run: (page: Page, problems: string[]) => Promise<void>,
 ): Promise<void> {
-  const { context, page, problems } = await newPage(browser)
-  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`))
-  try {
+  return pageOf(browser, async (page, problems) => {
+    page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`))
     await run(page, problems)
-    // Nothing the page did, and nothing the toolbar did, threw uncaught.
     assert.equal(
       problems.filter((p) => p.startsWith('pageerror:')),
       [],
     )
-  } finally {
-    await context.close()
-  }
+  })
 }
 
 /** Opens a page and waits for its toolbar. */
 async function visit(page: Page, url: string): Promise<void> {
   await page.goto(url)
   await tab(page, 'client').waitFor()
+}
+
+/** Opens the home page, then fetches `/_demo/queries?n=3` (#2) and `/_demo/ping` (#3) from it. */
+async function visitThreeRows(page: Page, url: string): Promise<void> {
+  await visit(page, `${url}/`)
+  await pageFetch(page, '/_demo/queries?n=3')
+  await pageFetch(page, '/_demo/ping')
+  await waitForRows(page, 3)
 }
 
 /**
@@ -813,11 +814,8 @@ test('clicking a request switches the other tabs to it; again, or its chip, rele
   pg,
 }) => {
   await withPage(browser, async (page) => {
-    await visit(page, `${pg.url}/`)
     // Default on a server-rendered page: the page's own request, even after newer ones.
-    await pageFetch(page, '/_demo/queries?n=3')
-    await pageFetch(page, '/_demo/ping')
-    await waitForRows(page, 3)
+    await visitThreeRows(page, pg.url)
     const route = async () => {
       const panel = await openTab(page, 'route')
       return (await panel.textContent()) ?? ''
@@ -867,10 +865,7 @@ test('the whole row selects: its status, time, queries or id cell; the log butto
   pg,
 }) => {
   await withPage(browser, async (page) => {
-    await visit(page, `${pg.url}/`)
-    await pageFetch(page, '/_demo/queries?n=3')
-    await pageFetch(page, '/_demo/ping')
-    await waitForRows(page, 3)
+    await visitThreeRows(page, pg.url)
     await openTab(page, 'requests')
     const row = (n: number) => page.locator(`fw-debugbar tr[data-row="${n}"]`)
     // Cells 4 to 7: status, time, queries, request id (the id text, not its log button).

@@ -4,19 +4,9 @@
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import type { Browser } from 'playwright-core'
-import {
-  launchBrowser,
-  newPage,
-  openTab,
-  screenshot,
-  signIn,
-  startPlayground,
-  tab,
-  type Playground,
-} from './harness.js'
+import { browserSuite, screenshot, signIn, startPlayground, withPage } from './harness.js'
+import { openTab, tab } from './toolbar.js'
 
 /** A real 1×1 PNG, which the browser can draw. */
 const PNG = Buffer.from(
@@ -24,66 +14,55 @@ const PNG = Buffer.from(
   'base64',
 )
 
-const test = suite<{ browser: Browser; pg: Playground }>('browser: uploads tab')
-
-test.before(async (context) => {
+const test = browserSuite('browser: uploads tab', () => {
   const dir = mkdtempSync(join(tmpdir(), 'fw-browser-uploads-'))
   const config = { admin: { prefix: 'admin' }, uploads: { dir } }
-  const [browser, pg] = await Promise.all([
-    launchBrowser(),
-    startPlayground({ FW_CONFIG: JSON.stringify(config) }),
-  ])
-  context.browser = browser
-  context.pg = pg
-})
-test.after(async ({ browser, pg }) => {
-  await browser?.close()
-  await pg?.close()
+  return startPlayground({ FW_CONFIG: JSON.stringify(config) })
 })
 
 test('an uploaded image is shown, and the Uploads tab lists its file', async ({ browser, pg }) => {
-  const { context, page, problems } = await newPage(browser)
-  await signIn(page, pg.url, '/admin/images/edit/3', 'editor', 'editor-pass')
-  assert.match((await page.textContent('#product-image')) ?? '', 'No image yet.')
-  await page.setInputFiles('input[name="image"]', {
-    name: 'desk.png',
-    mimeType: 'image/png',
-    buffer: PNG,
+  await withPage(browser, async (page, problems) => {
+    await signIn(page, pg.url, '/admin/images/edit/3', 'editor', 'editor-pass')
+    assert.match((await page.textContent('#product-image')) ?? '', 'No image yet.')
+    await page.setInputFiles('input[name="image"]', {
+      name: 'desk.png',
+      mimeType: 'image/png',
+      buffer: PNG,
+    })
+    await page.click('#image-form button[type="submit"]')
+    await page.waitForFunction(
+      () => document.getElementById('image-result')?.textContent === 'Saved.',
+    )
+    const img = page.locator('#product-image img')
+    await img.waitFor()
+    assert.match((await img.getAttribute('src')) ?? '', /^\/media\/products\/3\.png\?v=\d+$/)
+    await page.waitForFunction(() => {
+      const image = document.querySelector('#product-image img') as HTMLImageElement | null
+      return image !== null && image.complete && image.naturalWidth === 1
+    })
+    // The upload request is the newest row; selecting it shows what it received.
+    await openTab(page, 'requests')
+    const row = page.locator('fw-debugbar tr[data-row]').filter({
+      has: page.locator('button.pick', { hasText: '/admin/images/upload/3' }),
+    })
+    await row.locator('button.pick').click()
+    await tab(page, 'uploads').waitFor()
+    assert.is(await tab(page, 'uploads').locator('.count').textContent(), '1')
+    const panel = await openTab(page, 'uploads')
+    const cells = await panel
+      .locator('table.uploads tbody tr')
+      .first()
+      .evaluate((tr) => Array.from(tr.querySelectorAll('td'), (td) => td.textContent!.trim()))
+    assert.equal(cells.slice(0, 5), [
+      'image',
+      'desk.png',
+      `${PNG.length} B`,
+      'image/png',
+      'image/png',
+    ])
+    await screenshot(page, 'uploads-tab')
+    assert.equal(problems, [])
   })
-  await page.click('#image-form button[type="submit"]')
-  await page.waitForFunction(
-    () => document.getElementById('image-result')?.textContent === 'Saved.',
-  )
-  const img = page.locator('#product-image img')
-  await img.waitFor()
-  assert.match((await img.getAttribute('src')) ?? '', /^\/media\/products\/3\.png\?v=\d+$/)
-  await page.waitForFunction(() => {
-    const image = document.querySelector('#product-image img') as HTMLImageElement | null
-    return image !== null && image.complete && image.naturalWidth === 1
-  })
-  // The upload request is the newest row; selecting it shows what it received.
-  await openTab(page, 'requests')
-  const row = page.locator('fw-debugbar tr[data-row]').filter({
-    has: page.locator('button.pick', { hasText: '/admin/images/upload/3' }),
-  })
-  await row.locator('button.pick').click()
-  await tab(page, 'uploads').waitFor()
-  assert.is(await tab(page, 'uploads').locator('.count').textContent(), '1')
-  const panel = await openTab(page, 'uploads')
-  const cells = await panel
-    .locator('table.uploads tbody tr')
-    .first()
-    .evaluate((tr) => Array.from(tr.querySelectorAll('td'), (td) => td.textContent!.trim()))
-  assert.equal(cells.slice(0, 5), [
-    'image',
-    'desk.png',
-    `${PNG.length} B`,
-    'image/png',
-    'image/png',
-  ])
-  await screenshot(page, 'uploads-tab')
-  assert.equal(problems, [])
-  await context.close()
 })
 
 test.run()

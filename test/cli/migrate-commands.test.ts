@@ -121,7 +121,7 @@ test('migrate:rollback refuses a migration without down, reverting nothing', asy
   assert.match(await status(env), '2 ran, 1 pending')
   const bad = await runCli(['migrate:rollback', '--step', '0'], { env })
   assert.is(bad.code, 1)
-  assert.match(bad.stderr, '--step must be a whole number above 0')
+  assert.match(bad.stderr, "--step must be a whole number from 1, got '0'")
 })
 
 test('db:seed refuses while a migration is pending, then runs the seeds whatever the database holds', async ({

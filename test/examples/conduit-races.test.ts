@@ -1,17 +1,12 @@
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { call, errorsOf, register, startConduit, type Conduit } from './conduit-fixtures.js'
+import { appSuite } from '../fixtures/app-suite.js'
+import { call, errorsOf, register, startConduit } from './conduit-fixtures.js'
 
 // Registrations and profile changes that race for one username or email: the check before the
 // write answers the usual case, the database's unique indexes hold when requests arrive at once.
 // Exactly one wins; every other gets RealWorld's 422, never a 500 or a second account.
 
-const test = suite<{ app: Conduit }>('conduit example: races for a name', {} as { app: Conduit })
-
-test.before(async (context) => {
-  context.app = await startConduit()
-})
-test.after(async ({ app }) => app.close())
+const test = appSuite('conduit example: races for a name', startConduit)
 
 const BURST = 8
 

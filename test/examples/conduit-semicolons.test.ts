@@ -1,15 +1,10 @@
 // Conduit on either database: a username or a comment holding a `;` is stored and answered like
 // any other (201, then read back as written), never a 500 over a row that was committed.
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { call, register, startConduit, write, type Conduit } from './conduit-fixtures.js'
+import { appSuite } from '../fixtures/app-suite.js'
+import { call, register, startConduit, write } from './conduit-fixtures.js'
 
-const test = suite<{ app: Conduit }>('conduit values with ;', {} as { app: Conduit })
-
-test.before(async (context) => {
-  context.app = await startConduit()
-})
-test.after(async ({ app }) => app.close())
+const test = appSuite('conduit values with ;', startConduit)
 
 test('registering "semi;2" answers 201 and its profile reads back', async ({ app }) => {
   const res = await call(app.kernel, 'POST', '/users', {

@@ -1,25 +1,11 @@
 // Who may change products through `/api/v1/products`: the application's API key, or a signed-in
 // user of usertype ≥ 50 (the seeded `editor`, `admin`); any signed-in user still reads.
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
+import { appSuite } from '../fixtures/app-suite.js'
 import type { Kernel } from 'fw'
-import {
-  DEMO_KEY,
-  playgroundApp,
-  signIn,
-  tokenOf,
-  type PlaygroundApp,
-} from '../plugins/api/fixtures.js'
+import { DEMO_KEY, playgroundApp, signIn, tokenOf } from '../plugins/api/fixtures.js'
 
-const test = suite<{ app: PlaygroundApp }>(
-  'playground product writes',
-  {} as { app: PlaygroundApp },
-)
-
-test.before(async (context) => {
-  context.app = await playgroundApp()
-})
-test.after(async ({ app }) => app.close())
+const test = appSuite('playground product writes', playgroundApp)
 
 type Headers = Record<string, string>
 type Caller = { headers: Headers; cookies?: Record<string, string> }

@@ -2,18 +2,11 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { Kernel } from 'fw'
 import type { TestDatabase } from 'fw/plugins/database'
+import type { Pagination } from 'fw/plugins/list'
 import { eventsOf } from 'fw/testing'
-import { Product } from '../../playground/entities/product.js'
+import { Product, PRODUCT_COLUMNS } from '../../playground/entities/product.js'
 import { bootApp, playground } from '../fixtures/booted-app.js'
 
-interface Pagination {
-  currentpage: number
-  itemsperpage: number
-  totalitems: number
-  totalpages: number
-  hasnext: boolean
-  hasprevious: boolean
-}
 interface Page {
   data: Record<string, unknown>[]
   pagination: Pagination
@@ -107,18 +100,7 @@ test('shows a product with every column', async ({ kernel }) => {
   const res = await kernel.inject({ url: '/api/v1/products/1', headers: API })
   assert.is(res.status, 200)
   const data = res.json<One>()
-  assert.equal(Object.keys(data).sort(), [
-    'active',
-    'category_id',
-    'created_at',
-    'id',
-    'name',
-    'notes',
-    'price',
-    'sku',
-    'stock',
-    'tags',
-  ])
+  assert.equal(Object.keys(data).sort(), [...PRODUCT_COLUMNS].sort())
   assert.is(data.id, 1)
   assert.is(data.sku, 'PG-0001')
   assert.ok(Array.isArray(data.tags))

@@ -1,16 +1,11 @@
 // A value holding a `;` (or quotes, `$$`) is a value like any other, on PGlite as on PostgreSQL:
 // the write answers as it does for any name, the row it stored reads back as it was written, and
 // a login with such a username counts towards the lockout like any other.
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { DEMO_KEY, playgroundApp, type PlaygroundApp } from '../plugins/api/fixtures.js'
+import { appSuite } from '../fixtures/app-suite.js'
+import { DEMO_KEY, playgroundApp } from '../plugins/api/fixtures.js'
 
-const test = suite<{ app: PlaygroundApp }>('playground values with ;', {} as { app: PlaygroundApp })
-
-test.before(async (context) => {
-  context.app = await playgroundApp()
-})
-test.after(async ({ app }) => app.close())
+const test = appSuite('playground values with ;', playgroundApp)
 
 test('POST /api/v1/products with sku "semi;colon" answers 201 and the product reads back', async ({
   app,

@@ -1,24 +1,11 @@
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
+import { appSuite } from '../../fixtures/app-suite.js'
 import { createHash } from 'node:crypto'
 import { runStatement } from 'fw/plugins/database'
-import {
-  DEMO_KEY,
-  envelope,
-  envelopeOf,
-  playgroundApp,
-  signIn,
-  tokenOf,
-  type PlaygroundApp,
-} from './fixtures.js'
+import { DEMO_KEY, envelope, envelopeOf, playgroundApp, signIn, tokenOf } from './fixtures.js'
 
 // The API-key middleware on the playground's `/api/v1` routes (plugins/api/README.md "Failures").
-const test = suite<{ app: PlaygroundApp }>('api key middleware', {} as { app: PlaygroundApp })
-
-test.before(async (context) => {
-  context.app = await playgroundApp()
-})
-test.after(async ({ app }) => app.close())
+const test = appSuite('api key middleware', playgroundApp)
 
 const URL = '/api/v1/products/1'
 

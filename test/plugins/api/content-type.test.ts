@@ -1,16 +1,11 @@
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
+import { appSuite } from '../../fixtures/app-suite.js'
 import { XMLParser } from 'fast-xml-parser'
 import { negotiate, toXml } from 'fw/plugins/api'
-import { DEMO_KEY, playgroundApp, type PlaygroundApp } from './fixtures.js'
+import { DEMO_KEY, playgroundApp } from './fixtures.js'
 
 // Content negotiation of the API pipeline: JSON by default, XML when Accept prefers it.
-const test = suite<{ app: PlaygroundApp }>('api content type', {} as { app: PlaygroundApp })
-
-test.before(async (context) => {
-  context.app = await playgroundApp()
-})
-test.after(async ({ app }) => app.close())
+const test = appSuite('api content type', playgroundApp)
 
 const parser = new XMLParser({ parseTagValue: false, isArray: (name) => name === 'item' })
 

@@ -1,21 +1,9 @@
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import {
-  envelope,
-  envelopeOf,
-  playgroundApp,
-  signIn,
-  tokenOf,
-  type PlaygroundApp,
-} from './fixtures.js'
+import { appSuite } from '../../fixtures/app-suite.js'
+import { envelope, envelopeOf, playgroundApp, signIn, tokenOf } from './fixtures.js'
 
 // The unified middleware on `GET /api/v1/me` (plugins/api/README.md "Named middleware").
-const test = suite<{ app: PlaygroundApp }>('api unified middleware', {} as { app: PlaygroundApp })
-
-test.before(async (context) => {
-  context.app = await playgroundApp()
-})
-test.after(async ({ app }) => app.close())
+const test = appSuite('api unified middleware', playgroundApp)
 
 const UNAUTHENTICATED = {
   status: 401,

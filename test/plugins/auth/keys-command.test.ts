@@ -2,17 +2,12 @@ import { createPrivateKey, createPublicKey } from 'node:crypto'
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
+import { appSuite } from '../../fixtures/app-suite.js'
 import { runCli } from 'fw/testing'
-import { createOAuthApp, oauthConfig, runContributed, type OAuthApp } from './oauth-fixtures.js'
+import { createOAuthApp, oauthConfig, runContributed } from './oauth-fixtures.js'
 
-const test = suite<{ app: OAuthApp }>('auth keys:generate', {} as { app: OAuthApp })
-
-test.before(async (context) => {
-  context.app = await createOAuthApp()
-})
-test.after(async ({ app }) => app.close())
+const test = appSuite('auth keys:generate', createOAuthApp)
 
 function modeOf(file: string): number {
   return statSync(file).mode & 0o777

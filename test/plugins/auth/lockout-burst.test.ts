@@ -1,8 +1,8 @@
 // Concurrent attempts against one username on one kernel: every attempt reserves its lockout slot
 // before its credential is checked, so a burst gets exactly as many checks as the first lock step
 // allows (3), whatever the concurrency. The two-process version is test/e2e/lockout-burst.test.ts.
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
+import { appSuite } from '../../fixtures/app-suite.js'
 import {
   ALICE_SECRET,
   cookieFrom,
@@ -13,12 +13,7 @@ import {
   type AuthApp,
 } from './fixtures.js'
 
-const test = suite<{ app: AuthApp }>('auth lockout burst', {} as { app: AuthApp })
-
-test.before(async (context) => {
-  context.app = await createAuthApp()
-})
-test.after(async ({ app }) => app.close())
+const test = appSuite('auth lockout burst', createAuthApp)
 
 /** `n` wrong passwords at once; answers how many got each status. */
 async function burst(app: AuthApp, username: string, n: number): Promise<Record<number, number>> {

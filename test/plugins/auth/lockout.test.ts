@@ -1,13 +1,8 @@
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
+import { appSuite } from '../../fixtures/app-suite.js'
 import { ALICE_SECRET, cookieFrom, createAuthApp, login, totpAt, type AuthApp } from './fixtures.js'
 
-const test = suite<{ app: AuthApp }>('auth lockout', {} as { app: AuthApp })
-
-test.before(async (context) => {
-  context.app = await createAuthApp()
-})
-test.after(async ({ app }) => app.close())
+const test = appSuite('auth lockout', createAuthApp)
 
 /** `n` wrong passwords, each answered 401 (never waiting for a lock between them). */
 async function fail(app: AuthApp, username: string, n: number): Promise<void> {

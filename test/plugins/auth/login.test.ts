@@ -1,16 +1,11 @@
 import { createHash } from 'node:crypto'
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
+import { appSuite } from '../../fixtures/app-suite.js'
 import { eventsOf, expectEvent } from 'fw/testing'
 import { AuthToken, hashPassword } from 'fw/plugins/auth'
-import { createAuthApp, login, payloadOf, setCookieLine, type AuthApp } from './fixtures.js'
+import { createAuthApp, login, payloadOf, setCookieLine } from './fixtures.js'
 
-const test = suite<{ app: AuthApp }>('auth login', {} as { app: AuthApp })
-
-test.before(async (context) => {
-  context.app = await createAuthApp()
-})
-test.after(async ({ app }) => app.close())
+const test = appSuite('auth login', createAuthApp)
 
 test('signs in a user without a second factor: 200 with a Bearer token and {id, username, email}', async ({
   app,

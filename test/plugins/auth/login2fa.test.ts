@@ -1,17 +1,12 @@
 import { Secret, TOTP } from 'otpauth'
 import { generate as otplibGenerate, verify as otplibVerify } from 'otplib'
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
+import { appSuite } from '../../fixtures/app-suite.js'
 import type { Kernel } from 'fw'
 import { generateTotpSecret, TOTP_SECRET_BITS } from 'fw/plugins/auth'
 import { ALICE_SECRET, cookieFrom, createAuthApp, login, totpAt, type AuthApp } from './fixtures.js'
 
-const test = suite<{ app: AuthApp }>('auth login2fa', {} as { app: AuthApp })
-
-test.before(async (context) => {
-  context.app = await createAuthApp()
-})
-test.after(async ({ app }) => app.close())
+const test = appSuite('auth login2fa', createAuthApp)
 
 /** Passes alice's first leg and answers the pending-login cookie. */
 async function firstLeg(app: AuthApp): Promise<string> {

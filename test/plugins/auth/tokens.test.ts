@@ -1,19 +1,14 @@
 import { createHmac, hkdfSync } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
 import jwt from 'jsonwebtoken'
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
+import { appSuite } from '../../fixtures/app-suite.js'
 import type { Kernel } from 'fw'
 import { eventsOf, expectEvent } from 'fw/testing'
 import { AuthToken } from 'fw/plugins/auth'
-import { APP_KEY, createAuthApp, login, payloadOf, type AuthApp } from './fixtures.js'
+import { APP_KEY, createAuthApp, login, payloadOf } from './fixtures.js'
 
-const test = suite<{ app: AuthApp }>('auth tokens', {} as { app: AuthApp })
-
-test.before(async (context) => {
-  context.app = await createAuthApp()
-})
-test.after(async ({ app }) => app.close())
+const test = appSuite('auth tokens', createAuthApp)
 
 async function tokenOf(kernel: Kernel, username = 'admin'): Promise<string> {
   const res = await login(kernel, username, `${username}-pass`)

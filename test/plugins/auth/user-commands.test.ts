@@ -86,7 +86,7 @@ test('user:create reads the password from stdin; the user then signs in through 
   assert.type(token, 'string')
 })
 
-test('user:create refuses a taken username, an empty password, and a password without a source', async ({
+test('user:create refuses a taken username, an empty password, a password without a source, and a usertype out of range', async ({
   env,
 }) => {
   const taken = await runCli(['user:create', 'ANN', '--password-stdin'], { env, input: 'pw' })
@@ -98,6 +98,12 @@ test('user:create refuses a taken username, an empty password, and a password wi
   const noTerminal = await runCli(['user:create', 'bob'], { env })
   assert.is(noTerminal.code, 1)
   assert.match(noTerminal.stderr, 'pipe it in with --password-stdin')
+  const usertype = await runCli(['user:create', 'bob', '--usertype=-1'], { env })
+  assert.is(usertype.code, 1)
+  assert.match(
+    usertype.stderr,
+    "fw: --usertype must be a whole number from 0 to 2147483647, got '-1'.",
+  )
 })
 
 test('user:list prints the users without password hashes', async ({ env }) => {

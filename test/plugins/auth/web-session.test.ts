@@ -1,22 +1,10 @@
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
+import { appSuite } from '../../fixtures/app-suite.js'
 import type { Kernel } from 'fw'
 import { expectEvent } from 'fw/testing'
-import {
-  ALICE_SECRET,
-  cookieFrom,
-  createAuthApp,
-  setCookieLine,
-  totpAt,
-  type AuthApp,
-} from './fixtures.js'
+import { ALICE_SECRET, cookieFrom, createAuthApp, setCookieLine, totpAt } from './fixtures.js'
 
-const test = suite<{ app: AuthApp }>('auth web session', {} as { app: AuthApp })
-
-test.before(async (context) => {
-  context.app = await createAuthApp()
-})
-test.after(async ({ app }) => app.close())
+const test = appSuite('auth web session', createAuthApp)
 
 interface Form {
   csrf: string

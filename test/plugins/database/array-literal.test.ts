@@ -1,13 +1,8 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
+import { databaseSuite } from './fixtures.js'
 import { EntitySchema } from '@mikro-orm/core'
-import type { Kernel } from 'fw'
-import database, {
-  createTestDatabase,
-  defineMigration,
-  type TestDatabase,
-} from 'fw/plugins/database'
-import { createTestKernel } from 'fw/testing'
+import { defineMigration } from 'fw/plugins/database'
 import { arrayLiteral } from '../../../plugins/database/array-literal.js'
 
 // An array property (`type: 'string[]'`, a `text[]` column) holds exactly the strings it was
@@ -61,20 +56,7 @@ literal('quotes every element and escapes only quotes and backslashes', () => {
 
 literal.run()
 
-const test = suite<{ db: TestDatabase; kernel: Kernel }>('database: array properties')
-
-test.before(async (context) => {
-  context.db = await createTestDatabase()
-  context.kernel = createTestKernel({
-    plugins: [[database, { url: context.db.url, entities: [NoteSchema], migrations }]],
-  })
-  await context.kernel.boot()
-  await context.kernel.plugin('database').prepare()
-})
-test.after(async ({ db, kernel }) => {
-  await kernel.close()
-  await db.drop()
-})
+const test = databaseSuite('database: array properties', { entities: [NoteSchema], migrations })
 
 test('writes and reads back every string exactly, through the ORM and through SQL', async ({
   kernel,

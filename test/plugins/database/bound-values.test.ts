@@ -1,13 +1,7 @@
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
+import { databaseSuite } from './fixtures.js'
 import { EntitySchema } from '@mikro-orm/core'
-import type { Kernel } from 'fw'
-import database, {
-  createTestDatabase,
-  defineMigration,
-  type TestDatabase,
-} from 'fw/plugins/database'
-import { createTestKernel } from 'fw/testing'
+import { defineMigration } from 'fw/plugins/database'
 
 // Every statement of the ORM's reaches the database with its values as bound parameters, never
 // as SQL text (bound-execute.ts), and answers the same on PGlite and PostgreSQL: a `;`, a quote or
@@ -46,23 +40,15 @@ interface Sent {
   bindings: unknown[]
 }
 
-const test = suite<{ db: TestDatabase; kernel: Kernel; sent: Sent[] }>('database: bound values')
+const test = databaseSuite<{ sent: Sent[] }>('database: bound values', {
+  entities: [NoteSchema],
+  migrations,
+})
 
 test.before(async (context) => {
-  context.db = await createTestDatabase()
-  context.kernel = createTestKernel({
-    plugins: [[database, { url: context.db.url, entities: [NoteSchema], migrations }]],
-  })
-  await context.kernel.boot()
-  await context.kernel.plugin('database').prepare()
   context.sent = []
   const knex = context.kernel.plugin('database').em().getKnex()
   knex.on('query', (query: Sent) => context.sent.push({ sql: query.sql, bindings: query.bindings }))
-})
-
-test.after(async ({ kernel, db }) => {
-  await kernel.close()
-  await db.drop()
 })
 
 const TRICKY = "semi;colon 'quoted' $$dollar$$ back\\slash ?mark"

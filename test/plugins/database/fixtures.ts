@@ -1,5 +1,13 @@
 import { DecimalType, EntitySchema } from '@mikro-orm/core'
 import { Migration } from '@mikro-orm/migrations'
+import { suite, type Test } from 'uvu'
+import type { Kernel } from 'fw'
+import database, {
+  createTestDatabase,
+  type DatabaseOptions,
+  type TestDatabase,
+} from 'fw/plugins/database'
+import { createTestKernel } from 'fw/testing'
 
 export class Gadget {
   id!: number
@@ -56,3 +64,34 @@ export class CreateGadgets extends Migration {
 }
 
 export const migrations = [{ name: 'Migration20261121000000_create_gadgets', class: CreateGadgets }]
+
+/** What a {@link databaseSuite}'s tests get: the database of their own and the booted kernel. */
+export interface DatabaseSuite {
+  db: TestDatabase
+  kernel: Kernel
+}
+
+/**
+ * A suite whose kernel has the database plugin alone, on a database of its own (PGlite, or
+ * PostgreSQL under `DATABASE_URL`), booted and migrated (`prepare()`) before its tests; closed and
+ * the database dropped after them. More hooks of the suite's own run after these.
+ */
+export function databaseSuite<Extra extends object = object>(
+  name: string,
+  options: Pick<DatabaseOptions, 'entities' | 'migrations'>,
+): Test<DatabaseSuite & Extra> {
+  const test = suite<DatabaseSuite & Extra>(name)
+  test.before(async (context) => {
+    context.db = await createTestDatabase()
+    context.kernel = createTestKernel({
+      plugins: [[database, { ...options, url: context.db.url }]],
+    })
+    await context.kernel.boot()
+    await context.kernel.plugin('database').prepare()
+  })
+  test.after(async (context: Partial<DatabaseSuite>) => {
+    await context.kernel?.close()
+    await context.db?.drop()
+  })
+  return test
+}

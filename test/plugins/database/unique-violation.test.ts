@@ -1,14 +1,7 @@
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
+import { databaseSuite } from './fixtures.js'
 import { EntitySchema } from '@mikro-orm/core'
-import type { Kernel } from 'fw'
-import database, {
-  createTestDatabase,
-  defineMigration,
-  uniqueViolation,
-  type TestDatabase,
-} from 'fw/plugins/database'
-import { createTestKernel } from 'fw/testing'
+import { defineMigration, uniqueViolation } from 'fw/plugins/database'
 
 // `uniqueViolation(error)` tells a refused duplicate (SQLSTATE 23505) and names its constraint,
 // whichever path wrote: the fast path's StatementError, the ORM's flush, or a driver error as the
@@ -38,20 +31,10 @@ const migrations = [
   }),
 ]
 
-const test = suite<{ db: TestDatabase; kernel: Kernel }>('database: unique violations')
+const test = databaseSuite('database: unique violations', { entities: [HandleSchema], migrations })
 
 test.before(async (context) => {
-  context.db = await createTestDatabase()
-  context.kernel = createTestKernel({
-    plugins: [[database, { url: context.db.url, entities: [HandleSchema], migrations }]],
-  })
-  await context.kernel.boot()
-  await context.kernel.plugin('database').prepare()
   await context.kernel.plugin('database').sql`insert into handles (name) values ('taken')`
-})
-test.after(async ({ db, kernel }) => {
-  await kernel.close()
-  await db.drop()
 })
 
 async function failureOf(write: () => Promise<unknown>): Promise<unknown> {

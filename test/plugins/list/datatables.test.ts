@@ -1,12 +1,8 @@
 // The DataTables server-side protocol over the list engine (plugins/list/README.md "DataTables").
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { closeShop, expected, openShop, ROWS, type Shop } from './fixtures.js'
+import { expected, ROWS, shopSuite, type Shop } from './fixtures.js'
 
-const test = suite<Shop>('list datatables')
-
-test.before(async (context) => void Object.assign(context, await openShop()))
-test.after((context) => closeShop(context))
+const test = shopSuite('list datatables')
 
 interface Answer {
   draw: number

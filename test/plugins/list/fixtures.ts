@@ -2,11 +2,13 @@
 // categories, and users with password hashes that must never leak through a list.
 import { DecimalType, EntitySchema } from '@mikro-orm/core'
 import { Migration } from '@mikro-orm/migrations'
+import { suite, type Test } from 'uvu'
 import { definePlugin, type Kernel } from 'fw'
 import database, { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
 import debug from 'fw/plugins/debug'
-import list, { datatableReply, defineListSource, listReply } from 'fw/plugins/list'
+import list, { datatableReply, defineListSource, listReply, type Pagination } from 'fw/plugins/list'
 import { createTestKernel, type MemoryLogger } from 'fw/testing'
+import { PRODUCT_COLUMNS, type Product } from '../../../playground/entities/product.js'
 
 export class Item {
   id!: number
@@ -41,16 +43,7 @@ export const ItemSchema = new EntitySchema<Item>({
 })
 
 /** A product row as the fixture inserts it. */
-export interface Row {
-  id: number
-  name: string
-  sku: string
-  price: number
-  stock: number
-  active: boolean
-  tags: string[]
-  notes: string | null
-  category_id: number | null
+export interface Row extends Omit<Product, 'created_at'> {
   created_at: string
   cost: number
 }
@@ -131,19 +124,7 @@ export class CreateShop extends Migration {
 /** The products list: every column but `cost`, and the category's title through a join. */
 export const products = defineListSource({
   entity: Item,
-  fields: [
-    'id',
-    'name',
-    'sku',
-    'price',
-    'stock',
-    'active',
-    'tags',
-    'notes',
-    'category_id',
-    'created_at',
-    'categories.title',
-  ],
+  fields: [...PRODUCT_COLUMNS, 'categories.title'],
   defaultFields: ['id', 'name', 'price'],
   searchable: ['name', 'sku'],
   joins: [{ table: 'categories', on: ['categories.id', 'products.category_id'] }],
@@ -159,21 +140,7 @@ export const categories = defineListSource({
 })
 
 /** The identifiers the engine may write into SQL for these sources (quoted). */
-export const ALLOWED_IDENTIFIERS = new Set([
-  'products',
-  'categories',
-  'id',
-  'name',
-  'sku',
-  'price',
-  'stock',
-  'active',
-  'tags',
-  'notes',
-  'category_id',
-  'created_at',
-  'title',
-])
+export const ALLOWED_IDENTIFIERS = new Set(['products', 'categories', ...PRODUCT_COLUMNS, 'title'])
 
 /** A source whose whitelist names a column the table lacks: its statements fail (SQLSTATE 42703). */
 export const broken = defineListSource({
@@ -252,18 +219,18 @@ export async function closeShop({ kernel, db }: Shop): Promise<void> {
   await db.drop()
 }
 
+/** A suite whose context is a shop opened before its tests and closed after them. */
+export function shopSuite(name: string): Test<Shop> {
+  const test = suite<Shop>(name)
+  test.before(async (context) => void Object.assign(context, await openShop()))
+  test.after((context) => closeShop(context))
+  return test
+}
+
 /** A list answer as the tests read it. */
 export interface Envelope {
   data: Record<string, unknown>[]
-  pagination: {
-    currentpage: number
-    itemsperpage: number
-    totalitems: number
-    totalpages: number
-    hasnext: boolean
-    hasprevious: boolean
-    nextcursor?: string | null
-  } | null
+  pagination: Pagination | null
   fields: string[]
   error?: string
   debug?: { filter: string; order: string; selectFields: string }

@@ -4,16 +4,12 @@
 // fixed keywords and placeholders, with every value bound.
 import fc from 'fast-check'
 import * as qs from 'qs-esm'
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { OPERATORS } from 'fw/plugins/list'
 import { eventsOf } from 'fw/testing'
-import { ALLOWED_IDENTIFIERS, closeShop, openShop, ROWS, type Shop } from './fixtures.js'
+import { ALLOWED_IDENTIFIERS, ROWS, shopSuite } from './fixtures.js'
 
-const test = suite<Shop>('list injection')
-
-test.before(async (context) => void Object.assign(context, await openShop()))
-test.after((context) => closeShop(context))
+const test = shopSuite('list injection')
 
 /** The only words a statement may hold outside quoted identifiers. */
 const KEYWORDS = new Set(

@@ -1,12 +1,8 @@
 // Keyset paging (`after=`): the deep-paging option of the list engine.
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { closeShop, getList, ids, openShop, ROWS, type Shop } from './fixtures.js'
+import { getList, ids, ROWS, shopSuite, type Shop } from './fixtures.js'
 
-const test = suite<Shop>('list keyset paging')
-
-test.before(async (context) => void Object.assign(context, await openShop()))
-test.after((context) => closeShop(context))
+const test = shopSuite('list keyset paging')
 
 async function walk(kernel: Shop['kernel'], params: Record<string, unknown>): Promise<number[]> {
   const seen: number[] = []

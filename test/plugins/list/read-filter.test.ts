@@ -1,22 +1,9 @@
 // The `filter` rules of plugins/list/README.md "Parameters", through HTTP, on the suite's database
 // (PGlite, or PostgreSQL when DATABASE_URL is set: CI runs the suite once on each).
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import {
-  closeShop,
-  expected,
-  getList,
-  ids,
-  openShop,
-  ROWS,
-  type Row,
-  type Shop,
-} from './fixtures.js'
+import { expected, getList, ids, ROWS, type Row, shopSuite } from './fixtures.js'
 
-const test = suite<Shop>('list filter')
-
-test.before(async (context) => void Object.assign(context, await openShop()))
-test.after((context) => closeShop(context))
+const test = shopSuite('list filter')
 
 const all = { per_page: 500 }
 

@@ -1,23 +1,10 @@
 // The `order`, `fields`, `search`, `page` and `per_page` rules of plugins/list/README.md
 // "Parameters" (`filter`: read-filter.test.ts), through HTTP, on the suite's database
 // (PGlite, or PostgreSQL when DATABASE_URL is set: CI runs the suite once on each).
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import {
-  closeShop,
-  expected,
-  getList,
-  ids,
-  openShop,
-  ROWS,
-  type Row,
-  type Shop,
-} from './fixtures.js'
+import { expected, getList, ids, ROWS, type Row, shopSuite } from './fixtures.js'
 
-const test = suite<Shop>('list parameters')
-
-test.before(async (context) => void Object.assign(context, await openShop()))
-test.after((context) => closeShop(context))
+const test = shopSuite('list parameters')
 
 const all = { per_page: 500 }
 const byPrice = (a: Row, b: Row): number => a.price - b.price || a.id - b.id

@@ -2,14 +2,10 @@
 // NUL in any parameter it reads, at every entry point (list parameters, DataTables' global and
 // column searches, keyset cursors), and a search term or LIKE pattern past
 // `list.max_search_length`; and how a search term reaches the database (escaped, with ESCAPE).
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { closeShop, getList, ids, openShop, queryString, type Shop } from './fixtures.js'
+import { closeShop, getList, ids, openShop, queryString, shopSuite, type Shop } from './fixtures.js'
 
-const test = suite<Shop>('list refused input')
-
-test.before(async (context) => void Object.assign(context, await openShop()))
-test.after((context) => closeShop(context))
+const test = shopSuite('list refused input')
 
 const NUL = '\u0000'
 

@@ -1,14 +1,10 @@
 // defineListSource(): a declaration mistake fails loudly, at declaration or on first use.
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { FwError } from 'fw'
 import { defineListSource, fetchList, type ListSourceDefinition } from 'fw/plugins/list'
-import { closeShop, openShop, type Shop } from './fixtures.js'
+import { shopSuite } from './fixtures.js'
 
-const test = suite<Shop>('list sources')
-
-test.before(async (context) => void Object.assign(context, await openShop()))
-test.after((context) => closeShop(context))
+const test = shopSuite('list sources')
 
 const base: ListSourceDefinition = {
   table: 'products',

@@ -2,10 +2,12 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'nod
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import SwaggerParser from '@apidevtools/swagger-parser'
+import { Ajv } from 'ajv'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { Kernel } from 'fw'
 import { runCli } from 'fw/testing'
+import { ERROR_SCHEMA } from '../../../plugins/openapi/build.js'
 import createShop, { root } from './fixture/app.js'
 
 const test = suite<{ kernel: Kernel; tmp: string }>('openapi: the document')
@@ -34,43 +36,6 @@ const secured = {
   403: error(
     'No API key (and no web session with its CSRF token), or an access token that is not valid.',
   ),
-}
-/** fw's error body (`components.schemas.Error`). */
-const ERROR = {
-  type: 'object',
-  required: ['error'],
-  properties: {
-    error: { type: 'string', description: 'A stable code: `not_found`, `APIKeyMissing`, …' },
-    message: { type: 'string' },
-    status: { type: 'integer' },
-    statusmessage: { type: 'string' },
-    errors: {
-      type: 'object',
-      description: 'Invalid fields, each with its messages (422).',
-      additionalProperties: { type: 'array', items: { type: 'string' } },
-    },
-    issues: {
-      type: 'array',
-      description: "The validator's findings (422), one per problem.",
-      items: {
-        type: 'object',
-        required: ['field', 'keyword', 'message', 'params'],
-        properties: {
-          field: {
-            type: 'string',
-            description: 'The field: `price`, `tags.1`; `""` for the body.',
-          },
-          keyword: { type: 'string', description: 'The JSON Schema keyword that failed.' },
-          message: { type: 'string' },
-          params: {
-            type: 'object',
-            description: "The keyword's own figures (`limit`, `missingProperty`, …).",
-            additionalProperties: true,
-          },
-        },
-      },
-    },
-  },
 }
 /** The repository's package.json says MIT: the fixture app has none of its own. */
 const license = { name: 'MIT', url: 'https://spdx.org/licenses/MIT.html' }
@@ -139,7 +104,8 @@ const golden = {
     },
   },
   components: {
-    schemas: { Error: ERROR },
+    // What it says is checked against the bodies fw answers (the test below).
+    schemas: { Error: ERROR_SCHEMA },
     securitySchemes: {
       apiKey: { type: 'apiKey', in: 'header', name: 'apiKey' },
       bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
@@ -164,6 +130,32 @@ test('documents the routes under api/controllers: paths, parameters, comments, s
 test('passes a real OpenAPI validator', async ({ kernel }) => {
   const document = await kernel.plugin('openapi').document()
   await SwaggerParser.validate(structuredClone(document) as never)
+})
+
+test("the Error component describes the bodies of fw's errors, and only bodies with a code", async ({
+  kernel,
+}) => {
+  const doc = await kernel.plugin('openapi').document()
+  const schema = doc.components!.schemas!.Error! as { properties: Record<string, unknown> }
+  const valid = new Ajv({ strict: false }).compile(schema)
+  const answers = await Promise.all([
+    kernel.inject('/api/v1/orders'),
+    kernel.inject({ url: '/api/v1/nowhere', headers: { apikey: 'k', accept: 'application/json' } }),
+    kernel.inject({
+      method: 'POST',
+      url: '/api/v1/orders',
+      headers: { apikey: 'k', 'content-type': 'application/json' },
+      body: JSON.stringify({ count: 0 }),
+    }),
+  ])
+  for (const res of answers) {
+    assert.ok(res.status >= 400, `${res.status} ${res.body}`)
+    assert.ok(valid(res.json()), `${res.status} ${res.body}: ${JSON.stringify(valid.errors)}`)
+    // Every key of the body is documented, not only let through.
+    for (const key of Object.keys(res.json<object>())) assert.ok(key in schema.properties, key)
+  }
+  assert.not.ok(valid({ message: 'no code' }))
+  assert.not.ok(valid({ error: 'x', issues: [{ field: 'a' }] }))
 })
 
 test('gives each route its security: API key, API key and token, token, none', async ({
