@@ -193,7 +193,9 @@ export interface CliResult {
 
 /**
  * Runs the `fw` CLI as a child process and collects its output. From the TypeScript sources it runs
- * `cli/bin.ts` through tsx; from the built package, `dist/cli/bin.js`.
+ * `cli/bin.ts` through tsx; from the built package, `dist/cli/bin.js`. A child still running after
+ * `timeoutMs` (default two minutes: a guard against a hang, not a measure of speed; opening an
+ * embedded database on a loaded machine takes tens of seconds) is killed.
  *
  * @example
  * const { code, stdout } = await runCli(['route:list', '--json'])
@@ -221,7 +223,7 @@ export function runCli(
     let stderr = ''
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()))
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString()))
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 30_000)
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 120_000)
     child.on('error', reject)
     child.on('close', (code) => {
       clearTimeout(timer)

@@ -314,7 +314,7 @@ export function testFiles(dir: string): string[] {
 export async function runExample(
   example: Example,
   dir: string,
-  timeoutMs = 60_000,
+  timeoutMs = 180_000,
 ): Promise<RunResult | undefined> {
   if (testFiles(dir).length > 0)
     return runNode(dir, ['node_modules/uvu/bin.js', 'test', '\\.test\\.ts$'], timeoutMs)
