@@ -123,8 +123,9 @@ async function metricsText(kernel: Kernel, metrics: Metrics): Promise<string> {
 
 export default definePlugin<TelemetryOptions | undefined, TelemetryApi>({
   name: 'telemetry',
-  // database: the statement spans read its `query.executed` events.
-  optionalDependsOn: ['logging', 'health', 'database'],
+  // database: the statement spans read its `query.executed` events; realtime: the publication
+  // spans read its `realtime.*` events.
+  optionalDependsOn: ['logging', 'health', 'database', 'realtime'],
   config: {
     defaults: {
       telemetry: {
