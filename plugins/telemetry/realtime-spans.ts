@@ -3,7 +3,6 @@
 // (OpenTelemetry's messaging conventions), a stream opened or refused an event on the server span.
 import type { Attributes } from '@opentelemetry/api'
 import type { AnyEvent } from 'fw'
-import type {} from 'fw/plugins/realtime'
 
 /** A publication's span: its name, attributes and when (ms after the request's start). */
 export interface PublishSpan {
