@@ -123,9 +123,8 @@ async function metricsText(kernel: Kernel, metrics: Metrics): Promise<string> {
 
 export default definePlugin<TelemetryOptions | undefined, TelemetryApi>({
   name: 'telemetry',
-  // database: the statement spans read its `query.executed` events; realtime: the publication
-  // spans read its `realtime.*` events.
-  optionalDependsOn: ['logging', 'health', 'database', 'realtime'],
+  // database: the statement spans read its `query.executed` events.
+  optionalDependsOn: ['logging', 'health', 'database'],
   config: {
     defaults: {
       telemetry: {
