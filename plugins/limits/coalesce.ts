@@ -57,27 +57,75 @@ interface KeyState {
  * (test/plugins/limits/leases.test.ts).
  */
 export function coalesce(store: LimitStore): LimitStore {
-  const states = new Map<string, KeyState>()
-  const givingBack = new Set<Promise<void>>()
+  return new CoalescedStore(store)
+}
 
-  const forgetIfIdle = (key: string, state: KeyState): void => {
+class CoalescedStore implements LimitStore {
+  readonly #store: LimitStore
+  readonly #states = new Map<string, KeyState>()
+  readonly #givingBack = new Set<Promise<void>>()
+
+  constructor(store: LimitStore) {
+    this.#store = store
+  }
+
+  get name(): string {
+    return this.#store.name
+  }
+
+  hit(
+    key: string,
+    cost: number,
+    windowMs: number,
+    points?: number,
+  ): WindowCount | Promise<WindowCount> {
+    let state = this.#states.get(key)
+    if (state === undefined) {
+      state = { waiting: undefined, lease: undefined, want: 0, idle: undefined, windowMs, points }
+      this.#states.set(key, state)
+    }
+    const spent = this.#spend(key, state, cost)
+    if (spent !== undefined) return spent
+    const own = state
+    return new Promise<WindowCount>((resolve, reject) => {
+      if (own.waiting !== undefined) {
+        own.waiting.push({ cost, resolve, reject })
+        return
+      }
+      own.waiting = []
+      this.#send(key, own, [{ cost, resolve, reject }])
+    })
+  }
+
+  async close(): Promise<void> {
+    for (const [key, state] of this.#states) {
+      if (state.lease !== undefined) this.#endLease(key, state)
+      clearTimeout(state.idle)
+    }
+    await Promise.all(this.#givingBack)
+    await this.#store.close?.()
+  }
+
+  #forgetIfIdle(key: string, state: KeyState): void {
     if (state.waiting === undefined && state.lease === undefined && state.idle === undefined)
-      states.delete(key)
+      this.#states.delete(key)
   }
 
   /** Ends the lease; its unspent points go back (a give-back that fails leaves them counted). */
-  const endLease = (key: string, state: KeyState): void => {
+  #endLease(key: string, state: KeyState): void {
     const lease = state.lease!
     state.lease = undefined
     clearTimeout(lease.timer)
-    if (lease.left === 0 || store.giveBack === undefined) return
-    const done = (): void => void givingBack.delete(back)
-    const back: Promise<void> = store.giveBack(key, lease.left, lease.resetAt).then(done, done)
-    givingBack.add(back)
+    if (lease.left === 0 || this.#store.giveBack === undefined) return
+    const done = (): void => void this.#givingBack.delete(back)
+    const back: Promise<void> = this.#store
+      .giveBack(key, lease.left, lease.resetAt)
+      .then(done, done)
+    this.#givingBack.add(back)
   }
 
   /** The count of a hit spent from the lease, or undefined (the lease, if any, is then ended). */
-  const spend = (key: string, state: KeyState, cost: number): WindowCount | undefined => {
+  #spend(key: string, state: KeyState, cost: number): WindowCount | undefined {
     const lease = state.lease
     if (lease === undefined) return undefined
     const at = performance.now()
@@ -92,11 +140,11 @@ export function coalesce(store: LimitStore): LimitStore {
     }
     // Spent before its end: the key needs more; ended: ask for what it used.
     state.want = at < lease.endsAt ? Math.min(MAX_WANT, lease.granted * 2) : lease.used
-    endLease(key, state)
+    this.#endLease(key, state)
     return undefined
   }
 
-  const install = (key: string, state: KeyState, count: LeasedCount, sentAt: number): void => {
+  #install(key: string, state: KeyState, count: LeasedCount, sentAt: number): void {
     const span = Math.min(LEASE_MS, count.resetAt - count.now)
     const lease: Lease = {
       left: count.leased,
@@ -107,26 +155,30 @@ export function coalesce(store: LimitStore): LimitStore {
       storeNow: count.now,
       sentAt,
       endsAt: sentAt + span,
-      timer: setTimeout(() => {
-        if (state.lease !== lease) return
-        state.want = lease.used
-        endLease(key, state)
-        // The demand is remembered one lease longer, so a steady key does not start over.
-        clearTimeout(state.idle)
-        state.idle = setTimeout(() => {
-          state.idle = undefined
-          forgetIfIdle(key, state)
-        }, LEASE_MS).unref()
-      }, span).unref(),
+      timer: setTimeout(() => this.#expire(key, state, lease), span).unref(),
     }
     clearTimeout(state.idle)
     state.idle = undefined
     state.lease = lease
   }
 
-  const send = (key: string, state: KeyState, batch: Waiting[]): void => {
+  /** A lease's time is up: what it used is what the key asks for next. */
+  #expire(key: string, state: KeyState, lease: Lease): void {
+    if (state.lease !== lease) return
+    state.want = lease.used
+    this.#endLease(key, state)
+    // The demand is remembered one lease longer, so a steady key does not start over.
+    clearTimeout(state.idle)
+    state.idle = setTimeout(() => {
+      state.idle = undefined
+      this.#forgetIfIdle(key, state)
+    }, LEASE_MS).unref()
+  }
+
+  #send(key: string, state: KeyState, batch: Waiting[]): void {
     let total = 0
     for (const w of batch) total += w.cost
+    const store = this.#store
     const want =
       store.take === undefined || state.points === undefined
         ? 0
@@ -146,56 +198,26 @@ export function coalesce(store: LimitStore): LimitStore {
           after -= w.cost
           w.resolve({ hits: count.hits - after, resetAt: count.resetAt, now: count.now })
         }
-        if (leased > 0) install(key, state, count as LeasedCount, sentAt)
-        next(key, state)
+        if (leased > 0) this.#install(key, state, count as LeasedCount, sentAt)
+        this.#next(key, state)
       },
       (error: unknown) => {
         for (const w of batch) w.reject(error)
-        next(key, state)
+        this.#next(key, state)
       },
     )
   }
 
   /** Serves what waited from a new lease, sends the rest, or forgets the key. */
-  const next = (key: string, state: KeyState): void => {
+  #next(key: string, state: KeyState): void {
     const rest: Waiting[] = []
     for (const w of state.waiting!) {
-      const count = spend(key, state, w.cost)
+      const count = this.#spend(key, state, w.cost)
       if (count === undefined) rest.push(w)
       else w.resolve(count)
     }
     state.waiting = rest.length === 0 ? undefined : []
-    if (rest.length > 0) send(key, state, rest)
-    else forgetIfIdle(key, state)
-  }
-
-  return {
-    name: store.name,
-    hit(key, cost, windowMs, points) {
-      let state = states.get(key)
-      if (state === undefined) {
-        state = { waiting: undefined, lease: undefined, want: 0, idle: undefined, windowMs, points }
-        states.set(key, state)
-      }
-      const spent = spend(key, state, cost)
-      if (spent !== undefined) return spent
-      const own = state
-      return new Promise<WindowCount>((resolve, reject) => {
-        if (own.waiting !== undefined) {
-          own.waiting.push({ cost, resolve, reject })
-          return
-        }
-        own.waiting = []
-        send(key, own, [{ cost, resolve, reject }])
-      })
-    },
-    async close() {
-      for (const [key, state] of states) {
-        if (state.lease !== undefined) endLease(key, state)
-        clearTimeout(state.idle)
-      }
-      await Promise.all(givingBack)
-      await store.close?.()
-    },
+    if (rest.length > 0) this.#send(key, state, rest)
+    else this.#forgetIfIdle(key, state)
   }
 }
