@@ -170,7 +170,7 @@ if (onPostgres) {
     kernel,
   }) => {
     const fw = kernel.plugin('database')
-    const POINT = 600
+    const POINT = 600 as (typeof pg.types.builtins)[keyof typeof pg.types.builtins]
     const original = pg.types.getTypeParser(POINT, 'text')
     pg.types.setTypeParser(POINT, () => {
       throw new Error('no points here')
