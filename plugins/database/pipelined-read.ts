@@ -134,122 +134,126 @@ function writeBind(message: Buffer, at: number, name: string, bind: BindValues):
   return message.writeInt16BE(0, at) // text
 }
 
+/** A statement of the read pool: see the top of this file and {@link pipelinedReads}. */
+class PipelinedRead {
+  readonly text: string
+  readonly name: string | undefined
+  /** What the client hands the type registry to (`query._result._types`): itself. */
+  readonly _result: this
+  _types: TypeRegistry | undefined = undefined
+  callback: PipelinedDone | undefined = undefined
+  readonly #bind: BindValues
+  /** Where it was written: its columns are kept for that connection once described. */
+  #connection: PgConnection | undefined = undefined
+  #fields: readonly PgField[] = []
+  #parsers: TypeParser[] = []
+  #shape: Shape | undefined = undefined
+  readonly #rows: Record<string, unknown>[] = []
+  #failed: Error | undefined = undefined
+
+  constructor(text: string, name: string | undefined, values: readonly unknown[]) {
+    this.text = text
+    this.name = name
+    this._result = this
+    this.#bind = bindValues(name ?? '', values)
+  }
+
+  /** Parse (unless the connection has it), Bind, Describe (unless it has the columns), Execute, Sync: one write. */
+  submit(connection: PgConnection): Error | null {
+    const { name, text } = this
+    const { stream } = connection
+    if (!stream.writable) return null
+    let parse: Buffer | undefined
+    let columns: readonly PgField[] | undefined
+    if (name === undefined) parse = parseMessage('', text)
+    else {
+      const previous =
+        connection.parsedStatements[name] ?? connection.submittedNamedStatements[name]
+      if (previous === undefined) {
+        parse = namedParse(name, text)
+        connection.submittedNamedStatements[name] = text
+      } else if (previous !== text)
+        return new Error(
+          `Prepared statements must be unique - '${name}' was used for a different statement`,
+        )
+      else columns = described.get(connection)?.get(name)
+    }
+    this.#connection = connection
+    const bind = this.#bind
+    const size =
+      (parse?.length ?? 0) +
+      bind.size +
+      (columns === undefined ? DESCRIBE.length : 0) +
+      EXECUTE_SYNC.length
+    const message = Buffer.allocUnsafe(size)
+    let at = parse === undefined ? 0 : parse.copy(message, 0)
+    at = writeBind(message, at, name ?? '', bind)
+    if (columns === undefined) at += DESCRIBE.copy(message, at)
+    else this.#describe(columns)
+    EXECUTE_SYNC.copy(message, at)
+    stream.write(message)
+    return null
+  }
+
+  handleRowDescription(message: { fields: readonly PgField[] }): void {
+    const { fields } = message
+    const { name } = this
+    const connection = this.#connection
+    if (name !== undefined && connection !== undefined) {
+      let columns = described.get(connection)
+      if (columns === undefined) described.set(connection, (columns = new Map()))
+      columns.set(name, fields)
+    }
+    this.#describe(fields)
+  }
+
+  #describe(fields: readonly PgField[]): void {
+    this.#fields = fields
+    this.#parsers = parsersOf(this._types!, fields)
+    this.#shape = shapeFor(this.text, fields)
+  }
+
+  handleDataRow(message: { fields: readonly unknown[] }): void {
+    if (this.#failed !== undefined) return
+    try {
+      this.#rows.push(rowOf(this.#shape!, this.#fields, this.#parsers, message.fields))
+    } catch (error) {
+      // A type parser that throws fails this statement alone, once its answer is complete.
+      this.#failed = error as Error
+    }
+  }
+
+  handleCommandComplete(): void {}
+
+  handleEmptyQuery(): void {}
+
+  handleError(error: Error): void {
+    const failed = this.#failed ?? error
+    this.#failed = undefined
+    this.callback?.(failed, undefined)
+  }
+
+  handleReadyForQuery(): void {
+    if (this.#failed !== undefined) return this.handleError(this.#failed)
+    this.callback?.(undefined, { rows: this.#rows })
+  }
+}
+
 /**
  * The class of the read pool's statements for node-pg's `Query` class `Query` (undefined when this
- * node-pg is not built as expected: the pool then uses `Query` itself). `text` with `$n`
- * placeholders, prepared once per connection under `name` when it has one.
+ * node-pg is not built as expected, or another node-pg's `Query` took the class first: the pool
+ * then uses `Query` itself). `text` with `$n` placeholders, prepared once per connection under
+ * `name` when it has one.
  */
 export function pipelinedReads(
   Query: abstract new (...args: never[]) => object,
-):
-  (new (text: string, name: string | undefined, values: readonly unknown[]) => object) | undefined {
+): typeof PipelinedRead | undefined {
   const proto = Query.prototype as Partial<Record<string, unknown>>
   if (typeof proto.submit !== 'function' || typeof proto.handleReadyForQuery !== 'function')
     return undefined
-
-  class PipelinedRead {
-    readonly text: string
-    readonly name: string | undefined
-    /** What the client hands the type registry to (`query._result._types`): itself. */
-    readonly _result: this
-    _types: TypeRegistry | undefined = undefined
-    callback: PipelinedDone | undefined = undefined
-    readonly #bind: BindValues
-    /** Where it was written: its columns are kept for that connection once described. */
-    #connection: PgConnection | undefined = undefined
-    #fields: readonly PgField[] = []
-    #parsers: TypeParser[] = []
-    #shape: Shape | undefined = undefined
-    readonly #rows: Record<string, unknown>[] = []
-    #failed: Error | undefined = undefined
-
-    constructor(text: string, name: string | undefined, values: readonly unknown[]) {
-      this.text = text
-      this.name = name
-      this._result = this
-      this.#bind = bindValues(name ?? '', values)
-    }
-
-    /** Parse (unless the connection has it), Bind, Describe (unless it has the columns), Execute, Sync: one write. */
-    submit(connection: PgConnection): Error | null {
-      const { name, text } = this
-      const { stream } = connection
-      if (!stream.writable) return null
-      let parse: Buffer | undefined
-      let columns: readonly PgField[] | undefined
-      if (name === undefined) parse = parseMessage('', text)
-      else {
-        const previous =
-          connection.parsedStatements[name] ?? connection.submittedNamedStatements[name]
-        if (previous === undefined) {
-          parse = namedParse(name, text)
-          connection.submittedNamedStatements[name] = text
-        } else if (previous !== text)
-          return new Error(
-            `Prepared statements must be unique - '${name}' was used for a different statement`,
-          )
-        else columns = described.get(connection)?.get(name)
-      }
-      this.#connection = connection
-      const bind = this.#bind
-      const size =
-        (parse?.length ?? 0) +
-        bind.size +
-        (columns === undefined ? DESCRIBE.length : 0) +
-        EXECUTE_SYNC.length
-      const message = Buffer.allocUnsafe(size)
-      let at = parse === undefined ? 0 : parse.copy(message, 0)
-      at = writeBind(message, at, name ?? '', bind)
-      if (columns === undefined) at += DESCRIBE.copy(message, at)
-      else this.#describe(columns)
-      EXECUTE_SYNC.copy(message, at)
-      stream.write(message)
-      return null
-    }
-
-    handleRowDescription(message: { fields: readonly PgField[] }): void {
-      const { fields } = message
-      const { name } = this
-      const connection = this.#connection
-      if (name !== undefined && connection !== undefined) {
-        let columns = described.get(connection)
-        if (columns === undefined) described.set(connection, (columns = new Map()))
-        columns.set(name, fields)
-      }
-      this.#describe(fields)
-    }
-
-    #describe(fields: readonly PgField[]): void {
-      this.#fields = fields
-      this.#parsers = parsersOf(this._types!, fields)
-      this.#shape = shapeFor(this.text, fields)
-    }
-
-    handleDataRow(message: { fields: readonly unknown[] }): void {
-      if (this.#failed !== undefined) return
-      try {
-        this.#rows.push(rowOf(this.#shape!, this.#fields, this.#parsers, message.fields))
-      } catch (error) {
-        // A type parser that throws fails this statement alone, once its answer is complete.
-        this.#failed = error as Error
-      }
-    }
-
-    handleCommandComplete(): void {}
-
-    handleEmptyQuery(): void {}
-
-    handleError(error: Error): void {
-      const failed = this.#failed ?? error
-      this.#failed = undefined
-      this.callback?.(failed, undefined)
-    }
-
-    handleReadyForQuery(): void {
-      if (this.#failed !== undefined) return this.handleError(this.#failed)
-      this.callback?.(undefined, { rows: this.#rows })
-    }
-  }
+  const parent: unknown = Object.getPrototypeOf(PipelinedRead.prototype)
+  if (parent === Query.prototype) return PipelinedRead
+  if (parent !== Object.prototype) return undefined
   // node-pg's client takes only its own queries into a pipelined connection.
   Object.setPrototypeOf(PipelinedRead.prototype, Query.prototype)
   return PipelinedRead

@@ -39,7 +39,7 @@ export interface Pipe {
   usedAt: number
   /** Ended (by the server, the network, a timeout or the pool): takes nothing more. */
   dead: boolean
-  /** Its socket holds what is written until the end of the event loop's turn (see `corkUntilTurnEnd`). */
+  /** Its socket holds what is written until the turn's end (see `corkUntilTurnEnd`). */
   corked: boolean
   /** Opened: until then its statements wait for the connection, not for the server's answers. */
   connected: boolean
@@ -148,9 +148,9 @@ const corked: Pipe[] = []
  * `setImmediate`, after the turn's I/O callbacks), so that the statements of every request read in
  * one turn leave in one write per connection, as postgres.js gathers them. Holding only to the
  * end of the tick (`process.nextTick`) wrote once per request: node delivers each socket's data in
- * a callback of its own, and ticks end after each. node-pg writes each statement as four or five
- * messages; the write system call is what costs (a third of the server's time under load in
- * TechEmpower's db test). Guarded by bench/techempower.ts (db) and read-pool.test.ts.
+ * a callback of its own, and ticks end after each. The write system call is what costs (a third
+ * of the server's time under load in TechEmpower's db test, a statement a write). Guarded by
+ * bench/techempower.ts (db); the order of answers by pipelining.test.ts (a burst of 200 requests).
  */
 export function corkUntilTurnEnd(pipe: Pipe): void {
   if (pipe.corked) return
