@@ -39,7 +39,7 @@ export interface Pipe {
   usedAt: number
   /** Ended (by the server, the network, a timeout or the pool): takes nothing more. */
   dead: boolean
-  /** Its socket holds what is written until the current tick's end (see `corkUntilTickEnd`). */
+  /** Its socket holds what is written until the turn's end (see `corkUntilTurnEnd`). */
   corked: boolean
   /** Opened: until then its statements wait for the connection, not for the server's answers. */
   connected: boolean
@@ -140,20 +140,30 @@ export function answered(pipe: Pipe, deadlines: Deadlines): void {
   deadlines.add(next)
 }
 
+/** The connections holding what was written this turn of the event loop (see `corkUntilTurnEnd`). */
+const corked: Pipe[] = []
+
 /**
- * Holds what is written on `pipe` until the end of the current tick (its microtasks included), so
- * that the statements of every request of one turn of the event loop leave in one write: node-pg
- * writes each statement on its own (a `writev` each, a third of the server's time under load in
- * TechEmpower's db test), where postgres.js gathers them. Guarded by bench/techempower.ts (db).
+ * Holds what is written on `pipe` until the end of the current turn of the event loop (one
+ * `setImmediate`, after the turn's I/O callbacks), so that the statements of every request read in
+ * one turn leave in one write per connection, as postgres.js gathers them. Holding only to the
+ * end of the tick (`process.nextTick`) wrote once per request: node delivers each socket's data in
+ * a callback of its own, and ticks end after each. The write system call is what costs (a third
+ * of the server's time under load in TechEmpower's db test, a statement a write). Guarded by
+ * bench/techempower.ts (db); the order of answers by pipelining.test.ts (a burst of 200 requests).
  */
-export function corkUntilTickEnd(pipe: Pipe): void {
+export function corkUntilTurnEnd(pipe: Pipe): void {
   if (pipe.corked) return
   pipe.corked = true
   pipe.client.connection.stream.cork()
-  process.nextTick(uncork, pipe)
+  if (corked.push(pipe) === 1) setImmediate(uncorkAll)
 }
 
-function uncork(pipe: Pipe): void {
-  pipe.corked = false
-  pipe.client.connection.stream.uncork()
+function uncorkAll(): void {
+  for (let i = 0; i < corked.length; i++) {
+    const pipe = corked[i]!
+    pipe.corked = false
+    pipe.client.connection.stream.uncork()
+  }
+  corked.length = 0
 }

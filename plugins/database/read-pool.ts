@@ -4,7 +4,7 @@ import { WaitQueue, type ReadDone, type ReadQuery } from './read-pool-lists.js'
 import {
   answered,
   choose,
-  corkUntilTickEnd,
+  corkUntilTurnEnd,
   PIPES,
   sent,
   type PgClient,
@@ -12,6 +12,7 @@ import {
   type Pipe,
   type Written,
 } from './pipes.js'
+import { pipelinedReads } from './pipelined-read.js'
 import { shapedQueries } from './row-shapes.js'
 import type { Deadlines } from './statement-deadlines.js'
 
@@ -110,6 +111,8 @@ class PipelinedReads {
   readonly #Client: PgDriver['Client']
   // Rows built from one template per statement (see row-shapes.ts), not node-pg's per run.
   readonly #Query: PgDriver['Query']
+  // A statement with a name or values: one write, no event emitter (see pipelined-read.ts).
+  readonly #Pipelined: ReturnType<typeof pipelinedReads>
   readonly #settings: Record<string, unknown>
   readonly #max: number
   readonly #pipes: number
@@ -138,6 +141,7 @@ class PipelinedReads {
   ) {
     this.#Client = driver.Client
     this.#Query = shapedQueries(driver.Query)
+    this.#Pipelined = pipelinedReads(driver.Query)
     this.#settings = settings
     this.#max = max
     this.#pipes = pipes
@@ -177,18 +181,20 @@ class PipelinedReads {
 
   /** node-pg's query for a statement; undefined when it is refused (its caller is told why). */
   #pgQueryOf(query: ReadQuery, done: ReadDone): PgQuery | undefined {
-    // A query handed over as a config object is copied property by property through its
-    // descriptors (node-pg's cloneQueryConfig, ≈ 1.1 µs); one built from its text and values is
-    // not (≈ 0.05 µs), and its name is a plain field the driver reads when it sends it.
-    let pgQuery: PgQuery
+    // One with a name or values is a `PipelinedRead`; one without goes as node-pg sends it (the
+    // simple protocol, whose text may hold several statements), built from its text and values:
+    // a config object would cost node-pg a copy through its descriptors (cloneQueryConfig).
+    const Pipelined = this.#Pipelined
     try {
-      pgQuery = new this.#Query(query.text, query.values)
+      if (Pipelined !== undefined && (query.name !== undefined || query.values.length > 0))
+        return new Pipelined(query.text, query.name, query.values) as PgQuery
+      const pgQuery = new this.#Query(query.text, query.values)
+      pgQuery.name = query.name
+      return pgQuery
     } catch (error) {
       done(error as Error, undefined)
       return undefined
     }
-    pgQuery.name = query.name
-    return pgQuery
   }
 
   /** Sends `query` where `choose` says, or queues it. */
@@ -311,7 +317,7 @@ class PipelinedReads {
       this.#kill(pipe)
     }
     sent(pipe, written, this.#sweeps, deadlines)
-    corkUntilTickEnd(pipe)
+    corkUntilTurnEnd(pipe)
     try {
       pipe.client.query(pgQuery, (failure, result) => {
         answered(pipe, deadlines)

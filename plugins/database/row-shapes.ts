@@ -20,14 +20,14 @@
  */
 
 /** A column of a row description, as node-pg hands it to its `Result`. */
-interface PgField {
+export interface PgField {
   readonly name: string
   readonly dataTypeID: number
   readonly format?: string | undefined
 }
 
 /** A type parser: the column's text (or bytes) to its JavaScript value. */
-type TypeParser = (value: unknown) => unknown
+export type TypeParser = (value: unknown) => unknown
 
 /** node-pg's `Result` (pg/lib/result.js), as far as a subclass of it relies on. */
 interface PgResult {
@@ -73,7 +73,6 @@ export function shapedQueries<Q extends new (text: string, values: readonly unkn
   )
     return Query
   const Result = result.constructor as PgResultClass
-  const shapes = new Map<string, Shape>()
 
   class ShapedResult extends Result {
     /** The statement's text: what its shape is kept under. */
@@ -94,41 +93,14 @@ export function shapedQueries<Q extends new (text: string, values: readonly unkn
         return
       }
       this.fields = fields
-      const parsers = new Array<TypeParser>(fields.length)
-      for (let i = 0; i < fields.length; i++) {
-        const field = fields[i]!
-        parsers[i] = types.getTypeParser(field.dataTypeID, field.format || 'text')
-      }
-      this._parsers = parsers
-      // The statement's shape from its last run, unless its columns changed since (a migration
-      // under a running server, `select *`): the text's hash is kept by the string itself. A long
-      // text (a batch insert `returning`, whose length grows with its rows) is not kept: its
-      // shape goes under its columns' names instead, so the cache stays small.
-      const key = this.#statement.length <= MAX_KEY_LENGTH ? this.#statement : columnsKey(fields)
-      let shape = shapes.get(key)
-      if (shape === undefined || !sameColumns(shape.names, fields)) {
-        if (shapes.size >= MAX_SHAPES) shapes.clear()
-        shape = shapeOf(fields)
-        shapes.set(key, shape)
-      }
-      this.#shape = shape
+      this._parsers = parsersOf(types, fields)
+      this.#shape = shapeFor(this.#statement, fields)
     }
 
     override parseRow(values: readonly unknown[]): Record<string, unknown> {
       const shape = this.#shape
       if (shape === undefined) return super.parseRow(values)
-      const row: Record<string, unknown> = { ...shape.template }
-      const { names } = shape
-      const fields = this.fields
-      const parsers = this._parsers!
-      for (let i = 0; i < values.length; i++) {
-        const value = values[i]
-        row[names[i]!] =
-          value === null
-            ? null
-            : parsers[i]!(fields[i]!.format === 'binary' ? Buffer.from(value as Uint8Array) : value)
-      }
-      return row
+      return rowOf(shape, this.fields, this._parsers!, values)
     }
   }
 
@@ -145,12 +117,64 @@ export function shapedQueries<Q extends new (text: string, values: readonly unkn
   return Shaped as unknown as Q
 }
 
+/** The shapes of the statements run lately, under their texts (see {@link shapeFor}). */
+const shapes = new Map<string, Shape>()
+
+/** Each column's type parser, looked up as node-pg does (a parser set at run time applies now). */
+export function parsersOf(
+  types: { getTypeParser(oid: number, format: string): TypeParser },
+  fields: readonly PgField[],
+): TypeParser[] {
+  const parsers = new Array<TypeParser>(fields.length)
+  for (let i = 0; i < fields.length; i++) {
+    const field = fields[i]!
+    parsers[i] = types.getTypeParser(field.dataTypeID, field.format || 'text')
+  }
+  return parsers
+}
+
+/**
+ * The shape of `statement`'s rows: the one from its last run, unless its columns changed since (a
+ * migration under a running server, `select *`); the text's hash is kept by the string itself. A
+ * long text (a batch insert `returning`, whose length grows with its rows) is not kept: its shape
+ * goes under its columns' names instead, so the cache stays small.
+ */
+export function shapeFor(statement: string, fields: readonly PgField[]): Shape {
+  const key = statement.length <= MAX_KEY_LENGTH ? statement : columnsKey(fields)
+  let shape = shapes.get(key)
+  if (shape === undefined || !sameColumns(shape.names, fields)) {
+    if (shapes.size >= MAX_SHAPES) shapes.clear()
+    shape = shapeOf(fields)
+    shapes.set(key, shape)
+  }
+  return shape
+}
+
+/** A row: a copy of the shape's template with each column's value, parsed (null stays null). */
+export function rowOf(
+  shape: Shape,
+  fields: readonly PgField[],
+  parsers: readonly TypeParser[],
+  values: readonly unknown[],
+): Record<string, unknown> {
+  const row: Record<string, unknown> = { ...shape.template }
+  const { names } = shape
+  for (let i = 0; i < values.length; i++) {
+    const value = values[i]
+    row[names[i]!] =
+      value === null
+        ? null
+        : parsers[i]!(fields[i]!.format === 'binary' ? Buffer.from(value as Uint8Array) : value)
+  }
+  return row
+}
+
 /**
  * The columns of a statement's rows: their names as property keys (the strings V8 keeps once, so
  * storing a value under one is a lookup, not a hashing of the name), and the template each row is
  * copied from.
  */
-interface Shape {
+export interface Shape {
   readonly names: readonly string[]
   readonly template: Readonly<Record<string, null>>
 }

@@ -52,7 +52,6 @@ test('no source file under kernel/, plugins/, cli/ or playground/ is over 400 li
 const LONG_FUNCTIONS_ALLOWED = new Set([
   'plugins/database/orm.ts: openDatabase',
   'plugins/database/index.ts: setup',
-  'plugins/database/row-shapes.ts: shapedQueries',
   'plugins/debug/toolbar/capture.ts: wrapXhr',
   'plugins/debug/toolbar/capture.ts: wrapFetch',
   'plugins/debug/toolbar/capture.ts: wrapped',

@@ -91,7 +91,7 @@ if (onPostgres) {
     await admin.connect()
     let running = 0
     try {
-      for (const deadline = Date.now() + 6_000; running < 10 && Date.now() < deadline;) {
+      for (const deadline = Date.now() + 12_000; running < 10 && Date.now() < deadline;) {
         sleeps.push(db.sql`select pg_sleep(15)::text as slept`.then(() => slept++))
         // Well past `STALLED_MS`, so that a late event loop does not explain the stall.
         await sleep(STALLED_MS + 400)

@@ -137,6 +137,59 @@ if (onPostgres) {
       await client.end()
     }
   })
+
+  test('bound values reach PostgreSQL as node-pg sends them, named or not', async ({ kernel }) => {
+    const text = `select $1::bytea as bytes, $2::timestamptz as at, $3::int[] as ints,
+      $4::jsonb as json, $5::text as missing, $6::text as accent, $7::int8 as big, $8::bool as yes`
+    const values = [
+      Buffer.from([0, 1, 2, 255]),
+      new Date('2026-11-27T10:00:00Z'),
+      [1, null, 3],
+      { a: [1, 'é'] },
+      null,
+      'é😀',
+      9007199254740993n.toString(),
+      true,
+    ]
+    const fw = kernel.plugin('database')
+    const settings = (fw.em().getKnex().client as { connectionSettings: pg.ClientConfig })
+      .connectionSettings
+    const client = new pg.Client(settings)
+    await client.connect()
+    try {
+      const expected = (await client.query(text, values)).rows
+      for (let run = 0; run < 2; run++)
+        for (const name of ['fw_shapes_values', undefined])
+          assert.equal(await fw.query({ text, sql: text, values, name }), expected)
+    } finally {
+      await client.end()
+    }
+  })
+
+  test('a type parser that throws fails its statement alone; the next ones answer', async ({
+    kernel,
+  }) => {
+    const fw = kernel.plugin('database')
+    const POINT = 600 as (typeof pg.types.builtins)[keyof typeof pg.types.builtins]
+    const original = pg.types.getTypeParser(POINT, 'text')
+    pg.types.setTypeParser(POINT, () => {
+      throw new Error('no points here')
+    })
+    try {
+      const [failed, ...answered] = await Promise.allSettled([
+        fw.sql`select ${'(1,2)'}::point as p`,
+        ...Array.from({ length: 20 }, (_, i) => fw.sql<{ n: number }>`select ${i}::int as n`),
+      ])
+      assert.is(failed!.status, 'rejected')
+      assert.equal(
+        answered.map((r) => (r.status === 'fulfilled' ? r.value[0]!.n : r.reason)),
+        Array.from({ length: 20 }, (_, i) => i),
+      )
+    } finally {
+      pg.types.setTypeParser(POINT, original)
+    }
+    assert.equal(await fw.sql`select ${'(1,2)'}::point as p`, [{ p: { x: 1, y: 2 } }])
+  })
 }
 
 test.run()
