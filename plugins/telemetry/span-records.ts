@@ -18,8 +18,7 @@ import type { RequestContext } from 'fw'
 import { operationOf } from './operation.js'
 import {
   redactedQuery,
-  requestAttributes,
-  spanMethod,
+  rootSpanOf,
   statementAttributes,
   enclosingPhase,
   timeOf,
@@ -264,7 +263,26 @@ export function projectRecords(
       serverStatus = { code: SpanStatusCode.ERROR, message: e.data.message }
     }
   }
-  const attributes = requestAttributes(ctx, settings)
+  const root = rootSpanOf(ctx, settings)
+  const attributes = root.attributes
+  // A job run's outcome is its `exception.raised` event: no HTTP attributes.
+  if (root.job) {
+    out.push(
+      new Record(
+        root.name,
+        root.kind,
+        server,
+        parent,
+        timeOf(ctx, 0),
+        timeOf(ctx, end),
+        attributes,
+        serverStatus,
+        serverEvents,
+        origin,
+      ),
+    )
+    return
+  }
   if (ctx.querystring !== '')
     attributes['url.query'] = redactedQuery(ctx.querystring, ctx.kernel.redaction)
   if (route !== undefined) attributes['http.route'] = route
@@ -273,10 +291,9 @@ export function projectRecords(
     attributes['error.type'] = String(status)
     if (serverStatus === UNSET) serverStatus = ERROR
   }
-  const method = spanMethod(ctx, settings)
   out.push(
     new Record(
-      route === undefined ? method : `${method} ${route}`,
+      route === undefined ? root.name : `${root.name} ${route}`,
       SpanKind.SERVER,
       server,
       parent,
