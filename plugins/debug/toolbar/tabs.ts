@@ -6,6 +6,7 @@ import { EXCEPTIONS, LOGS } from './tabs-aggregate.js'
 import { REQUESTS } from './tab-requests.js'
 import { AUTH, DOMAIN, MIGRATIONS, ROUTE, SESSION, SQL, TIME, VIEWS } from './tabs-server.js'
 import { UPLOADS } from './tabs-uploads.js'
+import { JOBS } from './tabs-jobs.js'
 import type { View } from './state.js'
 
 export interface Tab {
@@ -31,6 +32,7 @@ export const TABS: readonly Tab[] = [
   LOGS,
   VIEWS,
   UPLOADS,
+  JOBS,
   DOMAIN,
   MIGRATIONS,
   EXCEPTIONS,
