@@ -34,6 +34,7 @@ export default definePlugin<JobsOptions | undefined, JobsApi>({
         drain_timeout: 30,
         backlog_warn: 1000,
         oldest_warn: 300,
+        cron_interval: 30,
       },
     },
     schema: {
@@ -42,6 +43,7 @@ export default definePlugin<JobsOptions | undefined, JobsApi>({
       'jobs.drain_timeout': { kind: 'seconds', min: 0, max: 86_400 },
       'jobs.backlog_warn': { kind: 'integer', min: 1 },
       'jobs.oldest_warn': { kind: 'seconds', min: 1 },
+      'jobs.cron_interval': { kind: 'seconds', min: 1, max: 45 },
     },
   },
   setup(kernel, options = {}) {

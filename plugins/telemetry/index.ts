@@ -193,7 +193,7 @@ export default definePlugin<TelemetryOptions | undefined, TelemetryApi>({
     // Requests answered in this turn of the event loop, projected together once their responses
     // are written (one `setImmediate` per turn, not one per request).
     let pending: Answered[] = []
-    let readQueues: (() => Promise<readonly QueueFigures[]>) | undefined
+    const queues: { read?: () => Promise<readonly QueueFigures[]> } = {}
     const project = () => {
       const done = pending
       pending = []
@@ -206,11 +206,8 @@ export default definePlugin<TelemetryOptions | undefined, TelemetryApi>({
         await tracing?.flush()
       },
       spanQueue: () => tracing?.stats(),
-      metricsText: async () =>
-        metrics === undefined ? undefined : metricsText(kernel, metrics, readQueues),
-      readQueuesFrom(read) {
-        readQueues = read
-      },
+      metricsText: async () => metrics && metricsText(kernel, metrics, queues.read),
+      readQueuesFrom: (read) => void (queues.read = read),
       recordJobRun: (run) => projectJobRun(kernel, run, tracing, metrics),
     }
     // Nothing per request unless tracing or the metrics ask for it.

@@ -265,36 +265,25 @@ export function projectRecords(
   }
   const root = rootSpanOf(ctx, settings)
   const attributes = root.attributes
-  // A job run's outcome is its `exception.raised` event: no HTTP attributes.
-  if (root.job) {
-    out.push(
-      new Record(
-        root.name,
-        root.kind,
-        server,
-        parent,
-        timeOf(ctx, 0),
-        timeOf(ctx, end),
-        attributes,
-        serverStatus,
-        serverEvents,
-        origin,
-      ),
-    )
-    return
-  }
-  if (ctx.querystring !== '')
-    attributes['url.query'] = redactedQuery(ctx.querystring, ctx.kernel.redaction)
-  if (route !== undefined) attributes['http.route'] = route
-  attributes['http.response.status_code'] = status
-  if (status >= 500) {
-    attributes['error.type'] = String(status)
-    if (serverStatus === UNSET) serverStatus = ERROR
+  let name = root.name
+  // A job run's outcome is its `exception.raised` event: it has no HTTP attributes.
+  if (!root.job) {
+    if (ctx.querystring !== '')
+      attributes['url.query'] = redactedQuery(ctx.querystring, ctx.kernel.redaction)
+    if (route !== undefined) {
+      attributes['http.route'] = route
+      name = `${root.name} ${route}`
+    }
+    attributes['http.response.status_code'] = status
+    if (status >= 500) {
+      attributes['error.type'] = String(status)
+      if (serverStatus === UNSET) serverStatus = ERROR
+    }
   }
   out.push(
     new Record(
-      route === undefined ? root.name : `${root.name} ${route}`,
-      SpanKind.SERVER,
+      name,
+      root.kind,
       server,
       parent,
       timeOf(ctx, 0),

@@ -67,7 +67,8 @@ export default ({ env = process.env, root = tmpdir() }: AppOptions = {}) => {
   const kernel = createKernel({
     root,
     env,
-    config: { jobs: { poll_interval: 1, maintenance_interval: 1 } },
+    // Ticks sent within a second of their minute: the schedule suite waits for two.
+    config: { jobs: { poll_interval: 1, maintenance_interval: 1, cron_interval: 1 } },
   })
   kernel.register(database, { entities: [], migrations: [runsTable] })
   // `fw work --port` answers readiness probes through it.
