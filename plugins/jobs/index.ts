@@ -1,5 +1,6 @@
 import { definePlugin } from 'fw'
 import { jobCommands } from './commands.js'
+import type { TelemetryApi } from 'fw/plugins/telemetry'
 import { jobsProjection, serveRuns } from './debug-view.js'
 import './events.js'
 import { queueChecks } from './health.js'
@@ -30,6 +31,7 @@ export default definePlugin<JobsOptions | undefined, JobsApi>({
         drain_timeout: 30,
         backlog_warn: 1000,
         oldest_warn: 300,
+        cron_interval: 30,
       },
     },
     schema: {
@@ -38,6 +40,7 @@ export default definePlugin<JobsOptions | undefined, JobsApi>({
       'jobs.drain_timeout': { kind: 'seconds', min: 0, max: 86_400 },
       'jobs.backlog_warn': { kind: 'integer', min: 1 },
       'jobs.oldest_warn': { kind: 'seconds', min: 1 },
+      'jobs.cron_interval': { kind: 'seconds', min: 1, max: 45 },
     },
   },
   setup(kernel, options = {}) {
@@ -59,11 +62,34 @@ export default definePlugin<JobsOptions | undefined, JobsApi>({
         const health = kernel.plugin('health')
         for (const check of queueChecks(kernel, runtime)) health.register(check)
       })
+    if (kernel.hasPlugin('telemetry')) observeInTelemetry(kernel.plugin('telemetry'), runtime)
     // After the HTTP drain, before the database closes (stage 100): running jobs finish or go back.
     kernel.hooks.shutdown.tapPromise({ name: 'jobs', stage: 50 }, () => runtime.close())
     return runtime
   },
 })
+
+/**
+ * Each run as telemetry projects a request (a span continuing the dispatching request's trace, its
+ * duration), and the queue gauges read from `stats()` at each scrape, every defined job's queue
+ * included (0 when it holds no job): test/plugins/jobs/telemetry.test.ts.
+ */
+function observeInTelemetry(telemetry: TelemetryApi, runtime: JobsRuntime): void {
+  telemetry.readQueuesFrom(async () => {
+    const found = new Map((await runtime.stats()).map((q) => [q.name, q]))
+    return [...runtime.definitions().keys()].map(
+      (name) => found.get(name) ?? { name, waiting: 0, running: 0, failed: 0 },
+    )
+  })
+  runtime.observers.push((run) =>
+    telemetry.recordJobRun({
+      context: run.context,
+      queue: run.name,
+      status: run.status,
+      duration: run.duration,
+    }),
+  )
+}
 
 /** Internals other fw plugins reach (debug, telemetry): the run observers. */
 export const jobsInternals = new WeakMap<

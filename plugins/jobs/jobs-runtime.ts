@@ -176,7 +176,8 @@ export class JobsRuntime implements JobsApi {
  */
 function originOf(ctx: RequestContext | undefined): Origin {
   if (ctx === undefined) return { request: undefined, traceparent: undefined }
-  const span = ctx.state.telemetryContext
+  // The exporter path keeps the span's context, the SDK path the span.
+  const span = ctx.state.telemetryContext ?? ctx.state.telemetrySpan?.spanContext()
   const header = ctx.headers.traceparent
   const traceparent =
     span !== undefined

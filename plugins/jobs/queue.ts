@@ -38,6 +38,9 @@ function optionsOf(settings: QueueSettings, worker: boolean): PgBoss.Constructor
     supervise: worker,
     schedule: worker,
     maintenanceIntervalSeconds: config.maintenance_interval,
+    // How soon after its minute a tick is sent, and its job picked up from pg-boss's cron queue.
+    cronMonitorIntervalSeconds: config.cron_interval,
+    cronWorkerIntervalSeconds: Math.min(config.cron_interval, 5),
     archiveFailedAfterSeconds: KEEP_FAILED_S,
   }
 }

@@ -25,7 +25,7 @@ export interface AttemptFailure {
 }
 
 /** Why an attempt was given up before its handler settled. */
-class AttemptAborted extends Error {
+export class AttemptAborted extends Error {
   override readonly name = 'JobAborted'
 }
 
@@ -48,8 +48,11 @@ export interface Attempt {
   readonly kernel: Kernel
   readonly job: JobDefinition<never>
   readonly row: PgBoss.JobWithMetadata<JobEnvelope>
-  /** Aborted by the worker when its drain time is up. */
-  readonly stopping: AbortSignal
+  /**
+   * The attempt's signal, shared by its batch (every attempt of a batch started together, with
+   * one timeout): aborted at the job's timeout or when the worker's drain time is up.
+   */
+  readonly signal: AbortSignal
   progress(id: string, done: number, total: number | undefined): Promise<void>
 }
 
@@ -70,32 +73,21 @@ export async function runAttempt(a: Attempt): Promise<FinishedRun> {
     attempt,
     request: envelope.request,
   })
-  const controller = new AbortController()
-  const timer = setTimeout(
-    () => controller.abort(new AttemptAborted(`timed out after ${job.timeout} s`)),
-    job.timeout * 1000,
-  )
-  const onStop = () => controller.abort(new AttemptAborted('the worker stopped before it finished'))
-  if (a.stopping.aborted) onStop()
-  else a.stopping.addEventListener('abort', onStop, { once: true })
   const run: JobRun = {
     id: row.id,
     name: job.name,
     attempt,
-    signal: controller.signal,
+    signal: a.signal,
     context,
     progress: (done, total) => a.progress(row.id, done, total),
   }
   let error: unknown
   try {
     await runInContext(context, () =>
-      raceAbort(job.handler(envelope.payload as never, run), controller.signal),
+      raceAbort(job.handler(envelope.payload as never, run), a.signal),
     )
   } catch (thrown) {
     error = thrown
-  } finally {
-    clearTimeout(timer)
-    a.stopping.removeEventListener('abort', onStop)
   }
   const status =
     error === undefined ? 'completed' : attempt > row.retryLimit ? 'failed' : 'retrying'

@@ -140,6 +140,11 @@ declare module 'fw' {
       backlog_warn: number
       /** Health: a queue whose oldest waiting job waited longer (seconds) is `degraded`. */
       oldest_warn: number
+      /**
+       * Seconds between a worker's checks of the schedules (1 to 45): a tick is sent at most this
+       * long after its minute begins.
+       */
+      cron_interval: number
     }
   }
 }

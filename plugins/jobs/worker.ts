@@ -3,7 +3,7 @@ import type { Kernel } from 'fw'
 import type PgBoss from 'pg-boss'
 import type { JobDefinition } from './define-job.js'
 import type { JobEnvelope } from './dispatch.js'
-import { failureOf, runAttempt, type FinishedRun } from './run.js'
+import { AttemptAborted, failureOf, runAttempt, type FinishedRun } from './run.js'
 
 /** What a worker needs: the app, a started pg-boss with `supervise`, and the jobs it runs. */
 export interface WorkerSettings {
@@ -31,7 +31,7 @@ export class Worker {
 
   constructor(settings: WorkerSettings) {
     this.#s = settings
-    // Every running attempt listens to it (up to each job's concurrency): no listener limit.
+    // Every running batch listens to it (one per job): no listener limit.
     setMaxListeners(0, this.#stopping.signal)
   }
 
@@ -65,10 +65,12 @@ export class Worker {
 
   async #batch(job: JobDefinition<never>, rows: PgBoss.JobWithMetadata<JobEnvelope>[]) {
     const { kernel, boss, onRun, progress } = this.#s
-    const stopping = this.#stopping.signal
+    const { signal, release } = batchSignal(job, this.#stopping.signal)
+    // `runAttempt` never rejects: the release always runs.
     const runs = await Promise.all(
-      rows.map((row) => runAttempt({ kernel, job, row, stopping, progress })),
+      rows.map((row) => runAttempt({ kernel, job, row, signal, progress })),
     )
+    release()
     const failed = runs.filter((run) => run.error !== undefined)
     // One statement per failure: each keeps its own error as its output.
     for (const run of failed) await boss.fail(job.name, run.id, failureOf(run.error) as object)
@@ -103,6 +105,29 @@ export class Worker {
     }
     await boss.stop({ graceful: false, wait: true })
   }
+}
+
+/**
+ * The signal of a batch's attempts, which start together and share their job's timeout: one timer
+ * and one controller per batch, not per attempt. Aborted at the timeout or when the worker stops
+ * for good (test/plugins/jobs/killed-worker.test.ts, sigterm.test.ts); `release` clears both.
+ */
+function batchSignal(job: JobDefinition<never>, stopping: AbortSignal) {
+  const controller = new AbortController()
+  // Every attempt of the batch races it (up to the job's concurrency): no listener limit.
+  setMaxListeners(0, controller.signal)
+  const timer = setTimeout(
+    () => controller.abort(new AttemptAborted(`timed out after ${job.timeout} s`)),
+    job.timeout * 1000,
+  )
+  const onStop = () => controller.abort(new AttemptAborted('the worker stopped before it finished'))
+  if (stopping.aborted) onStop()
+  else stopping.addEventListener('abort', onStop, { once: true })
+  const release = () => {
+    clearTimeout(timer)
+    stopping.removeEventListener('abort', onStop)
+  }
+  return { signal: controller.signal, release }
 }
 
 /** How long a stopping worker waits for a batch that a fetch in flight may still hand over. */

@@ -6,8 +6,14 @@ import type { Span, SpanContext } from '@opentelemetry/api'
 import { definePlugin, text, type Kernel, type Reply, type RequestContext } from 'fw'
 import { telemetryErrors } from './errors.js'
 import { KNOWN_METHODS } from './method.js'
-import { createMetrics, observeRequest, type Metrics } from './metrics.js'
-import type { TelemetryApi, TelemetryOptions, Tracing } from './types.js'
+import { createMetrics, observeRequest, setQueueGauges, type Metrics } from './metrics.js'
+import type {
+  JobRunRecord,
+  QueueFigures,
+  TelemetryApi,
+  TelemetryOptions,
+  Tracing,
+} from './types.js'
 import { tracingLoader } from './tracing-options.js'
 
 declare module 'fw' {
@@ -109,8 +115,33 @@ function projectAnswered(
   }
 }
 
-/** The Prometheus text of the metrics now, the health checks' gauges refreshed first. */
-async function metricsText(kernel: Kernel, metrics: Metrics): Promise<string> {
+/**
+ * A finished job run as spans (a CONSUMER span under the dispatching request's trace, built from
+ * the run's log after the fact, as a request's are) and its duration; a failure is reported.
+ */
+function projectJobRun(
+  kernel: Kernel,
+  run: JobRunRecord,
+  tracing: Tracing | undefined,
+  metrics: Metrics | undefined,
+): void {
+  try {
+    metrics?.jobDuration.observe({ queue: run.queue, status: run.status }, run.duration / 1000)
+    if (tracing === undefined) return
+    tracing.start(run.context)
+    tracing.finish(run.context, run.status === 'completed' ? 200 : 500, run.duration)
+  } catch (error) {
+    kernel.logger.error('telemetry: projecting a job run failed', { error, job: run.queue })
+  }
+}
+
+/** The Prometheus text of the metrics now, the health checks' and queues' gauges refreshed first. */
+async function metricsText(
+  kernel: Kernel,
+  metrics: Metrics,
+  readQueues: (() => Promise<readonly QueueFigures[]>) | undefined,
+): Promise<string> {
+  if (readQueues !== undefined) setQueueGauges(metrics, await readQueues())
   if (kernel.hasPlugin('health')) {
     const report = await kernel.plugin('health').run()
     for (const [check, result] of Object.entries(report.checks))
@@ -160,6 +191,7 @@ export default definePlugin<TelemetryOptions | undefined, TelemetryApi>({
     // Requests answered in this turn of the event loop, projected together once their responses
     // are written (one `setImmediate` per turn, not one per request).
     let pending: Answered[] = []
+    const queues: { read?: () => Promise<readonly QueueFigures[]> } = {}
     const project = () => {
       const done = pending
       pending = []
@@ -172,7 +204,9 @@ export default definePlugin<TelemetryOptions | undefined, TelemetryApi>({
         await tracing?.flush()
       },
       spanQueue: () => tracing?.stats(),
-      metricsText: async () => (metrics === undefined ? undefined : metricsText(kernel, metrics)),
+      metricsText: async () => metrics && metricsText(kernel, metrics, queues.read),
+      readQueuesFrom: (read) => void (queues.read = read),
+      recordJobRun: (run) => projectJobRun(kernel, run, tracing, metrics),
     }
     // Nothing per request unless tracing or the metrics ask for it.
     if (loadTracing === undefined && !metricsOn) return api
@@ -232,7 +266,14 @@ export { operationOf } from './operation.js'
 export { createMetrics, observeRequest } from './metrics.js'
 export type { Metrics } from './metrics.js'
 export { telemetryErrors } from './errors.js'
-export type { BatchLimits, SpanQueueStats, TelemetryApi, TelemetryOptions } from './types.js'
+export type {
+  BatchLimits,
+  JobRunRecord,
+  QueueFigures,
+  SpanQueueStats,
+  TelemetryApi,
+  TelemetryOptions,
+} from './types.js'
 export type {
   SpanEventRecord,
   SpanRecord,

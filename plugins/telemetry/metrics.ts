@@ -1,11 +1,13 @@
 // The Prometheus metrics (text exposition format, with prom-client: the de-facto Node client,
 // maintained, and its own registry here so an app's other metrics stay apart): request duration by
-// route and status, requests in flight, statement duration, the health checks' state.
+// route and status, requests in flight, statement duration, the health checks' state, and per
+// queue of background jobs: waiting, running, failed, and each run's duration.
 import type * as PromClient from 'prom-client'
 import type { Histogram, Gauge, Registry } from 'prom-client'
 import { importOptional, type RequestContext } from 'fw'
 import { methodAttribute } from './method.js'
 import { operationOf } from './operation.js'
+import type { QueueFigures } from './types.js'
 
 /** The instruments, and the registry they live in. */
 export interface Metrics {
@@ -14,6 +16,10 @@ export interface Metrics {
   readonly inFlight: Gauge
   readonly statements: Histogram<'operation'>
   readonly health: Gauge<'check'>
+  readonly jobsWaiting: Gauge<'queue'>
+  readonly jobsRunning: Gauge<'queue'>
+  readonly jobsFailed: Gauge<'queue'>
+  readonly jobDuration: Histogram<'queue' | 'status'>
 }
 
 /**
@@ -54,6 +60,43 @@ export async function createMetrics(prefix: string): Promise<Metrics> {
       labelNames: ['check'],
       registers: [registry],
     }),
+    jobsWaiting: new client.Gauge({
+      name: `${prefix}jobs_waiting`,
+      help: 'Background jobs waiting in their queue (created or waiting to be retried).',
+      labelNames: ['queue'],
+      registers: [registry],
+    }),
+    jobsRunning: new client.Gauge({
+      name: `${prefix}jobs_running`,
+      help: 'Background jobs running now, by queue.',
+      labelNames: ['queue'],
+      registers: [registry],
+    }),
+    jobsFailed: new client.Gauge({
+      name: `${prefix}jobs_failed`,
+      help: 'Background jobs that failed every attempt and are kept, by queue.',
+      labelNames: ['queue'],
+      registers: [registry],
+    }),
+    jobDuration: new client.Histogram({
+      name: `${prefix}job_run_duration_seconds`,
+      help: 'Duration of background job runs (attempts), by queue and outcome (completed, retrying, failed).',
+      labelNames: ['queue', 'status'],
+      buckets,
+      registers: [registry],
+    }),
+  }
+}
+
+/** Sets the queue gauges to `queues`, and only those (a queue no longer reported is dropped). */
+export function setQueueGauges(metrics: Metrics, queues: readonly QueueFigures[]): void {
+  metrics.jobsWaiting.reset()
+  metrics.jobsRunning.reset()
+  metrics.jobsFailed.reset()
+  for (const q of queues) {
+    metrics.jobsWaiting.set({ queue: q.name }, q.waiting)
+    metrics.jobsRunning.set({ queue: q.name }, q.running)
+    metrics.jobsFailed.set({ queue: q.name }, q.failed)
   }
 }
 

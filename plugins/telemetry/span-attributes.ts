@@ -4,6 +4,7 @@
 import { performance } from 'node:perf_hooks'
 import {
   ROOT_CONTEXT,
+  SpanKind,
   trace,
   type Attributes,
   type Context,
@@ -83,6 +84,56 @@ export function redactedQuery(query: string, redaction: Redaction): string {
 /** The method in a span's name: itself when known, else `HTTP` (HTTP semantic conventions). */
 export function spanMethod(ctx: RequestContext, settings: TraceSettings): string {
   return settings.knownMethods.has(ctx.method) ? ctx.method : 'HTTP'
+}
+
+/**
+ * The job a context runs, or undefined for a request: the jobs plugin runs each job in a context
+ * of its own, method `JOB`, path `/_jobs/<name>`.
+ */
+export function jobOf(ctx: RequestContext): string | undefined {
+  return ctx.method === 'JOB' && ctx.path.startsWith('/_jobs/') ? ctx.path.slice(7) : undefined
+}
+
+/**
+ * A job run's span attributes (OpenTelemetry's messaging conventions: the `process` of a message
+ * from the queue named after the job), with its id and attempt from the run's `job.started`.
+ */
+export function jobAttributes(ctx: RequestContext, job: string): Attributes {
+  const attributes: Attributes = {
+    'messaging.system': 'fw.jobs',
+    'messaging.operation.type': 'process',
+    'messaging.destination.name': job,
+  }
+  for (const e of ctx.log.all()) {
+    // The jobs plugin declares the event: read loosely, as this plugin does not depend on it.
+    if ((e.type as string) !== 'job.started') continue
+    const started = e.data as { id?: unknown; attempt?: unknown }
+    if (typeof started.id === 'string') attributes['messaging.message.id'] = started.id
+    if (typeof started.attempt === 'number') attributes['fw.job.attempt'] = started.attempt
+    break
+  }
+  return attributes
+}
+
+/** The root span of a context: a request's (SERVER, `GET`) or a job run's (CONSUMER). */
+export function rootSpanOf(
+  ctx: RequestContext,
+  settings: TraceSettings,
+): { name: string; kind: SpanKind; attributes: Attributes; job: boolean } {
+  const job = jobOf(ctx)
+  return job === undefined
+    ? {
+        name: spanMethod(ctx, settings),
+        kind: SpanKind.SERVER,
+        attributes: requestAttributes(ctx, settings),
+        job: false,
+      }
+    : {
+        name: `process ${job}`,
+        kind: SpanKind.CONSUMER,
+        attributes: jobAttributes(ctx, job),
+        job: true,
+      }
 }
 
 /**

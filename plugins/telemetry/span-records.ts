@@ -18,8 +18,7 @@ import type { RequestContext } from 'fw'
 import { operationOf } from './operation.js'
 import {
   redactedQuery,
-  requestAttributes,
-  spanMethod,
+  rootSpanOf,
   statementAttributes,
   enclosingPhase,
   timeOf,
@@ -307,20 +306,27 @@ export function projectRecords(
     }
   }
   serverEvents = pushRealtime(out, ctx, server, serverEvents, origin)
-  const attributes = requestAttributes(ctx, settings)
-  if (ctx.querystring !== '')
-    attributes['url.query'] = redactedQuery(ctx.querystring, ctx.kernel.redaction)
-  if (route !== undefined) attributes['http.route'] = route
-  attributes['http.response.status_code'] = status
-  if (status >= 500) {
-    attributes['error.type'] = String(status)
-    if (serverStatus === UNSET) serverStatus = ERROR
+  const root = rootSpanOf(ctx, settings)
+  const attributes = root.attributes
+  let name = root.name
+  // A job run's outcome is its `exception.raised` event: it has no HTTP attributes.
+  if (!root.job) {
+    if (ctx.querystring !== '')
+      attributes['url.query'] = redactedQuery(ctx.querystring, ctx.kernel.redaction)
+    if (route !== undefined) {
+      attributes['http.route'] = route
+      name = `${root.name} ${route}`
+    }
+    attributes['http.response.status_code'] = status
+    if (status >= 500) {
+      attributes['error.type'] = String(status)
+      if (serverStatus === UNSET) serverStatus = ERROR
+    }
   }
-  const method = spanMethod(ctx, settings)
   out.push(
     new Record(
-      route === undefined ? method : `${method} ${route}`,
-      SpanKind.SERVER,
+      name,
+      root.kind,
       server,
       parent,
       timeOf(ctx, 0),

@@ -17,8 +17,9 @@ import { operationOf } from './operation.js'
 import type { Tracing } from './types.js'
 import {
   callerContext,
+  jobOf,
   redactedQuery,
-  requestAttributes,
+  rootSpanOf,
   spanMethod,
   statementAttributes,
   enclosingPhase,
@@ -55,23 +56,17 @@ export function createSdkTracing(
 }
 
 /**
- * Starts the request's server span, a child of the caller's trace when the request carries a valid
- * W3C `traceparent` (and `tracestate`). Its start time is the request's.
+ * Starts the request's server span (a job run's CONSUMER span), a child of the caller's trace when
+ * the context carries a valid W3C `traceparent` (and `tracestate`). Its start time is the
+ * context's.
  */
 export function startServerSpan(
   tracer: Tracer,
   ctx: RequestContext,
   settings: TraceSettings,
 ): Span {
-  return tracer.startSpan(
-    spanMethod(ctx, settings),
-    {
-      kind: SpanKind.SERVER,
-      startTime: timeOf(ctx, 0),
-      attributes: requestAttributes(ctx, settings),
-    },
-    callerContext(ctx),
-  )
+  const { name, kind, attributes } = rootSpanOf(ctx, settings)
+  return tracer.startSpan(name, { kind, startTime: timeOf(ctx, 0), attributes }, callerContext(ctx))
 }
 
 /**
@@ -133,6 +128,8 @@ export function finishTrace(
       )
       .end(timeOf(ctx, p.at))
   for (const s of realtime.events) server.addEvent(s.name, s.attributes, timeOf(ctx, s.at))
+  // A job run: its outcome is its `exception.raised` event, it has no HTTP status.
+  if (jobOf(ctx) !== undefined) return server.end(timeOf(ctx, end))
   if (route !== undefined) {
     server.setAttribute('http.route', route)
     server.updateName(`${spanMethod(ctx, settings)} ${route}`)

@@ -56,6 +56,37 @@ export interface TelemetryApi {
   spanQueue(): SpanQueueStats | undefined
   /** The Prometheus text of the metrics now; undefined when metrics are off. */
   metricsText(): Promise<string | undefined>
+  /**
+   * Where the per-queue gauges (`jobs_waiting`, `jobs_running`, `jobs_failed`) are read when the
+   * metrics are scraped: the jobs plugin hands its `stats()`.
+   */
+  readQueuesFrom(read: () => Promise<readonly QueueFigures[]>): void
+  /**
+   * Projects a background job's finished run as a request's: a CONSUMER span named after the job
+   * (a child of the trace its context's `traceparent` names: the dispatching request's), its
+   * statements as children, its failure as an `exception` event; and its duration in
+   * `job_run_duration_seconds`. The jobs plugin calls it for every run.
+   */
+  recordJobRun(run: JobRunRecord): void
+}
+
+/** One queue's counts, as the gauges show them (the jobs plugin's `stats()`). */
+export interface QueueFigures {
+  readonly name: string
+  readonly waiting: number
+  readonly running: number
+  readonly failed: number
+}
+
+/** A finished job run, as {@link TelemetryApi.recordJobRun} takes it. */
+export interface JobRunRecord {
+  /** The run's context: its event log, and the dispatching request's `traceparent` header. */
+  readonly context: RequestContext
+  /** The job's name (its queue). */
+  readonly queue: string
+  readonly status: 'completed' | 'retrying' | 'failed'
+  /** Milliseconds from the run's start. */
+  readonly duration: number
 }
 
 /** The queue's limits (the names and defaults of the SDK's `BatchSpanProcessor`). */

@@ -79,6 +79,18 @@ export interface Payload {
       shared?: boolean
     }[]
   } | null
+  /**
+   * The jobs plugin's dispatches (`job.dispatched`): `id` null for a `unique` job refused as a
+   * duplicate; `runs`, where the job's finished runs are read.
+   */
+  jobs?: {
+    name?: string
+    id?: string | null
+    key?: string
+    delay?: number
+    at?: number
+    runs?: string
+  }[]
   services?: { name: string; constructed?: boolean; calls?: number; ms?: number; failed?: number }[]
   /** Every migration the app knows, oldest first; `executed_at` null: pending. */
   migrations?: { name?: string; executed_at?: string | null }[]

@@ -7,6 +7,7 @@ import { REQUESTS } from './tab-requests.js'
 import { AUTH, DOMAIN, MIGRATIONS, ROUTE, SESSION, SQL, TIME, VIEWS } from './tabs-server.js'
 import { REALTIME } from './tabs-realtime.js'
 import { UPLOADS } from './tabs-uploads.js'
+import { JOBS } from './tabs-jobs.js'
 import type { Tab } from './tab.js'
 
 export const TABS: readonly Tab[] = [
@@ -20,6 +21,7 @@ export const TABS: readonly Tab[] = [
   VIEWS,
   UPLOADS,
   REALTIME,
+  JOBS,
   DOMAIN,
   MIGRATIONS,
   EXCEPTIONS,

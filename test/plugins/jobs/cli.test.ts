@@ -49,4 +49,23 @@ test('fw serve --with-worker runs jobs and finishes a running one on SIGTERM', a
   assert.equal(states.sort(), ['t.noop completed', 't.slow completed'])
 })
 
+test('fw work --port answers readiness: ready while working, 503 from SIGTERM on', async ({
+  db,
+}) => {
+  assert.is((await runFw(['jobs:dispatch', 't.slow', '{"n":51,"ms":4000}'], db.url)).code, 0)
+  const worker = startFw(['work', '--port', '0', '--queues', 't.slow'], db.url)
+  await worker.waitFor(/fw: worker ready: t\.slow \(health on http:\/\/[^)]+\)/)
+  const base = /health on (http:\/\/[^)]+)\)/.exec(worker.output())![1]!.replace(/\/$/, '')
+  const ready = await fetch(`${base}/health/ready`)
+  assert.equal([ready.status, await ready.json()], [200, { status: 'ready' }])
+  await worker.waitFor(/started t\.slow 51 attempt 1/)
+  worker.child.kill('SIGTERM')
+  await worker.waitFor(/SIGTERM received, finishing running jobs/)
+  const draining = await fetch(`${base}/health/ready`)
+  assert.is(draining.status, 503)
+  assert.is(((await draining.json()) as { status: string }).status, 'unready')
+  assert.is(await worker.exited, 0, worker.output())
+  assert.match(worker.output(), /ran t\.slow 51 attempt 1[^]*fw: stopped\./)
+})
+
 test.run()

@@ -4,6 +4,7 @@
 import { tmpdir } from 'node:os'
 import { createKernel, type AppOptions } from 'fw'
 import database, { defineMigration } from 'fw/plugins/database'
+import health from 'fw/plugins/health'
 import jobs, { defineJob, type JobRun } from 'fw/plugins/jobs'
 
 const runsTable = defineMigration({
@@ -66,9 +67,12 @@ export default ({ env = process.env, root = tmpdir() }: AppOptions = {}) => {
   const kernel = createKernel({
     root,
     env,
-    config: { jobs: { poll_interval: 1, maintenance_interval: 1 } },
+    // Ticks sent within a second of their minute: the schedule suite waits for two.
+    config: { jobs: { poll_interval: 1, maintenance_interval: 1, cron_interval: 1 } },
   })
   kernel.register(database, { entities: [], migrations: [runsTable] })
+  // `fw work --port` answers readiness probes through it.
+  kernel.register(health)
   kernel.register(jobs, {
     jobs: [noop, slow, once, tick],
     schedules: env.JOBS_TEST_SCHEDULE === '1' ? [{ cron: '* * * * *', job: tick }] : [],
