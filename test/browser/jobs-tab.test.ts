@@ -11,7 +11,8 @@ import jobs, { defineJob, jobsInternals } from 'fw/plugins/jobs'
 import logging from 'fw/plugins/logging'
 import { createMemoryLogger } from 'fw/testing'
 import { eventually } from '../plugins/jobs/fixtures.js'
-import { launchBrowser, newPage, openTab, screenshot, tab, waitForRows } from './harness.js'
+import { launchBrowser, newPage, screenshot } from './harness.js'
+import { openTab, tab, waitForRows } from './toolbar.js'
 
 const receipt = defineJob('shop.receipt', {
   retries: 0,

@@ -5,15 +5,8 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { Browser, Page } from 'playwright-core'
 import { json } from 'fw'
-import {
-  launchBrowser,
-  newPage,
-  openTab,
-  screenshot,
-  startPlayground,
-  tab,
-  type Playground,
-} from './harness.js'
+import { launchBrowser, newPage, screenshot, startPlayground, type Playground } from './harness.js'
+import { openTab, tab } from './toolbar.js'
 
 const test = suite<{ browser: Browser; pg: Playground }>('browser: realtime tab')
 
