@@ -5,7 +5,7 @@ import { unwrappedFetch } from './capture.js'
 import { h, ms, note, table, text, type Child } from './dom.js'
 import type { Payload } from './payload.js'
 import { rowName, type View } from './state.js'
-import type { Tab } from './tabs.js'
+import type { Tab } from './tab.js'
 
 /** One attempt as `GET /_fw/jobs/{id}/runs` answers it. */
 interface Run {

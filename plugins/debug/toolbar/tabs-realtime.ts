@@ -3,7 +3,7 @@
 import { h, ms, table, type Child } from './dom.js'
 import type { Payload } from './payload.js'
 import { rowName, type View } from './state.js'
-import type { Tab } from './tabs.js'
+import type { Tab } from './tab.js'
 
 type Realtime = NonNullable<Payload['realtime']>
 
