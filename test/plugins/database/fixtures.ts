@@ -1,10 +1,11 @@
 import { DecimalType, EntitySchema } from '@mikro-orm/core'
 import { Migration } from '@mikro-orm/migrations'
 import { suite, type Test } from 'uvu'
-import type { Kernel } from 'fw'
+import type { KernelOptions } from 'fw'
 import database, {
   createTestDatabase,
   type DatabaseOptions,
+  type PrepareResult,
   type TestDatabase,
 } from 'fw/plugins/database'
 import { createTestKernel } from 'fw/testing'
@@ -68,7 +69,22 @@ export const migrations = [{ name: 'Migration20261121000000_create_gadgets', cla
 /** What a {@link databaseSuite}'s tests get: the database of their own and the booted kernel. */
 export interface DatabaseSuite {
   db: TestDatabase
-  kernel: Kernel
+  kernel: TestKernel
+  /** What the suite's `prepare()` did: the migrations it ran, whether the seed wrote. */
+  prepared: PrepareResult
+}
+
+type TestKernel = ReturnType<typeof createTestKernel>
+
+/** What a {@link databaseSuite}'s kernel runs: the database plugin's options, config, routes. */
+export interface DatabaseSuiteOptions extends Pick<
+  DatabaseOptions,
+  'entities' | 'migrations' | 'seed' | 'requestScope'
+> {
+  /** The kernel's config, e.g. `{ database: { statement_timeout: 2 } }`. */
+  config?: KernelOptions['config']
+  /** Declares the suite's routes (or taps) on the kernel, before it boots. */
+  routes?: (kernel: TestKernel) => void
 }
 
 /**
@@ -78,16 +94,18 @@ export interface DatabaseSuite {
  */
 export function databaseSuite<Extra extends object = object>(
   name: string,
-  options: Pick<DatabaseOptions, 'entities' | 'migrations'>,
+  { config, routes, ...options }: DatabaseSuiteOptions,
 ): Test<DatabaseSuite & Extra> {
   const test = suite<DatabaseSuite & Extra>(name)
   test.before(async (context) => {
     context.db = await createTestDatabase()
     context.kernel = createTestKernel({
+      config,
       plugins: [[database, { ...options, url: context.db.url }]],
     })
+    routes?.(context.kernel)
     await context.kernel.boot()
-    await context.kernel.plugin('database').prepare()
+    context.prepared = await context.kernel.plugin('database').prepare()
   })
   test.after(async (context: Partial<DatabaseSuite>) => {
     await context.kernel?.close()

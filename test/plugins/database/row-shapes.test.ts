@@ -1,30 +1,16 @@
 import pg from 'pg'
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import type { Kernel } from 'fw'
-import database, { createTestDatabase, sql, type TestDatabase } from 'fw/plugins/database'
-import { createTestKernel } from 'fw/testing'
+import { sql } from 'fw/plugins/database'
+import { databaseSuite } from './fixtures.js'
 
 // On PostgreSQL the plugin's reads build their rows from one template per statement
 // (plugins/database/row-shapes.ts) instead of node-pg's own: the rows must be node-pg's all the
 // same. The same expectations hold on PGlite, whose rows are built by PGlite.
 
-const test = suite<{ db: TestDatabase; kernel: Kernel }>('database rows')
 const onPostgres = /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '')
 
-test.before(async (context) => {
-  context.db = await createTestDatabase()
-  const kernel = createTestKernel({
-    plugins: [[database, { url: context.db.url, entities: [] }]],
-  })
-  await kernel.boot()
-  await kernel.plugin('database').ready()
-  context.kernel = kernel
-})
-
-test.after(async ({ kernel, db }) => {
-  await kernel.close()
-  await db.drop()
+const test = databaseSuite('database rows', {
+  entities: [],
 })
 
 test('a column named __proto__ is a column, not the row prototype, run after run', async ({
