@@ -148,11 +148,12 @@ test('refuses a second owner of a top-level key', () => {
       createKernel({ root, env: {} }).register(
         definePlugin({
           name: 'sneaky',
+          // Any key under `http` claims the kernel's top-level key. The types refuse such a
+          // slice already; the cast lets the test reach the refusal at registration.
           config: {
-            // Any key under `http` claims the kernel's top-level key.
             defaults: { http: { sneaky: 1 } },
             schema: { 'http.sneaky': 'integer' },
-          },
+          } as unknown as ConfigSlice,
           setup() {},
         }),
       ),
