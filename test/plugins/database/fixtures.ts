@@ -10,6 +10,9 @@ import database, {
 } from 'fw/plugins/database'
 import { createTestKernel } from 'fw/testing'
 
+/** Whether this run is on PostgreSQL (`DATABASE_URL=postgresql://…`); else it is on PGlite. */
+export const onPostgres = /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '')
+
 export class Gadget {
   id!: number
   name!: string

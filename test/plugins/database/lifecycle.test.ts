@@ -4,7 +4,7 @@ import { createTestDatabase, parseDatabaseUrl, type TestDatabase } from 'fw/plug
 import { classNameOf } from '../../../plugins/database/deferred-entity.js'
 import { DatabaseLifecycle, type LifecycleOptions } from '../../../plugins/database/lifecycle.js'
 import { startTcpProxy, type TcpProxy } from '../../e2e/tcp-proxy.js'
-import { Gadget, GadgetSchema, gadgetValues, migrations } from './fixtures.js'
+import { Gadget, GadgetSchema, gadgetValues, migrations, onPostgres } from './fixtures.js'
 
 // The database plugin's lifecycle on its own, without a kernel: opening, the setup window,
 // preparing, the migration snapshot, the start that finds no database and its background retries,
@@ -23,7 +23,6 @@ interface Context {
 }
 
 const test = suite<Context>('database lifecycle', {})
-const onPostgres = /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '')
 
 function lifecycle(
   context: Context,

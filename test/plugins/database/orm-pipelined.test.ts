@@ -1,14 +1,19 @@
 import * as assert from 'uvu/assert'
 import { eventsOf } from 'fw/testing'
 import { PIPES } from '../../../plugins/database/pipes.js'
-import { databaseSuite, Gadget, GadgetSchema, gadgetValues, migrations } from './fixtures.js'
+import {
+  databaseSuite,
+  Gadget,
+  GadgetSchema,
+  gadgetValues,
+  migrations,
+  onPostgres,
+} from './fixtures.js'
 
 // The ORM's reads outside a transaction go to the read pool on PostgreSQL, pipelined with the
 // other requests' statements on its few connections; what a transaction runs stays on its own
 // connection of knex's pool. Each request gets its own entities, and its `query.executed` events
 // as before. On PGlite (one connection, no read pool) the same requests answer the same.
-
-const onPostgres = /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '')
 
 const test = databaseSuite('database: the ORM reads pipelined', {
   entities: [GadgetSchema],

@@ -3,15 +3,13 @@ import pg from 'pg'
 import * as assert from 'uvu/assert'
 import { defineMigration, uniqueViolation } from 'fw/plugins/database'
 import { PIPES, STALLED_MS } from '../../../plugins/database/pipes.js'
-import { databaseSuite } from './fixtures.js'
+import { databaseSuite, onPostgres } from './fixtures.js'
 
 // Statements of concurrent requests written back to back on few connections (the read pool's
 // pipeline mode on PostgreSQL; PGlite runs them one by one on its one connection): each request
 // gets its own rows, a failing statement (a constraint, the statement timeout, a request whose
 // client went away) fails only its request and the connection goes on serving, and a connection
 // the server ends mid-pipeline fails the statements in flight on it with 503 and is replaced.
-
-const onPostgres = /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '')
 
 const migrations = [
   defineMigration({
