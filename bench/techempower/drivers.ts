@@ -7,25 +7,14 @@
 // Last line: `drivers: pg-pipeline/postgres.js <x> (rate) <y> (CPU per statement, theirs/ours)`.
 // Run: node --import tsx -C fw-source bench/techempower/drivers.ts [--duration 3] [--rounds 3]
 //      (DATABASE_URL or FW_BENCH_POSTGRES_URL: the server to use)
-import { parseArgs } from 'node:util'
 import pg from 'pg'
 import postgres from 'postgres'
-import { createTestDatabase } from '../../plugins/database/test-database.js'
 import { median } from '../lib/stats.js'
-import { SCHEMA_STATEMENTS } from './schema.mjs'
+import { randomId, roundOptions, WORKERS, worldDatabase } from './in-process.js'
 
-const { values: options } = parseArgs({
-  options: {
-    duration: { type: 'string', default: '3' },
-    rounds: { type: 'string', default: '3' },
-  },
-})
-const DURATION_MS = Number(options.duration) * 1000
-const ROUNDS = Number(options.rounds)
-const WORKERS = 64
+const { DURATION_MS, ROUNDS } = roundOptions()
 const READS = 20
 const TEXT = 'select id, randomnumber from world where id = $1'
-const randomId = () => 1 + Math.floor(Math.random() * 10_000)
 
 type Read = (id: number) => Promise<unknown>
 interface Driver {
@@ -88,17 +77,8 @@ async function measure(driver: Driver): Promise<{ rate: number; cpu: number }> {
   return { rate: statements / seconds, cpu: (used.user + used.system) / statements }
 }
 
-const base =
-  process.env.FW_BENCH_POSTGRES_URL ??
-  (/^postgres(ql)?:/.test(process.env.DATABASE_URL ?? '')
-    ? (process.env.DATABASE_URL as string)
-    : 'postgresql://postgres@127.0.0.1:5432/test')
-const db = await createTestDatabase({ DATABASE_URL: base })
+const db = await worldDatabase()
 try {
-  const setup = new pg.Client({ connectionString: db.url })
-  await setup.connect()
-  for (const statement of SCHEMA_STATEMENTS) await setup.query(statement)
-  await setup.end()
   const drivers = [
     pgPipelined(db.url, 1),
     pgPipelined(db.url, 4),

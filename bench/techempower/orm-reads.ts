@@ -7,24 +7,12 @@
 // Run: node --import tsx -C fw-source bench/techempower/orm-reads.ts [--duration 3] [--rounds 3]
 //      (DATABASE_URL or FW_BENCH_POSTGRES_URL: the server to use)
 import { EntitySchema } from '@mikro-orm/core'
-import { parseArgs } from 'node:util'
-import pg from 'pg'
-import database, { createTestDatabase } from 'fw/plugins/database'
+import database from 'fw/plugins/database'
 import { createTestKernel } from 'fw/testing'
 import { median } from '../lib/stats.js'
-import { SCHEMA_STATEMENTS } from './schema.mjs'
+import { randomId, roundOptions, WORKERS, worldDatabase } from './in-process.js'
 
-const { values: options } = parseArgs({
-  options: {
-    duration: { type: 'string', default: '3' },
-    rounds: { type: 'string', default: '3' },
-  },
-})
-const DURATION_MS = Number(options.duration) * 1000
-const ROUNDS = Number(options.rounds)
-const WORKERS = 64
-const randomId = () => 1 + Math.floor(Math.random() * 10_000)
-
+const { DURATION_MS, ROUNDS } = roundOptions()
 class World {
   id!: number
   randomnumber!: number
@@ -35,20 +23,11 @@ const WorldSchema = new EntitySchema<World>({
   properties: { id: { type: 'integer', primary: true }, randomnumber: { type: 'integer' } },
 })
 
-const base =
-  process.env.FW_BENCH_POSTGRES_URL ??
-  (/^postgres(ql)?:/.test(process.env.DATABASE_URL ?? '')
-    ? (process.env.DATABASE_URL as string)
-    : 'postgresql://postgres@127.0.0.1:5432/test')
-const testDb = await createTestDatabase({ DATABASE_URL: base })
+const testDb = await worldDatabase()
 const kernel = createTestKernel({
   plugins: [[database, { url: testDb.url, entities: [WorldSchema] }]],
 })
 try {
-  const setup = new pg.Client({ connectionString: testDb.url })
-  await setup.connect()
-  for (const statement of SCHEMA_STATEMENTS) await setup.query(statement)
-  await setup.end()
   await kernel.boot()
   const db = kernel.plugin('database')
   await db.ready()
