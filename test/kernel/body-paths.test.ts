@@ -101,7 +101,8 @@ function writeBody(socket: Socket, size: number, framing: 'chunked' | 'length'):
       if (!ok && !socket.destroyed) return void socket.once('drain', pump)
       if (socket.destroyed) return
     }
-    socket.end(framing === 'chunked' ? '0\r\n\r\n' : undefined)
+    if (framing === 'chunked') socket.end('0\r\n\r\n')
+    else socket.end()
   }
   pump()
 }
