@@ -10,7 +10,7 @@
 import pg from 'pg'
 import postgres from 'postgres'
 import { median } from '../lib/stats.js'
-import { randomId, roundOptions, WORKERS, worldDatabase } from './in-process.js'
+import { loadRound, randomId, roundOptions, worldDatabase, type RoundSample } from './in-process.js'
 
 const { DURATION_MS, ROUNDS } = roundOptions()
 const READS = 20
@@ -59,22 +59,11 @@ function postgresJs(url: string): Driver {
   }
 }
 
-async function measure(driver: Driver): Promise<{ rate: number; cpu: number }> {
-  const until = performance.now() + DURATION_MS
-  let statements = 0
-  const cpu = process.cpuUsage()
-  const started = performance.now()
-  await Promise.all(
-    Array.from({ length: WORKERS }, async () => {
-      while (performance.now() < until) {
-        await Promise.all(Array.from({ length: READS }, () => driver.read(randomId())))
-        statements += READS
-      }
-    }),
+/** One round of `driver`: each worker reads READS rows at once, again and again. */
+function measure(driver: Driver): Promise<RoundSample> {
+  return loadRound(DURATION_MS, READS, () =>
+    Promise.all(Array.from({ length: READS }, () => driver.read(randomId()))),
   )
-  const used = process.cpuUsage(cpu)
-  const seconds = (performance.now() - started) / 1000
-  return { rate: statements / seconds, cpu: (used.user + used.system) / statements }
 }
 
 const db = await worldDatabase()
@@ -86,7 +75,7 @@ try {
     pgPool(db.url),
   ]
   for (const driver of drivers) await driver.read(1)
-  const samples = new Map(drivers.map((d) => [d.name, [] as { rate: number; cpu: number }[]]))
+  const samples = new Map(drivers.map((d) => [d.name, [] as RoundSample[]]))
   for (let round = 0; round < ROUNDS; round++)
     for (let k = 0; k < drivers.length; k++) {
       const driver = drivers[(k + round) % drivers.length] as Driver

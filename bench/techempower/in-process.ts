@@ -22,6 +22,35 @@ export function roundOptions(): { DURATION_MS: number; ROUNDS: number } {
 }
 /** How many workers load at once, each awaiting its reads in turn. */
 export const WORKERS = 64
+/** What one round measured: reads a second, and this process's CPU µs per read. */
+export interface RoundSample {
+  rate: number
+  cpu: number
+}
+
+/**
+ * One round of load: WORKERS workers, each running `turn` (which makes `reads` reads and resolves
+ * when they are answered) again and again until `durationMs` have passed.
+ */
+export async function loadRound(
+  durationMs: number,
+  reads: number,
+  turn: () => Promise<unknown>,
+): Promise<RoundSample> {
+  const until = performance.now() + durationMs
+  let done = 0
+  const cpu = process.cpuUsage()
+  const started = performance.now()
+  await Promise.all(
+    Array.from({ length: WORKERS }, async () => {
+      for (; performance.now() < until; done += reads) await turn()
+    }),
+  )
+  const used = process.cpuUsage(cpu)
+  const seconds = (performance.now() - started) / 1000
+  return { rate: done / seconds, cpu: (used.user + used.system) / done }
+}
+
 /** A random id of the `world` table's 10,000 rows. */
 export const randomId = (): number => 1 + Math.floor(Math.random() * 10_000)
 

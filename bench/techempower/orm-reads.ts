@@ -10,7 +10,7 @@ import { EntitySchema } from '@mikro-orm/core'
 import database from 'fw/plugins/database'
 import { createTestKernel } from 'fw/testing'
 import { median } from '../lib/stats.js'
-import { randomId, roundOptions, WORKERS, worldDatabase } from './in-process.js'
+import { loadRound, randomId, roundOptions, worldDatabase, type RoundSample } from './in-process.js'
 
 const { DURATION_MS, ROUNDS } = roundOptions()
 class World {
@@ -36,25 +36,11 @@ try {
     findOne: () => root.fork().findOne(World, randomId()),
     sql: () => db.sql`select id, randomnumber from world where id = ${randomId()}`,
   }
-  const samples = new Map(Object.keys(ways).map((w) => [w, [] as { rate: number; cpu: number }[]]))
+  const samples = new Map(Object.keys(ways).map((w) => [w, [] as RoundSample[]]))
   for (let round = 0; round < ROUNDS; round++) {
     const order = round % 2 === 0 ? Object.keys(ways) : Object.keys(ways).reverse()
     for (const way of order) {
-      const read = ways[way]!
-      const until = performance.now() + DURATION_MS
-      let reads = 0
-      const cpu = process.cpuUsage()
-      const started = performance.now()
-      await Promise.all(
-        Array.from({ length: WORKERS }, async () => {
-          for (; performance.now() < until; reads++) await read()
-        }),
-      )
-      const used = process.cpuUsage(cpu)
-      samples.get(way)?.push({
-        rate: reads / ((performance.now() - started) / 1000),
-        cpu: (used.user + used.system) / reads,
-      })
+      samples.get(way)?.push(await loadRound(DURATION_MS, 1, ways[way]!))
     }
   }
   const of = (way: string) => {
