@@ -4,6 +4,7 @@ import { suite, type Test } from 'uvu'
 import type { KernelOptions } from 'fw'
 import database, {
   createTestDatabase,
+  type DatabaseApi,
   type DatabaseOptions,
   type PrepareResult,
   type TestDatabase,
@@ -86,8 +87,11 @@ export interface DatabaseSuiteOptions extends Pick<
 > {
   /** The kernel's config, e.g. `{ database: { statement_timeout: 2 } }`. */
   config?: KernelOptions['config']
-  /** Declares the suite's routes (or taps) on the kernel, before it boots. */
-  routes?: (kernel: TestKernel) => void
+  /**
+   * Declares the suite's routes (or taps) on the kernel, before it boots; `db()` answers the
+   * database plugin's API, for the handlers to call.
+   */
+  routes?: (kernel: TestKernel, db: () => DatabaseApi) => void
 }
 
 /**
@@ -102,13 +106,13 @@ export function databaseSuite<Extra extends object = object>(
   const test = suite<DatabaseSuite & Extra>(name)
   test.before(async (context) => {
     context.db = await createTestDatabase()
-    context.kernel = createTestKernel({
+    const kernel = (context.kernel = createTestKernel({
       config,
       plugins: [[database, { ...options, url: context.db.url }]],
-    })
-    routes?.(context.kernel)
-    await context.kernel.boot()
-    context.prepared = await context.kernel.plugin('database').prepare()
+    }))
+    routes?.(kernel, () => kernel.plugin('database'))
+    await kernel.boot()
+    context.prepared = await kernel.plugin('database').prepare()
   })
   test.after(async (context: Partial<DatabaseSuite>) => {
     await context.kernel?.close()

@@ -18,8 +18,7 @@ import {
 const test = databaseSuite('database: the ORM reads pipelined', {
   entities: [GadgetSchema],
   migrations,
-  routes(kernel) {
-    const db = () => kernel.plugin('database')
+  routes(kernel, db) {
     kernel.router.get('gadgets/{id}', async (ctx) => {
       const em = db().forRequest(ctx).em()
       const gadget = await em.findOneOrFail(Gadget, { id: Number(ctx.params.id) })

@@ -30,8 +30,7 @@ const test = databaseSuite<{ url: string }>('database pipelining', {
   entities: [],
   migrations,
   config: { database: { statement_timeout: 2 } },
-  routes(kernel) {
-    const db = () => kernel.plugin('database')
+  routes(kernel, db) {
     // Three statements per request, each awaited in turn: the requests' statements interleave.
     kernel.router.get('tag/{id}', async (ctx) => {
       const id = Number(ctx.params.id)

@@ -13,8 +13,7 @@ const test = databaseSuite('database without the request scope', {
   entities: [GadgetSchema],
   migrations,
   requestScope: false,
-  routes(kernel) {
-    const db = () => kernel.plugin('database')
+  routes(kernel, db) {
     kernel.router.get('named/{name}', async (ctx) => {
       await tick()
       const rows = await db().forRequest(ctx).sql<{

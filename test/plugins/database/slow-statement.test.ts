@@ -9,8 +9,7 @@ import { databaseSuite } from './fixtures.js'
 const test = databaseSuite('database: a slow statement', {
   entities: [],
   config: { database: { statement_timeout: 1 } },
-  routes(kernel) {
-    const db = () => kernel.plugin('database')
+  routes(kernel, db) {
     kernel.router.get(
       'slow',
       async () => (await db().sql`select pg_sleep(2.5) is null as slept`)[0],

@@ -17,8 +17,7 @@ interface Named {
 const test = databaseSuite('database sql', {
   entities: [GadgetSchema],
   migrations,
-  routes(kernel) {
-    const db = () => kernel.plugin('database')
+  routes(kernel, db) {
     kernel.router.get('by-name', async (ctx) => {
       const rows = await db()
         .sql<Named>`select id, name from gadgets where name = ${String(ctx.query.name)} order by id`

@@ -41,8 +41,7 @@ const SECRET = 'value-7f3a9c-never-logged'
 const test = databaseSuite('database unstorable input', {
   entities: [GadgetSchema, LabelSchema],
   migrations: allMigrations,
-  routes(kernel) {
-    const db = () => kernel.plugin('database')
+  routes(kernel, db) {
     const bodyOf = async (ctx: { body(): Promise<unknown> }) =>
       (await ctx.body()) as { name: string; tags?: unknown[]; doc?: unknown }
     kernel.router.post('orm/find', async (ctx) => {
