@@ -236,6 +236,15 @@ function table(header: readonly string[], rows: ReadonlyArray<readonly string[]>
 
 const spread = (s: Summary): string => `${s.cpuMin.toFixed(0)}–${s.cpuMax.toFixed(0)}`
 const signed = (us: number): string => `${us >= 0 ? '+' : '−'}${Math.abs(us).toFixed(1)}`
+/** An ablation table's row: the server, its medians and spread, then its two differences. */
+const ablationRow = (label: string, s: Summary, minusBase: string, leftOut: string): string[] => [
+  label,
+  formatInt(s.rps),
+  s.cpu.toFixed(1),
+  spread(s),
+  minusBase,
+  leftOut,
+]
 
 async function main(): Promise<void> {
   const command = fwCommand()
@@ -344,27 +353,20 @@ async function main(): Promise<void> {
     const a = await measure('ablation', ablated, servers, ABLATION_SECONDS, fresh)
     const fwFull = a.get('fw')!
     const kernel = a.get('fw kernel only')!
-    const rows: string[][] = [
-      [
-        'fw (the playground, all plugins)',
-        formatInt(fwFull.rps),
-        fwFull.cpu.toFixed(1),
-        spread(fwFull),
-        signed(fwFull.cpu - kernel.cpu),
-        '',
-      ],
+    const rows = [
+      ablationRow('fw (the playground, all plugins)', fwFull, signed(fwFull.cpu - kernel.cpu), ''),
     ]
     for (const v of variants) {
       const s = a.get(v.name)!
       const removed = v.skip.includes('all') ? 'all' : v.skip.join(' + ')
-      rows.push([
-        v.name + (v.note === undefined ? '' : ` (${removed})`),
-        formatInt(s.rps),
-        s.cpu.toFixed(1),
-        spread(s),
-        v.skip.includes('all') ? '0' : signed(s.cpu - kernel.cpu),
-        signed(fwFull.cpu - s.cpu),
-      ])
+      rows.push(
+        ablationRow(
+          v.name + (v.note === undefined ? '' : ` (${removed})`),
+          s,
+          v.skip.includes('all') ? '0' : signed(s.cpu - kernel.cpu),
+          signed(fwFull.cpu - s.cpu),
+        ),
+      )
     }
     console.log(
       '\n  fw ablation (medians; "left out costs" = full app − variant, µs CPU per request):',
@@ -377,26 +379,24 @@ async function main(): Promise<void> {
 
     const bare = a.get('fastify bare')!
     const fullF = a.get('fastify+3')!
-    const frows: string[][] = [
-      [
+    const frows = [
+      ablationRow(
         'fastify + cookie + cors + request-context',
-        formatInt(fullF.rps),
-        fullF.cpu.toFixed(1),
-        spread(fullF),
+        fullF,
         signed(fullF.cpu - bare.cpu),
         '',
-      ],
+      ),
     ]
     for (const f of FASTIFY_VARIANTS) {
       const s = a.get(f.name)!
-      frows.push([
-        f.name,
-        formatInt(s.rps),
-        s.cpu.toFixed(1),
-        spread(s),
-        f.name === 'fastify bare' ? '0' : signed(s.cpu - bare.cpu),
-        signed(fullF.cpu - s.cpu),
-      ])
+      frows.push(
+        ablationRow(
+          f.name,
+          s,
+          f.name === 'fastify bare' ? '0' : signed(s.cpu - bare.cpu),
+          signed(fullF.cpu - s.cpu),
+        ),
+      )
     }
     console.log('\n  fastify ablation (medians):')
     console.log(

@@ -32,6 +32,7 @@ import pg from 'pg'
 import { createTestDatabase } from '../plugins/database/test-database.js'
 import { fwCommand, root } from './lib/playground-child.js'
 import { median, sleep } from './lib/stats.js'
+import { benchPostgresUrl } from './techempower/in-process.js'
 import { SCHEMA_STATEMENTS } from './techempower/schema.mjs'
 import { TEST_PATHS, verifyTechEmpower, type ReadWorld } from './techempower/verify.js'
 
@@ -271,12 +272,7 @@ function cpuMedian(values: readonly number[]): number {
 const fmt = (n: number): string => Math.round(n).toLocaleString('en-US')
 
 async function main(): Promise<void> {
-  const base =
-    process.env.FW_BENCH_POSTGRES_URL ??
-    (/^postgres(ql)?:/.test(process.env.DATABASE_URL ?? '')
-      ? (process.env.DATABASE_URL as string)
-      : 'postgresql://postgres@127.0.0.1:5432/test')
-  const db = await createTestDatabase({ DATABASE_URL: base })
+  const db = await createTestDatabase({ DATABASE_URL: benchPostgresUrl() })
   postgresPort = Number(new URL(db.url).port || 5432)
   dropDatabase = () => db.drop()
   const client = new pg.Client({ connectionString: db.url })

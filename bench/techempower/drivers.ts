@@ -7,25 +7,14 @@
 // Last line: `drivers: pg-pipeline/postgres.js <x> (rate) <y> (CPU per statement, theirs/ours)`.
 // Run: node --import tsx -C fw-source bench/techempower/drivers.ts [--duration 3] [--rounds 3]
 //      (DATABASE_URL or FW_BENCH_POSTGRES_URL: the server to use)
-import { parseArgs } from 'node:util'
 import pg from 'pg'
 import postgres from 'postgres'
-import { createTestDatabase } from '../../plugins/database/test-database.js'
 import { median } from '../lib/stats.js'
-import { SCHEMA_STATEMENTS } from './schema.mjs'
+import { loadRound, randomId, roundOptions, worldDatabase, type RoundSample } from './in-process.js'
 
-const { values: options } = parseArgs({
-  options: {
-    duration: { type: 'string', default: '3' },
-    rounds: { type: 'string', default: '3' },
-  },
-})
-const DURATION_MS = Number(options.duration) * 1000
-const ROUNDS = Number(options.rounds)
-const WORKERS = 64
+const { DURATION_MS, ROUNDS } = roundOptions()
 const READS = 20
 const TEXT = 'select id, randomnumber from world where id = $1'
-const randomId = () => 1 + Math.floor(Math.random() * 10_000)
 
 type Read = (id: number) => Promise<unknown>
 interface Driver {
@@ -70,35 +59,15 @@ function postgresJs(url: string): Driver {
   }
 }
 
-async function measure(driver: Driver): Promise<{ rate: number; cpu: number }> {
-  const until = performance.now() + DURATION_MS
-  let statements = 0
-  const cpu = process.cpuUsage()
-  const started = performance.now()
-  await Promise.all(
-    Array.from({ length: WORKERS }, async () => {
-      while (performance.now() < until) {
-        await Promise.all(Array.from({ length: READS }, () => driver.read(randomId())))
-        statements += READS
-      }
-    }),
+/** One round of `driver`: each worker reads READS rows at once, again and again. */
+function measure(driver: Driver): Promise<RoundSample> {
+  return loadRound(DURATION_MS, READS, () =>
+    Promise.all(Array.from({ length: READS }, () => driver.read(randomId()))),
   )
-  const used = process.cpuUsage(cpu)
-  const seconds = (performance.now() - started) / 1000
-  return { rate: statements / seconds, cpu: (used.user + used.system) / statements }
 }
 
-const base =
-  process.env.FW_BENCH_POSTGRES_URL ??
-  (/^postgres(ql)?:/.test(process.env.DATABASE_URL ?? '')
-    ? (process.env.DATABASE_URL as string)
-    : 'postgresql://postgres@127.0.0.1:5432/test')
-const db = await createTestDatabase({ DATABASE_URL: base })
+const db = await worldDatabase()
 try {
-  const setup = new pg.Client({ connectionString: db.url })
-  await setup.connect()
-  for (const statement of SCHEMA_STATEMENTS) await setup.query(statement)
-  await setup.end()
   const drivers = [
     pgPipelined(db.url, 1),
     pgPipelined(db.url, 4),
@@ -106,7 +75,7 @@ try {
     pgPool(db.url),
   ]
   for (const driver of drivers) await driver.read(1)
-  const samples = new Map(drivers.map((d) => [d.name, [] as { rate: number; cpu: number }[]]))
+  const samples = new Map(drivers.map((d) => [d.name, [] as RoundSample[]]))
   for (let round = 0; round < ROUNDS; round++)
     for (let k = 0; k < drivers.length; k++) {
       const driver = drivers[(k + round) % drivers.length] as Driver

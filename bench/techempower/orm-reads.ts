@@ -7,24 +7,12 @@
 // Run: node --import tsx -C fw-source bench/techempower/orm-reads.ts [--duration 3] [--rounds 3]
 //      (DATABASE_URL or FW_BENCH_POSTGRES_URL: the server to use)
 import { EntitySchema } from '@mikro-orm/core'
-import { parseArgs } from 'node:util'
-import pg from 'pg'
-import database, { createTestDatabase } from 'fw/plugins/database'
+import database from 'fw/plugins/database'
 import { createTestKernel } from 'fw/testing'
 import { median } from '../lib/stats.js'
-import { SCHEMA_STATEMENTS } from './schema.mjs'
+import { loadRound, randomId, roundOptions, worldDatabase, type RoundSample } from './in-process.js'
 
-const { values: options } = parseArgs({
-  options: {
-    duration: { type: 'string', default: '3' },
-    rounds: { type: 'string', default: '3' },
-  },
-})
-const DURATION_MS = Number(options.duration) * 1000
-const ROUNDS = Number(options.rounds)
-const WORKERS = 64
-const randomId = () => 1 + Math.floor(Math.random() * 10_000)
-
+const { DURATION_MS, ROUNDS } = roundOptions()
 class World {
   id!: number
   randomnumber!: number
@@ -35,20 +23,11 @@ const WorldSchema = new EntitySchema<World>({
   properties: { id: { type: 'integer', primary: true }, randomnumber: { type: 'integer' } },
 })
 
-const base =
-  process.env.FW_BENCH_POSTGRES_URL ??
-  (/^postgres(ql)?:/.test(process.env.DATABASE_URL ?? '')
-    ? (process.env.DATABASE_URL as string)
-    : 'postgresql://postgres@127.0.0.1:5432/test')
-const testDb = await createTestDatabase({ DATABASE_URL: base })
+const testDb = await worldDatabase()
 const kernel = createTestKernel({
   plugins: [[database, { url: testDb.url, entities: [WorldSchema] }]],
 })
 try {
-  const setup = new pg.Client({ connectionString: testDb.url })
-  await setup.connect()
-  for (const statement of SCHEMA_STATEMENTS) await setup.query(statement)
-  await setup.end()
   await kernel.boot()
   const db = kernel.plugin('database')
   await db.ready()
@@ -57,25 +36,11 @@ try {
     findOne: () => root.fork().findOne(World, randomId()),
     sql: () => db.sql`select id, randomnumber from world where id = ${randomId()}`,
   }
-  const samples = new Map(Object.keys(ways).map((w) => [w, [] as { rate: number; cpu: number }[]]))
+  const samples = new Map(Object.keys(ways).map((w) => [w, [] as RoundSample[]]))
   for (let round = 0; round < ROUNDS; round++) {
     const order = round % 2 === 0 ? Object.keys(ways) : Object.keys(ways).reverse()
     for (const way of order) {
-      const read = ways[way]!
-      const until = performance.now() + DURATION_MS
-      let reads = 0
-      const cpu = process.cpuUsage()
-      const started = performance.now()
-      await Promise.all(
-        Array.from({ length: WORKERS }, async () => {
-          for (; performance.now() < until; reads++) await read()
-        }),
-      )
-      const used = process.cpuUsage(cpu)
-      samples.get(way)?.push({
-        rate: reads / ((performance.now() - started) / 1000),
-        cpu: (used.user + used.system) / reads,
-      })
+      samples.get(way)?.push(await loadRound(DURATION_MS, 1, ways[way]!))
     }
   }
   const of = (way: string) => {

@@ -1,31 +1,22 @@
-import { Command, formatTable, Option, UsageError } from 'fw/cli'
+import { Command, Option, UsageError, wholeNumberOption, writeItems } from 'fw/cli'
 import type { CommandContext } from 'fw'
+import { requireMigrated } from 'fw/plugins/database'
+import type { JobsApi } from './types.js'
 import { isJobId, JOB_STATES } from './inspect.js'
 import { WorkCommand } from './work-command.js'
 
 /**
  * The jobs plugin, once its tables are sure to be there: a database that does not exist is named
- * (never created), and pending migrations are refused.
+ * (never created), and pending migrations are refused (test/plugins/jobs/cli.test.ts).
  */
-export async function openJobs(context: CommandContext) {
-  const db = context.kernel.plugin('database')
-  const { pending } = await db.status().catch((error: unknown) => {
-    throw (error as { code?: unknown }).code === 'FW_ERR_DATABASE_MISSING'
-      ? new UsageError((error as Error).message)
-      : error
-  })
-  if (pending.length > 0)
-    throw new UsageError(
-      `${pending.length} migration(s) have not run (first: ${pending[0]}). Run fw migrate first.`,
-    )
+export async function openJobs(context: CommandContext): Promise<JobsApi> {
+  await requireMigrated(context)
   return context.kernel.plugin('jobs')
 }
 
+/** `--limit`: from 1 to 10,000 jobs. */
 function limitOf(raw: string): number {
-  const limit = Number(raw)
-  if (!Number.isInteger(limit) || limit < 1 || limit > 10_000)
-    throw new UsageError(`--limit must be a whole number from 1 to 10000, got '${raw}'.`)
-  return limit
+  return wholeNumberOption('--limit', raw, 1, 10_000)
 }
 
 /** `fw jobs:list [--state S] [--name N] [--limit N] [--json]`. */
@@ -57,24 +48,22 @@ export class JobsListCommand extends Command<CommandContext> {
       ...(this.state === undefined ? {} : { state: this.state }),
       ...(this.name === undefined ? {} : { name: this.name }),
     })
-    const out = this.context.stdout
-    if (this.json) out.write(`${JSON.stringify(jobs, null, 2)}\n`)
-    else
-      out.write(
-        formatTable(
-          ['Id', 'Name', 'State', 'Attempts', 'Key', 'Dispatched', 'Runs after', 'Progress'],
-          jobs.map((j) => [
-            j.id,
-            j.name,
-            j.state,
-            String(j.attempts),
-            j.key ?? '',
-            j.createdAt,
-            j.startAfter,
-            j.progress === null ? '' : `${j.progress.done}/${j.progress.total ?? '?'}`,
-          ]),
-        ),
-      )
+    writeItems(
+      this.context.stdout,
+      this.json,
+      jobs,
+      ['Id', 'Name', 'State', 'Attempts', 'Key', 'Dispatched', 'Runs after', 'Progress'],
+      (j) => [
+        j.id,
+        j.name,
+        j.state,
+        String(j.attempts),
+        j.key ?? '',
+        j.createdAt,
+        j.startAfter,
+        j.progress === null ? '' : `${j.progress.done}/${j.progress.total ?? '?'}`,
+      ],
+    )
     return 0
   }
 }
@@ -95,15 +84,13 @@ export class JobsFailedCommand extends Command<CommandContext> {
 
   async execute(): Promise<number> {
     const jobs = await (await openJobs(this.context)).failed({ limit: limitOf(this.limit) })
-    const out = this.context.stdout
-    if (this.json) out.write(`${JSON.stringify(jobs, null, 2)}\n`)
-    else
-      out.write(
-        formatTable(
-          ['Id', 'Name', 'Attempts', 'Failed at', 'Error'],
-          jobs.map((j) => [j.id, j.name, String(j.attempts), j.completedAt ?? '', j.error]),
-        ),
-      )
+    writeItems(
+      this.context.stdout,
+      this.json,
+      jobs,
+      ['Id', 'Name', 'Attempts', 'Failed at', 'Error'],
+      (j) => [j.id, j.name, String(j.attempts), j.completedAt ?? '', j.error],
+    )
     return 0
   }
 }
@@ -151,9 +138,7 @@ export class JobsDispatchCommand extends Command<CommandContext> {
     } catch {
       throw new UsageError(`the payload is not JSON: ${this.payload}`)
     }
-    const delay = this.delay === undefined ? undefined : Number(this.delay)
-    if (delay !== undefined && !(Number.isInteger(delay) && delay >= 0))
-      throw new UsageError(`--delay must be a whole number of seconds, got '${this.delay}'.`)
+    const delay = this.delay === undefined ? undefined : wholeNumberOption('--delay', this.delay, 0)
     const jobs = await openJobs(this.context)
     if (!jobs.definitions().has(this.name))
       throw new UsageError(

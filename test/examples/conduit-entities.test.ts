@@ -10,27 +10,13 @@ import {
 } from '@mikro-orm/knex'
 import { spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { InjectResponse } from 'fw'
 import { eventsOf } from 'fw/testing'
 import { Article, Comment, UserProfile } from '../../examples/conduit/entities.js'
-import { call, register, startConduit, write, type Conduit } from './conduit-fixtures.js'
+import { call, conduitSuite, register, write, type Conduit } from './conduit-fixtures.js'
 
-interface Ctx {
-  app: Conduit
-  ann: string
-  bob: string
-}
-
-const test = suite<Ctx>('conduit example: entities', {} as Ctx)
-
-test.before(async (context) => {
-  context.app = await startConduit()
-  context.ann = await register(context.app.kernel, 'ann')
-  context.bob = await register(context.app.kernel, 'bob')
-})
-test.after(async ({ app }) => app.close())
+const test = conduitSuite('conduit example: entities')
 
 const TABLES = ['user_profiles', 'follows', 'articles', 'favorites', 'comments']
 

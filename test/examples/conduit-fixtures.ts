@@ -1,10 +1,12 @@
 // The Conduit example under test: the app from its factory on a database of the suite's own
 // (PGlite in memory, or a fresh PostgreSQL database with DATABASE_URL), migrated, and helpers
 // that speak its API as a client would.
+import type { Test } from 'uvu'
 import type { InjectResponse, Kernel } from 'fw'
 import { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
 import { createMemoryLogger, type MemoryLogger } from 'fw/testing'
 import createApp from '../../examples/conduit/app.js'
+import { appSuite } from '../fixtures/app-suite.js'
 
 export interface Conduit {
   kernel: Kernel
@@ -75,4 +77,27 @@ export async function write(
 /** RealWorld's error body. */
 export function errorsOf(res: InjectResponse): string[] {
   return res.json<{ errors: { body: string[] } }>().errors.body
+}
+
+/** What a {@link conduitSuite}'s tests get: the app, and the tokens of its users ann and bob. */
+export interface ConduitSuite {
+  app: Conduit
+  ann: string
+  bob: string
+}
+
+/**
+ * A suite on a Conduit app of its own ({@link startConduit}) with two users registered, ann and
+ * bob, before its tests; the app closed and its database dropped after them. More hooks of the
+ * suite's own run after these.
+ */
+export function conduitSuite<Extra extends object = object>(
+  name: string,
+): Test<ConduitSuite & Extra> {
+  const test = appSuite<Conduit, Omit<ConduitSuite, 'app'> & Extra>(name, startConduit)
+  test.before(async (context) => {
+    context.ann = await register(context.app.kernel, 'ann')
+    context.bob = await register(context.app.kernel, 'bob')
+  })
+  return test
 }

@@ -1,18 +1,10 @@
 // The Conduit example's article lists: paging by limit/offset, the tag/author/favorited filters,
 // the feed of followed authors, and the cost of a page: a fixed number of statements whatever its
 // size (no query per article for its author, following, favorited or favoritesCount).
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { InjectResponse } from 'fw'
 import { eventsOf } from 'fw/testing'
-import { call, errorsOf, register, startConduit, type Conduit } from './conduit-fixtures.js'
-
-interface Ctx {
-  app: Conduit
-  ann: string
-  bob: string
-  cy: string
-}
+import { call, conduitSuite, errorsOf, register, type ConduitSuite } from './conduit-fixtures.js'
 
 interface ListBody {
   articles: {
@@ -27,13 +19,11 @@ interface ListBody {
   articlesCount: number
 }
 
-const test = suite<Ctx>('conduit example: lists', {} as Ctx)
+const test = conduitSuite<{ cy: string }>('conduit example: lists')
 
 /** Ann writes 25 articles (`a01` … `a25`, a minute apart, newest last; odd ones tagged `odd`), bob 2. */
 test.before(async (context) => {
-  const app = (context.app = await startConduit())
-  context.ann = await register(app.kernel, 'ann')
-  context.bob = await register(app.kernel, 'bob')
+  const { app } = context
   context.cy = await register(app.kernel, 'cy')
   const db = app.kernel.plugin('database')
   await db.runStatement({
@@ -60,9 +50,8 @@ test.before(async (context) => {
   ] as const)
     assert.is((await call(app.kernel, 'POST', `/articles/${slug}/favorite`, { token })).status, 200)
 })
-test.after(async ({ app }) => app.close())
 
-const list = async (ctx: Ctx, path: string, token?: string) => {
+const list = async (ctx: ConduitSuite, path: string, token?: string) => {
   const res = await call(ctx.app.kernel, 'GET', path, { token })
   assert.is(res.status, 200, `${path}: ${res.body}`)
   return res.json<ListBody>()

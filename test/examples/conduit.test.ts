@@ -1,23 +1,9 @@
 // The Conduit example from RealWorld's specification, over HTTP (`kernel.inject`): every endpoint,
 // who may change what (403), and the error shapes.
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { call, errorsOf, register, startConduit, write, type Conduit } from './conduit-fixtures.js'
+import { call, conduitSuite, errorsOf, register, write } from './conduit-fixtures.js'
 
-interface Ctx {
-  app: Conduit
-  ann: string
-  bob: string
-}
-
-const test = suite<Ctx>('conduit example', {} as Ctx)
-
-test.before(async (context) => {
-  context.app = await startConduit()
-  context.ann = await register(context.app.kernel, 'ann')
-  context.bob = await register(context.app.kernel, 'bob')
-})
-test.after(async ({ app }) => app.close())
+const test = conduitSuite('conduit example')
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/
 

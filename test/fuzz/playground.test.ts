@@ -10,7 +10,7 @@ import { type TestDatabase } from 'fw/plugins/database'
 import { fuzz, fuzzSettings, report } from './harness.js'
 import { hostileString } from './inputs.js'
 import type { Param, Plan } from './plan.js'
-import { bootApp, playground } from '../fixtures/booted-app.js'
+import { bootApp, playground, tokenOf } from '../fixtures/booted-app.js'
 
 /** The list's whitelist (playground/README.md), names it does not know, and malformed ones. */
 const FIELD = fc.constantFrom(
@@ -75,12 +75,7 @@ const test = suite<{ db: TestDatabase; kernel: Kernel }>('fuzz: the playground A
 bootApp(test, playground({ FW_APP_KEY: 'base64:fuzz-test-application-key' }))
 
 test('every operation answers generated requests as the document says', async ({ kernel }) => {
-  const login = await kernel.inject({
-    method: 'POST',
-    url: '/account/login',
-    body: { username: 'editor', password: 'editor-pass' },
-  })
-  const token = login.json<{ access_token: string }>().access_token
+  const token = await tokenOf(kernel, 'editor')
   const secrets: Record<string, string> = { apiKey: 'demo-api-key', bearerAuth: token }
   const settings = fuzzSettings()
   const findings = await fuzz(

@@ -81,36 +81,28 @@ function head(path: string, type: string, framing: string): string {
   return `POST /${path} HTTP/1.1\r\nHost: t\r\nContent-Type: ${type}\r\n${framing}\r\n`
 }
 
-/** Writes `size` bytes of body in chunked encoding, in 64 KiB chunks, then the last chunk. */
-function writeChunked(socket: Socket, size: number): void {
+/**
+ * Writes `size` bytes of body in 64 KiB pieces, waiting for `drain` when the socket asks, and
+ * stops when the server destroys it: each piece framed as a chunk then the last chunk (`chunked`),
+ * or as they are (the head's Content-Length).
+ */
+function writeBody(socket: Socket, size: number, framing: 'chunked' | 'length'): void {
   const piece = Buffer.alloc(65536, 0x61)
   let left = size
   const pump = (): void => {
     while (left > 0) {
       const n = Math.min(piece.length, left)
       left -= n
-      const ok = socket.write(`${n.toString(16)}\r\n`) && socket.write(piece.subarray(0, n))
-      socket.write('\r\n')
+      const ok =
+        framing === 'chunked'
+          ? socket.write(`${n.toString(16)}\r\n`) && socket.write(piece.subarray(0, n))
+          : socket.write(piece.subarray(0, n))
+      if (framing === 'chunked') socket.write('\r\n')
       if (!ok && !socket.destroyed) return void socket.once('drain', pump)
       if (socket.destroyed) return
     }
-    socket.end('0\r\n\r\n')
-  }
-  pump()
-}
-
-function writeLength(socket: Socket, size: number): void {
-  const piece = Buffer.alloc(65536, 0x61)
-  let left = size
-  const pump = (): void => {
-    while (left > 0) {
-      const n = Math.min(piece.length, left)
-      left -= n
-      if (!socket.write(piece.subarray(0, n)) && !socket.destroyed)
-        return void socket.once('drain', pump)
-      if (socket.destroyed) return
-    }
-    socket.end()
+    if (framing === 'chunked') socket.end('0\r\n\r\n')
+    else socket.end()
   }
   pump()
 }
@@ -127,7 +119,7 @@ for (const path of ['json', 'form', 'raw'] as const) {
   test(`${path}: a chunked body one byte over the limit answers 413 and closes`, async (ctx) => {
     const out = await exchange(ctx.port, (s) => {
       s.write(head(path, type, 'Transfer-Encoding: chunked\r\n'))
-      writeChunked(s, LIMIT + 1)
+      writeBody(s, LIMIT + 1, 'chunked')
     })
     assert.match(out, /^HTTP\/1\.1 413 /)
     assert.match(out, /\r\nconnection: close\r\n/i)
@@ -138,7 +130,7 @@ for (const path of ['json', 'form', 'raw'] as const) {
   test(`${path}: a chunked body 20 MB over the limit ends that socket only`, async (ctx) => {
     const out = await exchange(ctx.port, (s) => {
       s.write(head(path, type, 'Transfer-Encoding: chunked\r\n'))
-      writeChunked(s, TWENTY_MB)
+      writeBody(s, TWENTY_MB, 'chunked')
     })
     // The answer may be lost to a reset while the client is still writing; if read, it is a 413.
     if (out !== '') assert.match(out, /^HTTP\/1\.1 413 /)
@@ -148,7 +140,7 @@ for (const path of ['json', 'form', 'raw'] as const) {
   test(`${path}: a Content-Length one byte over the limit answers 413`, async (ctx) => {
     const out = await exchange(ctx.port, (s) => {
       s.write(head(path, type, `Content-Length: ${LIMIT + 1}\r\n`))
-      writeLength(s, LIMIT + 1)
+      writeBody(s, LIMIT + 1, 'length')
     })
     assert.match(out, /^HTTP\/1\.1 413 /)
     await assertAlive(ctx, `${path} length +1`)
@@ -157,7 +149,7 @@ for (const path of ['json', 'form', 'raw'] as const) {
   test(`${path}: a Content-Length 20 MB over the limit answers 413`, async (ctx) => {
     const out = await exchange(ctx.port, (s) => {
       s.write(head(path, type, `Content-Length: ${TWENTY_MB}\r\n`))
-      writeLength(s, TWENTY_MB)
+      writeBody(s, TWENTY_MB, 'length')
     })
     if (out !== '') assert.match(out, /^HTTP\/1\.1 413 /)
     await assertAlive(ctx, `${path} length +20 MB`)
@@ -198,7 +190,7 @@ for (const path of ['json', 'form', 'raw'] as const) {
 test('a handler that starts reading a body it never waits for cannot end the process', async (ctx) => {
   const out = await exchange(ctx.port, (s) => {
     s.write(head('starts-reading', TYPES.json!, 'Transfer-Encoding: chunked\r\n'))
-    writeChunked(s, LIMIT * 4)
+    writeBody(s, LIMIT * 4, 'chunked')
   })
   assert.match(out, /^HTTP\/1\.1 200 /)
   await new Promise((resolve) => setTimeout(resolve, 50))
@@ -208,12 +200,12 @@ test('a handler that starts reading a body it never waits for cannot end the pro
 test('a body within the limit is still read whole, chunked and by length', async (ctx) => {
   const chunked = await exchange(ctx.port, (s) => {
     s.write(head('raw', TYPES.raw!, 'Transfer-Encoding: chunked\r\n'))
-    writeChunked(s, LIMIT)
+    writeBody(s, LIMIT, 'chunked')
   })
   assert.match(chunked, '{"bytes":4096}')
   const sized = await exchange(ctx.port, (s) => {
     s.write(head('raw', TYPES.raw!, `Content-Length: ${LIMIT}\r\nConnection: close\r\n`))
-    writeLength(s, LIMIT)
+    writeBody(s, LIMIT, 'length')
   })
   assert.match(sized, '{"bytes":4096}')
 })

@@ -2,14 +2,8 @@
 // `register()` with FW_ERR_CONFIG_INVALID naming the key; string rules keep working beside them.
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import {
-  createKernel,
-  definePlugin,
-  FwError,
-  silentLogger,
-  type ConfigSlice,
-  type Kernel,
-} from 'fw'
+import { createKernel, definePlugin, silentLogger, type ConfigSlice, type Kernel } from 'fw'
+import { thrownFwError } from '../fixtures/thrown.js'
 
 const test = suite('config rule objects')
 const root = '/tmp/fw-config-rules-test'
@@ -68,16 +62,6 @@ function kernelWith(env: NodeJS.ProcessEnv): Kernel {
   return createKernel({ root, env, logger: silentLogger }).register(quota)
 }
 
-function failure(run: () => unknown): FwError {
-  try {
-    run()
-  } catch (error) {
-    assert.instance(error, FwError)
-    return error as FwError
-  }
-  throw new Error('expected a configuration error')
-}
-
 const over = (quota: Record<string, unknown>): NodeJS.ProcessEnv => ({
   FW_CONFIG: JSON.stringify({ quota }),
 })
@@ -109,18 +93,18 @@ test('a value outside min/max fails register() naming the key and the bounds', (
     ],
   ]
   for (const [values, message] of cases) {
-    const error = failure(() => kernelWith(over(values)))
+    const error = thrownFwError(() => kernelWith(over(values)))
     assert.is(error.code, 'FW_ERR_CONFIG_INVALID')
     assert.is(error.message, message)
   }
   assert.is(
-    failure(() => kernelWith({ QUOTA_PER_PAGE: '101' })).message,
+    thrownFwError(() => kernelWith({ QUOTA_PER_PAGE: '101' })).message,
     `Config key 'quota.per_page' must be an integer from 1 to 100, got 101.`,
   )
 })
 
 test("a check's problem sentence fails register() naming the key", () => {
-  const error = failure(() => kernelWith(over({ currency: 'eur' })))
+  const error = thrownFwError(() => kernelWith(over({ currency: 'eur' })))
   assert.is(error.code, 'FW_ERR_CONFIG_INVALID')
   assert.is(
     error.message,
@@ -128,7 +112,7 @@ test("a check's problem sentence fails register() naming the key", () => {
   )
   // The check never sees a value of the wrong kind: the kind's message comes first.
   assert.is(
-    failure(() => kernelWith(over({ currency: 3 }))).message,
+    thrownFwError(() => kernelWith(over({ currency: 3 }))).message,
     `Config key 'quota.currency' must be a string, got 3.`,
   )
 })

@@ -18,6 +18,11 @@ function app(env: NodeJS.ProcessEnv = {}) {
   return kernel
 }
 
+/** POST /things with `body` as it is sent, of the content type `type`. */
+function postThings(kernel: ReturnType<typeof app>, type: string, body: string) {
+  return kernel.inject({ method: 'POST', url: '/things', headers: { 'content-type': type }, body })
+}
+
 test('answers 404 as JSON to a JSON client and as an HTML page to a browser', async () => {
   const kernel = app()
   const a = await kernel.inject({ url: '/nowhere', headers: JSON_CLIENT })
@@ -60,22 +65,16 @@ test('parses a JSON body', async () => {
 })
 
 test('parses a form body with nested keys', async () => {
-  const res = await app().inject({
-    method: 'POST',
-    url: '/things',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: 'a[b][0]=x&a[b][1]=y&c=1&user%5Bname%5D=ada',
-  })
+  const res = await postThings(
+    app(),
+    'application/x-www-form-urlencoded',
+    'a[b][0]=x&a[b][1]=y&c=1&user%5Bname%5D=ada',
+  )
   assert.equal(res.json(), { got: { a: { b: ['x', 'y'] }, c: '1', user: { name: 'ada' } } })
 })
 
 test('answers 400 with a JSON error for a malformed JSON body, never 500', async () => {
-  const res = await app().inject({
-    method: 'POST',
-    url: '/things',
-    headers: { 'content-type': 'application/json' },
-    body: '{"name":',
-  })
+  const res = await postThings(app(), 'application/json', '{"name":')
   assert.is(res.status, 400)
   assert.equal(res.json(), {
     error: 'malformed_body',
@@ -86,33 +85,22 @@ test('answers 400 with a JSON error for a malformed JSON body, never 500', async
 test('answers 413 for a body over the limit, by declared length or by bytes read', async () => {
   const kernel = app()
   const big = 'x'.repeat(2000)
-  const res = await kernel.inject({
-    method: 'POST',
-    url: '/things',
-    headers: { 'content-type': 'text/plain' },
-    body: big,
-  })
+  const res = await postThings(kernel, 'text/plain', big)
   assert.is(res.status, 413)
   assert.is(res.json<{ error: string }>().error, 'payload_too_large')
 })
 
 test('answers 415 for a multipart body', async () => {
-  const res = await app().inject({
-    method: 'POST',
-    url: '/things',
-    headers: { 'content-type': 'multipart/form-data; boundary=x' },
-    body: '--x--',
-  })
+  const res = await postThings(app(), 'multipart/form-data; boundary=x', '--x--')
   assert.is(res.status, 415)
 })
 
 test('keeps prototype keys out of parsed form bodies', async () => {
-  const res = await app().inject({
-    method: 'POST',
-    url: '/things',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: '__proto__[admin]=1&constructor[prototype][x]=1',
-  })
+  const res = await postThings(
+    app(),
+    'application/x-www-form-urlencoded',
+    '__proto__[admin]=1&constructor[prototype][x]=1',
+  )
   assert.is(res.status, 201)
   assert.is(({} as Record<string, unknown>).admin, undefined)
 })

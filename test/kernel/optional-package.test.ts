@@ -1,8 +1,6 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { execFile } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
-import { promisify } from 'node:util'
+import { runWithoutPackages } from './fixtures/without-packages.js'
 
 // fw's optional peer dependencies (package.json peerDependenciesMeta), made absent in a child
 // process the way an app that did not install them has them: a feature that needs one fails with
@@ -28,19 +26,10 @@ interface Outcome {
 }
 
 async function run(features: string[]): Promise<Map<string, Outcome>> {
-  const { stdout } = await promisify(execFile)(
-    process.execPath,
-    [
-      '--import',
-      import.meta.resolve('tsx'),
-      '-C',
-      'fw-source',
-      '--import',
-      fileURLToPath(new URL('absent-packages.mjs', fixtures)),
-      fileURLToPath(new URL('optional-features.ts', fixtures)),
-      ...features,
-    ],
-    { env: { ...process.env, FW_ABSENT_PACKAGES: ABSENT.join(',') }, timeout: 60_000 },
+  const stdout = await runWithoutPackages(
+    new URL('optional-features.ts', fixtures),
+    ABSENT,
+    features,
   )
   const lines = stdout
     .trim()
@@ -58,26 +47,35 @@ test('the telemetry, health and api plugins serve without their optional package
   assert.equal(outcomes.get('plain'), { feature: 'plain', message: '200' })
 })
 
-test('metrics without prom-client fail at boot naming it', () => {
-  const o = outcomes.get('metrics')
-  assert.is(o?.code, 'FW_ERR_PACKAGE_MISSING')
-  assert.match(o!.message, "npm install prom-client@'^15")
-})
+// Each fails with FW_ERR_PACKAGE_MISSING, its message naming the package.
+const MISSING = [
+  {
+    feature: 'metrics',
+    name: 'metrics without prom-client fail at boot naming it',
+    message: "npm install prom-client@'^15",
+  },
+  {
+    feature: 'tracing',
+    name: 'tracing without OpenTelemetry fails at boot naming its API package',
+    message: 'The package @opentelemetry/api is not installed',
+  },
+  {
+    feature: 'xml',
+    name: 'an XML reply without fast-xml-parser fails naming it',
+    message: 'npm install fast-xml-parser@',
+  },
+]
 
-test('tracing without OpenTelemetry fails at boot naming its API package', () => {
-  const o = outcomes.get('tracing')
-  assert.is(o?.code, 'FW_ERR_PACKAGE_MISSING')
-  assert.match(o!.message, 'The package @opentelemetry/api is not installed')
-})
+for (const { feature, name, message } of MISSING) {
+  test(name, () => {
+    const o = outcomes.get(feature)
+    assert.is(o?.code, 'FW_ERR_PACKAGE_MISSING')
+    assert.match(o!.message, message)
+  })
+}
 
 test('a Redis check without ioredis reports down with the install line', () => {
   assert.match(outcomes.get('redis')!.message, 'npm install ioredis@')
-})
-
-test('an XML reply without fast-xml-parser fails naming it', () => {
-  const o = outcomes.get('xml')
-  assert.is(o?.code, 'FW_ERR_PACKAGE_MISSING')
-  assert.match(o!.message, 'npm install fast-xml-parser@')
 })
 
 // Loaded where it is first needed (the migration of the queue's tables), not at boot: an app's

@@ -1,6 +1,6 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { createKernel, silentLogger, type FwError, type JsonSchema } from 'fw'
+import { createKernel, silentLogger, type FwError, type JsonSchema, type Kernel } from 'fw'
 
 const test = suite('route schema')
 
@@ -29,15 +29,19 @@ function app() {
 
 const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/json' }
 
+/** POST /products with `body` as it is sent (JSON unless `headers` say otherwise). */
+function postProduct(
+  kernel: Kernel,
+  body?: string,
+  headers: Record<string, string> = JSON_HEADERS,
+) {
+  return kernel.inject({ method: 'POST', url: '/products', headers, body })
+}
+
 test('passes a body that matches to the handler untouched', async () => {
   const kernel = app()
   const body = { name: 'Lamp', price: 12.5, stock: 3, notes: null, extra: 'kept' }
-  const res = await kernel.inject({
-    method: 'POST',
-    url: '/products',
-    headers: JSON_HEADERS,
-    body: JSON.stringify(body),
-  })
+  const res = await postProduct(kernel, JSON.stringify(body))
   assert.is(res.status, 200)
   assert.equal(res.json(), { got: body })
   await kernel.close()
@@ -45,12 +49,10 @@ test('passes a body that matches to the handler untouched', async () => {
 
 test('answers 422 naming every wrong field, with the validator error collection', async () => {
   const kernel = app()
-  const res = await kernel.inject({
-    method: 'POST',
-    url: '/products',
-    headers: JSON_HEADERS,
-    body: JSON.stringify({ name: ' ', price: '12', tags: ['a', 1], email: 'nope' }),
-  })
+  const res = await postProduct(
+    kernel,
+    JSON.stringify({ name: ' ', price: '12', tags: ['a', 1], email: 'nope' }),
+  )
   assert.is(res.status, 422)
   const body = res.json<{
     error: string
@@ -70,12 +72,10 @@ test('answers 422 naming every wrong field, with the validator error collection'
 
 test('a pattern fails in words (x-pattern-message, else a generic phrase), never the expression', async () => {
   const kernel = app()
-  const res = await kernel.inject({
-    method: 'POST',
-    url: '/products',
-    headers: JSON_HEADERS,
-    body: JSON.stringify({ name: ' ', price: 1, stock: 1, code: 'eur' }),
-  })
+  const res = await postProduct(
+    kernel,
+    JSON.stringify({ name: ' ', price: 1, stock: 1, code: 'eur' }),
+  )
   assert.is(res.status, 422)
   const body = res.json<{
     errors: Record<string, string[]>
@@ -97,22 +97,12 @@ test('a pattern fails in words (x-pattern-message, else a generic phrase), never
 
 test('answers 422, never 500, to a body that is not an object or not JSON at all', async () => {
   const kernel = app()
-  const array = await kernel.inject({
-    method: 'POST',
-    url: '/products',
-    headers: JSON_HEADERS,
-    body: '[1,2]',
-  })
+  const array = await postProduct(kernel, '[1,2]')
   assert.is(array.status, 422)
   assert.equal(Object.keys(array.json<{ errors: object }>().errors), ['body'])
-  const none = await kernel.inject({ method: 'POST', url: '/products', headers: JSON_HEADERS })
+  const none = await postProduct(kernel)
   assert.is(none.status, 422)
-  const broken = await kernel.inject({
-    method: 'POST',
-    url: '/products',
-    headers: JSON_HEADERS,
-    body: '{"name":',
-  })
+  const broken = await postProduct(kernel, '{"name":')
   assert.is(broken.status, 400)
   await kernel.close()
 })
@@ -120,22 +110,12 @@ test('answers 422, never 500, to a body that is not an object or not JSON at all
 test('coerces a form body to the schema types, and refuses what does not coerce', async () => {
   const kernel = app()
   const form = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' }
-  const ok = await kernel.inject({
-    method: 'POST',
-    url: '/products',
-    headers: form,
-    body: 'name=Chair&price=12.50&stock=4&active=false&tags[]=a',
-  })
+  const ok = await postProduct(kernel, 'name=Chair&price=12.50&stock=4&active=false&tags[]=a', form)
   assert.is(ok.status, 200)
   assert.equal(ok.json(), {
     got: { name: 'Chair', price: 12.5, stock: 4, active: false, tags: ['a'] },
   })
-  const bad = await kernel.inject({
-    method: 'POST',
-    url: '/products',
-    headers: form,
-    body: 'name=Chair&price=cheap&stock=1.5',
-  })
+  const bad = await postProduct(kernel, 'name=Chair&price=cheap&stock=1.5', form)
   assert.is(bad.status, 422)
   assert.equal(Object.keys(bad.json<{ errors: object }>().errors).sort(), ['price', 'stock'])
   await kernel.close()
@@ -175,20 +155,10 @@ test('checks a missing bound record first: 404 whatever the body', async () => {
     .patch('things/{thing}', () => 'ok')
     .bind('thing', 'Thing')
     .schema({ body: { type: 'object', required: ['x'] } })
-  const missing = await kernel.inject({
-    method: 'PATCH',
-    url: '/things/2',
-    headers: JSON_HEADERS,
-    body: '{}',
-  })
-  assert.is(missing.status, 404)
-  const invalid = await kernel.inject({
-    method: 'PATCH',
-    url: '/things/1',
-    headers: JSON_HEADERS,
-    body: '{}',
-  })
-  assert.is(invalid.status, 422)
+  const patchEmpty = (url: string) =>
+    kernel.inject({ method: 'PATCH', url, headers: JSON_HEADERS, body: '{}' })
+  assert.is((await patchEmpty('/things/2')).status, 404, 'missing')
+  assert.is((await patchEmpty('/things/1')).status, 422, 'found, the body invalid')
   await kernel.close()
 })
 

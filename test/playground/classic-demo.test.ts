@@ -1,8 +1,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { Kernel } from 'fw'
-import { createMemoryLogger } from 'fw/testing'
-import createApp from '../../playground/app.js'
+import { playground } from '../fixtures/booted-app.js'
 
 interface Echo {
   controller: string
@@ -20,10 +19,7 @@ test.before(() => {
   // An in-memory database the suite never queries: nothing is written to playground/var/db.
   // Features without `debug`: these suites compare exact JSON bodies, which the debug plugin
   // annotates with `_debug` in development (test/plugins/debug covers that).
-  kernel = createApp({
-    env: { DATABASE_URL: 'pglite://memory', FW_CONFIG: '{"features":["DevPanel"]}' },
-    logger: createMemoryLogger(),
-  })
+  kernel = playground({ FW_CONFIG: '{"features":["DevPanel"]}' })('pglite://memory')
 })
 
 test('reaches demo/echo through ?r= with an option', async () => {

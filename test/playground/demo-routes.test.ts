@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs'
 import type { Kernel } from 'fw'
 import { createMemoryLogger, expectEvent } from 'fw/testing'
 import createApp from '../../playground/app.js'
+import { playground } from '../fixtures/booted-app.js'
 
 const test = suite('playground demo routes')
 let kernel: Kernel
@@ -13,10 +14,7 @@ test.before(() => {
   // database (never queried here) keeps the suite out of playground/var/db.
   // Features without `debug`: these suites compare exact JSON bodies, which the debug plugin
   // annotates with `_debug` in development (test/plugins/debug covers that).
-  kernel = createApp({
-    env: { DATABASE_URL: 'pglite://memory', FW_CONFIG: '{"features":["DevPanel"]}' },
-    logger: createMemoryLogger(),
-  })
+  kernel = playground({ FW_CONFIG: '{"features":["DevPanel"]}' })('pglite://memory')
 })
 
 test('serves the home page as HTML with a </body> and links to the demo routes', async () => {

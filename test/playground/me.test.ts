@@ -52,12 +52,7 @@ test('answers 401 with the Unauthenticated envelope without credentials or with 
 })
 
 test('refuses a token once it was logged out', async ({ kernel }) => {
-  const login = await kernel.inject({
-    method: 'POST',
-    url: '/account/login',
-    body: { username: 'user', password: 'user-pass' },
-  })
-  const token = login.json<{ access_token: string }>().access_token
+  const token = await tokenOf(kernel, 'user')
   assert.is(
     (await kernel.inject({ url: '/api/v1/me', headers: { authorization: `Bearer ${token}` } }))
       .status,

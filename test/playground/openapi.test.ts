@@ -28,6 +28,24 @@ const test = suite<{ db: TestDatabase; kernel: Kernel; url: string; tmp: string 
 )
 const repo = join(root, '..')
 
+/** The repository's tsc, and the flags a user's strict ESM project compiles a generated client with. */
+const TSC = join(repo, 'node_modules', '.bin', 'tsc')
+const STRICT_TSC_FLAGS = [
+  '--strict',
+  '--noEmitOnError',
+  '--target',
+  'es2022',
+  '--module',
+  'nodenext',
+  '--moduleResolution',
+  'nodenext',
+  '--types',
+  'node',
+  '--typeRoots',
+  join(repo, 'node_modules', '@types'),
+  '--skipLibCheck',
+]
+
 test.before(async (context) => {
   // Started without a document: the openapi plugin writes it when the app starts listening.
   rmSync(defaultOutput(root), { force: true })
@@ -177,23 +195,7 @@ test('fw create:api-client writes a typed client that compiles under --strict an
   assert.match(stdout, `Wrote 8 operations to ${join(tmp, 'api-client.js')}`)
   writeFileSync(join(tmp, 'package.json'), '{"type":"module"}')
   writeFileSync(join(tmp, 'main.ts'), program)
-  const tsc = join(repo, 'node_modules', '.bin', 'tsc')
-  const flags = [
-    '--strict',
-    '--noEmitOnError',
-    '--target',
-    'es2022',
-    '--module',
-    'nodenext',
-    '--moduleResolution',
-    'nodenext',
-    '--types',
-    'node',
-    '--typeRoots',
-    join(repo, 'node_modules', '@types'),
-    '--skipLibCheck',
-  ]
-  await run(tsc, [...flags, join(tmp, 'main.ts')], { cwd: tmp })
+  await run(TSC, [...STRICT_TSC_FLAGS, join(tmp, 'main.ts')], { cwd: tmp })
   const result = await run(process.execPath, [join(tmp, 'main.js')], {
     cwd: tmp,
     env: { ...process.env, BASE_URL: url },
@@ -212,7 +214,9 @@ test('fw create:api-client writes a typed client that compiles under --strict an
     join(tmp, 'wrong.ts'),
     "import { v1ProductsShow, v1ProductsStore } from './api-client.js'\nawait v1ProductsShow({})\nawait v1ProductsStore({ body: { name: 1, sku: 'x', price: 1, stock: 1 } })\n",
   )
-  const wrong = await run(tsc, [...flags, '--noEmit', join(tmp, 'wrong.ts')], { cwd: tmp }).then(
+  const wrong = await run(TSC, [...STRICT_TSC_FLAGS, '--noEmit', join(tmp, 'wrong.ts')], {
+    cwd: tmp,
+  }).then(
     () => '',
     (error: { stdout: string }) => error.stdout,
   )
@@ -251,25 +255,9 @@ test('the list routes type their joined field, and DataTables order and columns 
   assert.is(code, 0, stderr)
   writeFileSync(join(tmp, 'package.json'), '{"type":"module"}')
   writeFileSync(join(tmp, 'lists.ts'), lists)
-  const tsc = join(repo, 'node_modules', '.bin', 'tsc')
-  const flags = ['--strict', '--noEmitOnError', '--target', 'es2022', '--module', 'nodenext']
-  const compiled = await run(
-    tsc,
-    [
-      ...flags,
-      '--moduleResolution',
-      'nodenext',
-      '--types',
-      'node',
-      '--typeRoots',
-      join(repo, 'node_modules', '@types'),
-      '--skipLibCheck',
-      join(tmp, 'lists.ts'),
-    ],
-    {
-      cwd: tmp,
-    },
-  ).then(
+  const compiled = await run(TSC, [...STRICT_TSC_FLAGS, join(tmp, 'lists.ts')], {
+    cwd: tmp,
+  }).then(
     () => '',
     (error: { stdout: string }) => error.stdout,
   )

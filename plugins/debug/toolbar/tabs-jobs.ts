@@ -4,8 +4,8 @@
 import { unwrappedFetch } from './capture.js'
 import { h, ms, note, table, text, type Child } from './dom.js'
 import type { Payload } from './payload.js'
-import { rowName, type View } from './state.js'
-import type { Tab } from './tab.js'
+import type { View } from './state.js'
+import { heading, listed, type Tab } from './tab.js'
 
 /** One attempt as `GET /_fw/jobs/{id}/runs` answers it. */
 interface Run {
@@ -82,13 +82,12 @@ function runsOf(url: string): Child {
 export const JOBS: Tab = {
   id: 'jobs',
   label: 'Jobs',
-  visible: (v) => (p(v)?.jobs?.length ?? 0) > 0,
-  count: (v) => String(p(v)?.jobs?.length ?? 0),
+  ...listed((v) => p(v)?.jobs),
   render: (v) =>
     h(
       'div',
       null,
-      v.current === null ? null : h('p', { class: 'note' }, rowName(v.current)),
+      heading(v),
       table(
         ['Job', 'Id', 'Key', 'Delay', 'At', ''],
         p(v)!.jobs!.map((j) => [

@@ -2,8 +2,8 @@
 // published (the realtime plugin's `realtime.*` events, projected under `realtime`), in time order.
 import { h, ms, table, type Child } from './dom.js'
 import type { Payload } from './payload.js'
-import { rowName, type View } from './state.js'
-import type { Tab } from './tab.js'
+import type { View } from './state.js'
+import { heading, type Tab } from './tab.js'
 
 type Realtime = NonNullable<Payload['realtime']>
 
@@ -67,7 +67,7 @@ export const REALTIME: Tab = {
     h(
       'div',
       null,
-      v.current === null ? null : h('p', { class: 'note' }, rowName(v.current)),
+      heading(v),
       table(
         ['', 'Channel', 'Event', 'Id', 'Size', 'Reaches', 'At'],
         rows(r(v)!).map((row) => row.cells),

@@ -4,14 +4,9 @@
 import { dl, h, ms, note, table, text } from './dom.js'
 import { has, type Payload, type Row } from './payload.js'
 import { rowName, type View } from './state.js'
-import type { Tab } from './tab.js'
+import { heading, listed, type Tab } from './tab.js'
 
 const p = (v: View): Payload | null => v.current?.payload ?? null
-
-function heading(v: View): HTMLElement | null {
-  const cur = v.current
-  return cur === null ? null : h('p', { class: 'note' }, rowName(cur))
-}
 
 export const SQL: Tab = {
   id: 'sql',
@@ -276,8 +271,7 @@ export const SESSION: Tab = {
 export const VIEWS: Tab = {
   id: 'views',
   label: 'Views',
-  visible: (v) => (p(v)?.views?.length ?? 0) > 0,
-  count: (v) => String(p(v)?.views?.length ?? 0),
+  ...listed((v) => p(v)?.views),
   render: (v) =>
     h(
       'div',

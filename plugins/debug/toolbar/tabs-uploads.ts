@@ -2,8 +2,8 @@
 // projected under `uploads`) and the uploads it refused, of the selected request.
 import { h, ms, table } from './dom.js'
 import type { Payload } from './payload.js'
-import { rowName, type View } from './state.js'
-import type { Tab } from './tab.js'
+import type { View } from './state.js'
+import { heading, listed, type Tab } from './tab.js'
 
 const p = (v: View): Payload | null => v.current?.payload ?? null
 
@@ -16,13 +16,12 @@ function bytes(n: number): string {
 export const UPLOADS: Tab = {
   id: 'uploads',
   label: 'Uploads',
-  visible: (v) => (p(v)?.uploads?.length ?? 0) > 0,
-  count: (v) => String(p(v)?.uploads?.length ?? 0),
+  ...listed((v) => p(v)?.uploads),
   render: (v) =>
     h(
       'div',
       null,
-      v.current === null ? null : h('p', { class: 'note' }, rowName(v.current)),
+      heading(v),
       table(
         ['Field', 'File', 'Size', 'Type', 'Declared', 'Time'],
         p(v)!.uploads!.map((u) =>

@@ -1,82 +1,54 @@
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { SqlEntityManager as EntityManager } from '@mikro-orm/knex'
-import { json, type Kernel } from 'fw'
-import database, {
-  createTestDatabase,
-  type DatabaseApi,
-  type TestDatabase,
-} from 'fw/plugins/database'
-import { createTestKernel, eventsOf } from 'fw/testing'
-import { Gadget, GadgetSchema, LegacyGadget, LegacyGadgetSchema, migrations } from './fixtures.js'
+import { json } from 'fw'
+import type { DatabaseApi } from 'fw/plugins/database'
+import { eventsOf } from 'fw/testing'
+import {
+  databaseSuite,
+  Gadget,
+  GadgetSchema,
+  gadgetValues,
+  LegacyGadget,
+  LegacyGadgetSchema,
+  migrations,
+} from './fixtures.js'
 
-const test = suite<{ db: TestDatabase; kernel: Kernel; api: DatabaseApi }>('database')
-
-test.before(async (context) => {
-  context.db = await createTestDatabase()
-  const kernel = createTestKernel({
-    plugins: [
-      [
-        database,
-        {
-          url: context.db.url,
-          entities: [GadgetSchema, LegacyGadgetSchema],
-          migrations,
-          seed: async (em: EntityManager) => {
-            if ((await em.count(Gadget)) > 0) return false
-            em.create(Gadget, {
-              name: 'Lamp',
-              price: 19.5,
-              active: true,
-              tags: ['home', 'light'],
-              notes: null,
-              createdAt: new Date(),
-            })
-            em.create(Gadget, {
-              name: 'Desk',
-              price: 120,
-              active: false,
-              tags: [],
-              notes: 'oak',
-              createdAt: new Date(),
-            })
-            await em.flush()
-            return true
-          },
-        },
-      ],
-    ],
-  })
-  kernel.router
-    .get('gadgets/{gadget}', (ctx) =>
-      json(kernel.plugin('database').toData(ctx.models.gadget as object)),
-    )
-    .bind('gadget', 'Gadget')
-  kernel.router.get('gadgets', async () => {
-    const em = kernel.plugin('database').em()
-    const rows = await em.find(Gadget, {}, { orderBy: { id: 'asc' } })
-    return rows.map((g) => g.name)
-  })
-  kernel.router.get('slow', async (ctx) => {
-    const em = kernel.plugin('database').em()
-    await em.execute('select pg_sleep(0.05)')
-    await em.find(Gadget, { name: String(ctx.query.name) })
-    return { ok: true }
-  })
-  await kernel.boot()
-  context.kernel = kernel
-  context.api = kernel.plugin('database')
-  const first = await context.api.prepare()
-  assert.equal(first.migrated, ['Migration20261121000000_create_gadgets'])
-  assert.is(first.seeded, true)
+const test = databaseSuite<{ api: DatabaseApi }>('database', {
+  entities: [GadgetSchema, LegacyGadgetSchema],
+  migrations,
+  seed: async (em: EntityManager) => {
+    if ((await em.count(Gadget)) > 0) return false
+    em.create(Gadget, { ...gadgetValues('Lamp', 19.5), tags: ['home', 'light'] })
+    em.create(Gadget, { ...gadgetValues('Desk', 120), active: false, notes: 'oak' })
+    await em.flush()
+    return true
+  },
+  routes(kernel) {
+    kernel.router
+      .get('gadgets/{gadget}', (ctx) =>
+        json(kernel.plugin('database').toData(ctx.models.gadget as object)),
+      )
+      .bind('gadget', 'Gadget')
+    kernel.router.get('gadgets', async () => {
+      const em = kernel.plugin('database').em()
+      const rows = await em.find(Gadget, {}, { orderBy: { id: 'asc' } })
+      return rows.map((g) => g.name)
+    })
+    kernel.router.get('slow', async (ctx) => {
+      const em = kernel.plugin('database').em()
+      await em.execute('select pg_sleep(0.05)')
+      await em.find(Gadget, { name: String(ctx.query.name) })
+      return { ok: true }
+    })
+  },
 })
 
-test.after(async ({ kernel, db }) => {
-  await kernel.close()
-  await db.drop()
+test.before((context) => {
+  context.api = context.kernel.plugin('database')
 })
 
-test('migrates and seeds once: a second prepare finds nothing to do', async ({ api }) => {
+test('migrates and seeds once: a second prepare finds nothing to do', async ({ api, prepared }) => {
+  assert.equal(prepared, { migrated: ['Migration20261121000000_create_gadgets'], seeded: true })
   const again = await api.prepare()
   assert.equal(again.migrated, [])
   assert.is(again.seeded, false)

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert'
 import { definePlugin, type FwError } from 'fw'
 import database, { createTestDatabase } from 'fw/plugins/database'
 import { createTestKernel } from 'fw/testing'
-import { Gadget, GadgetSchema, migrations } from './fixtures.js'
+import { Gadget, GadgetSchema, gadgetValues, migrations } from './fixtures.js'
 
 const test = suite('database-extend')
 
@@ -18,14 +18,7 @@ test('lets a dependent plugin add its entities, migrations and seed during setup
       api.addMigrations(migrations)
       api.addSeed(async (em) => {
         if ((await em.count(Gadget)) > 0) return false
-        em.create(Gadget, {
-          name: 'Kettle',
-          price: 30,
-          active: true,
-          tags: [],
-          notes: null,
-          createdAt: new Date(),
-        })
+        em.create(Gadget, gadgetValues('Kettle', 30))
         await em.flush()
         return true
       })

@@ -1,13 +1,18 @@
 import { DecimalType, EntitySchema } from '@mikro-orm/core'
 import { Migration } from '@mikro-orm/migrations'
 import { suite, type Test } from 'uvu'
-import type { Kernel } from 'fw'
+import type { KernelOptions } from 'fw'
 import database, {
   createTestDatabase,
+  type DatabaseApi,
   type DatabaseOptions,
+  type PrepareResult,
   type TestDatabase,
 } from 'fw/plugins/database'
 import { createTestKernel } from 'fw/testing'
+
+/** Whether this run is on PostgreSQL (`DATABASE_URL=postgresql://…`); else it is on PGlite. */
+export const onPostgres = /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '')
 
 export class Gadget {
   id!: number
@@ -68,7 +73,25 @@ export const migrations = [{ name: 'Migration20261121000000_create_gadgets', cla
 /** What a {@link databaseSuite}'s tests get: the database of their own and the booted kernel. */
 export interface DatabaseSuite {
   db: TestDatabase
-  kernel: Kernel
+  kernel: TestKernel
+  /** What the suite's `prepare()` did: the migrations it ran, whether the seed wrote. */
+  prepared: PrepareResult
+}
+
+type TestKernel = ReturnType<typeof createTestKernel>
+
+/** What a {@link databaseSuite}'s kernel runs: the database plugin's options, config, routes. */
+export interface DatabaseSuiteOptions extends Pick<
+  DatabaseOptions,
+  'entities' | 'migrations' | 'seed' | 'requestScope'
+> {
+  /** The kernel's config, e.g. `{ database: { statement_timeout: 2 } }`. */
+  config?: KernelOptions['config']
+  /**
+   * Declares the suite's routes (or taps) on the kernel, before it boots; `db()` answers the
+   * database plugin's API, for the handlers to call.
+   */
+  routes?: (kernel: TestKernel, db: () => DatabaseApi) => void
 }
 
 /**
@@ -78,16 +101,18 @@ export interface DatabaseSuite {
  */
 export function databaseSuite<Extra extends object = object>(
   name: string,
-  options: Pick<DatabaseOptions, 'entities' | 'migrations'>,
+  { config, routes, ...options }: DatabaseSuiteOptions,
 ): Test<DatabaseSuite & Extra> {
   const test = suite<DatabaseSuite & Extra>(name)
   test.before(async (context) => {
     context.db = await createTestDatabase()
-    context.kernel = createTestKernel({
+    const kernel = (context.kernel = createTestKernel({
+      config,
       plugins: [[database, { ...options, url: context.db.url }]],
-    })
-    await context.kernel.boot()
-    await context.kernel.plugin('database').prepare()
+    }))
+    routes?.(kernel, () => kernel.plugin('database'))
+    await kernel.boot()
+    context.prepared = await kernel.plugin('database').prepare()
   })
   test.after(async (context: Partial<DatabaseSuite>) => {
     await context.kernel?.close()

@@ -4,7 +4,7 @@ import { createTestDatabase, parseDatabaseUrl, type TestDatabase } from 'fw/plug
 import { classNameOf } from '../../../plugins/database/deferred-entity.js'
 import { DatabaseLifecycle, type LifecycleOptions } from '../../../plugins/database/lifecycle.js'
 import { startTcpProxy, type TcpProxy } from '../../e2e/tcp-proxy.js'
-import { Gadget, GadgetSchema, migrations } from './fixtures.js'
+import { Gadget, GadgetSchema, gadgetValues, migrations, onPostgres } from './fixtures.js'
 
 // The database plugin's lifecycle on its own, without a kernel: opening, the setup window,
 // preparing, the migration snapshot, the start that finds no database and its background retries,
@@ -23,7 +23,6 @@ interface Context {
 }
 
 const test = suite<Context>('database lifecycle', {})
-const onPostgres = /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '')
 
 function lifecycle(
   context: Context,
@@ -102,14 +101,7 @@ test('prepare migrates and runs every seed in order; status and the snapshot fol
     seed: async (em) => {
       order.push('first')
       if ((await em.count(Gadget)) > 0) return false
-      em.create(Gadget, {
-        name: 'Lamp',
-        price: 1,
-        active: true,
-        tags: [],
-        notes: null,
-        createdAt: new Date(),
-      })
+      em.create(Gadget, gadgetValues('Lamp'))
       await em.flush()
       return true
     },

@@ -1,51 +1,47 @@
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import type { Kernel } from 'fw'
-import database, { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
-import { createTestKernel, eventsOf } from 'fw/testing'
+import { eventsOf } from 'fw/testing'
 import { PIPES } from '../../../plugins/database/pipes.js'
-import { Gadget, GadgetSchema, gadgetValues, migrations } from './fixtures.js'
+import {
+  databaseSuite,
+  Gadget,
+  GadgetSchema,
+  gadgetValues,
+  migrations,
+  onPostgres,
+} from './fixtures.js'
 
 // The ORM's reads outside a transaction go to the read pool on PostgreSQL, pipelined with the
 // other requests' statements on its few connections; what a transaction runs stays on its own
 // connection of knex's pool. Each request gets its own entities, and its `query.executed` events
 // as before. On PGlite (one connection, no read pool) the same requests answer the same.
 
-const test = suite<{ db: TestDatabase; kernel: Kernel }>('database: the ORM reads pipelined')
-const onPostgres = /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '')
+const test = databaseSuite('database: the ORM reads pipelined', {
+  entities: [GadgetSchema],
+  migrations,
+  routes(kernel, db) {
+    kernel.router.get('gadgets/{id}', async (ctx) => {
+      const em = db().forRequest(ctx).em()
+      const gadget = await em.findOneOrFail(Gadget, { id: Number(ctx.params.id) })
+      const [row] = await em.execute<{ pid: number }[]>('select pg_backend_pid() as pid')
+      return { name: gadget.name, pid: row?.pid }
+    })
+    kernel.router.get('in-transaction', async (ctx) =>
+      db()
+        .forRequest(ctx)
+        .em()
+        .transactional(async (em) => {
+          const [row] = await em.execute<{ pid: number }[]>('select pg_backend_pid() as pid')
+          return { pid: row?.pid }
+        }),
+    )
+  },
+})
 
-test.before(async (context) => {
-  context.db = await createTestDatabase()
-  const kernel = createTestKernel({
-    plugins: [[database, { url: context.db.url, entities: [GadgetSchema], migrations }]],
-  })
+test.before(async ({ kernel }) => {
   const db = () => kernel.plugin('database')
-  kernel.router.get('gadgets/{id}', async (ctx) => {
-    const em = db().forRequest(ctx).em()
-    const gadget = await em.findOneOrFail(Gadget, { id: Number(ctx.params.id) })
-    const [row] = await em.execute<{ pid: number }[]>('select pg_backend_pid() as pid')
-    return { name: gadget.name, pid: row?.pid }
-  })
-  kernel.router.get('in-transaction', async (ctx) =>
-    db()
-      .forRequest(ctx)
-      .em()
-      .transactional(async (em) => {
-        const [row] = await em.execute<{ pid: number }[]>('select pg_backend_pid() as pid')
-        return { pid: row?.pid }
-      }),
-  )
-  await kernel.boot()
-  await db().prepare()
   const em = db().em()
   for (let i = 1; i <= 100; i++) em.create(Gadget, gadgetValues(`gadget ${i}`))
   await em.flush()
-  context.kernel = kernel
-})
-
-test.after(async ({ kernel, db }) => {
-  await kernel.close()
-  await db.drop()
 })
 
 const json = { accept: 'application/json' }

@@ -10,7 +10,7 @@ import database, {
 import type { SqlEntityManager } from '@mikro-orm/knex'
 import { createTestKernel } from 'fw/testing'
 import { startTcpProxy, type TcpProxy } from '../../e2e/tcp-proxy.js'
-import { Gadget, GadgetSchema, gadgetValues, migrations } from './fixtures.js'
+import { Gadget, GadgetSchema, gadgetValues, migrations, onPostgres } from './fixtures.js'
 
 // MikroORM's statements on PostgreSQL (the database plugin's README, "Bounded waits"): one timer
 // for every statement in flight rather than one armed per statement, by node-pg for the statement
@@ -26,7 +26,6 @@ interface Context {
   kernel?: Kernel
 }
 const test = suite<Context>('database ORM statements', {})
-const onPostgres = /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '')
 
 test.after.each(async (context) => {
   await context.kernel?.close()

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import database from 'fw/plugins/database'
 import { createTestKernel } from 'fw/testing'
-import { Gadget, GadgetSchema, migrations } from './fixtures.js'
+import { Gadget, GadgetSchema, gadgetValues, migrations } from './fixtures.js'
 
 // A pglite://<dir> database: a new directory starts from the cached, initialised template in
 // node_modules/.cache/fw; an existing one opens as it is and keeps its rows.
@@ -27,14 +27,7 @@ test('creates new data directories from the template and reopens existing ones w
       const dir = join(root, name)
       const first = await open(dir)
       const em = first.plugin('database').em()
-      em.create(Gadget, {
-        name,
-        price: 1,
-        active: true,
-        tags: [],
-        notes: null,
-        createdAt: new Date(),
-      })
+      em.create(Gadget, gadgetValues(name))
       await em.flush()
       await first.close()
       assert.ok(existsSync(join(dir, 'PG_VERSION')))

@@ -1,25 +1,15 @@
 import { request as httpRequest } from 'node:http'
 import pg from 'pg'
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import type { Kernel } from 'fw'
-import database, {
-  createTestDatabase,
-  defineMigration,
-  uniqueViolation,
-  type TestDatabase,
-} from 'fw/plugins/database'
-import { createTestKernel } from 'fw/testing'
+import { defineMigration, uniqueViolation } from 'fw/plugins/database'
 import { PIPES, STALLED_MS } from '../../../plugins/database/pipes.js'
+import { databaseSuite, onPostgres } from './fixtures.js'
 
 // Statements of concurrent requests written back to back on few connections (the read pool's
 // pipeline mode on PostgreSQL; PGlite runs them one by one on its one connection): each request
 // gets its own rows, a failing statement (a constraint, the statement timeout, a request whose
 // client went away) fails only its request and the connection goes on serving, and a connection
 // the server ends mid-pipeline fails the statements in flight on it with 503 and is replaced.
-
-const test = suite<{ db: TestDatabase; kernel: Kernel; url: string }>('database pipelining')
-const onPostgres = /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '')
 
 const migrations = [
   defineMigration({
@@ -36,45 +26,39 @@ interface Tag {
   name: string
 }
 
-test.before(async (context) => {
-  context.db = await createTestDatabase()
-  const kernel = createTestKernel({
-    config: { database: { statement_timeout: 2 } },
-    plugins: [[database, { url: context.db.url, entities: [], migrations }]],
-  })
-  const db = () => kernel.plugin('database')
-  // Three statements per request, each awaited in turn: the requests' statements interleave.
-  kernel.router.get('tag/{id}', async (ctx) => {
-    const id = Number(ctx.params.id)
-    const [tag] = await db().forRequest(ctx).sql<Tag>`select id, name from tags where id = ${id}`
-    const [next] = await db().forRequest(ctx)
-      .sql<Tag>`select id, name from tags where id = ${id + 1}`
-    const [pid] = await db().forRequest(ctx).sql<{ pid: number }>`select pg_backend_pid() as pid`
-    return { tag, next, pid: pid?.pid }
-  })
-  kernel.router.post('tag/{id}', async (ctx) => {
-    try {
-      await db().forRequest(ctx)
-        .sql`insert into tags (id, name) values (${Number(ctx.params.id)}, 'tag 1')`
-      return { inserted: true }
-    } catch (error) {
-      if (uniqueViolation(error) === undefined) throw error
-      return { inserted: false }
-    }
-  })
-  kernel.router.get('sleep/{s}', async (ctx) => {
-    const s = Number(ctx.params.s)
-    return (await db().forRequest(ctx).sql`select pg_sleep(${s}) is null as slept`)[0]
-  })
-  await kernel.boot()
-  await db().prepare()
-  context.kernel = kernel
-  context.url = (await kernel.listen(0, '127.0.0.1')).url
+const test = databaseSuite<{ url: string }>('database pipelining', {
+  entities: [],
+  migrations,
+  config: { database: { statement_timeout: 2 } },
+  routes(kernel, db) {
+    // Three statements per request, each awaited in turn: the requests' statements interleave.
+    kernel.router.get('tag/{id}', async (ctx) => {
+      const id = Number(ctx.params.id)
+      const [tag] = await db().forRequest(ctx).sql<Tag>`select id, name from tags where id = ${id}`
+      const [next] = await db().forRequest(ctx)
+        .sql<Tag>`select id, name from tags where id = ${id + 1}`
+      const [pid] = await db().forRequest(ctx).sql<{ pid: number }>`select pg_backend_pid() as pid`
+      return { tag, next, pid: pid?.pid }
+    })
+    kernel.router.post('tag/{id}', async (ctx) => {
+      try {
+        await db().forRequest(ctx)
+          .sql`insert into tags (id, name) values (${Number(ctx.params.id)}, 'tag 1')`
+        return { inserted: true }
+      } catch (error) {
+        if (uniqueViolation(error) === undefined) throw error
+        return { inserted: false }
+      }
+    })
+    kernel.router.get('sleep/{s}', async (ctx) => {
+      const s = Number(ctx.params.s)
+      return (await db().forRequest(ctx).sql`select pg_sleep(${s}) is null as slept`)[0]
+    })
+  },
 })
 
-test.after(async ({ kernel, db }) => {
-  await kernel.close()
-  await db.drop()
+test.before(async (context) => {
+  context.url = (await context.kernel.listen(0, '127.0.0.1')).url
 })
 
 const json = { accept: 'application/json' }

@@ -11,6 +11,7 @@ import database, {
 } from 'fw/plugins/database'
 import { createTestKernel } from 'fw/testing'
 import { STALLED_MS } from '../../../plugins/database/pipes.js'
+import { onPostgres } from './fixtures.js'
 
 // The read pool under bursts: statements pipelined on its connections all run, each answering its
 // own value (on PGlite, which has no read pool, on its one connection); on PostgreSQL, once every
@@ -20,7 +21,6 @@ import { STALLED_MS } from '../../../plugins/database/pipes.js'
 
 const test = suite<{ db: TestDatabase; kernel: Kernel }>('database read pool')
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-const onPostgres = /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '')
 
 test.before(async (context) => {
   context.db = await createTestDatabase()

@@ -1,74 +1,61 @@
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { currentContext, type Kernel } from 'fw'
-import database, { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
-import { createTestKernel, eventsOf } from 'fw/testing'
-import { Gadget, GadgetSchema, gadgetValues, migrations } from './fixtures.js'
+import { currentContext } from 'fw'
+import { eventsOf } from 'fw/testing'
+import { databaseSuite, Gadget, GadgetSchema, gadgetValues, migrations } from './fixtures.js'
 
 // `requestScope: false` with `db.forRequest(ctx)`: the request handed over instead of found through
 // the kernel's request scope. Statements, models and transactions still belong to their request
 // after an `await`, and to no other request, while the scope itself stays off.
 
-const test = suite<{ db: TestDatabase; kernel: Kernel }>('database without the request scope')
-
 const tick = () => new Promise((resolve) => setTimeout(resolve, 1))
 
-test.before(async (context) => {
-  context.db = await createTestDatabase()
-  const kernel = createTestKernel({
-    plugins: [
-      [
-        database,
-        { url: context.db.url, entities: [GadgetSchema], migrations, requestScope: false },
-      ],
-    ],
-  })
+const test = databaseSuite('database without the request scope', {
+  entities: [GadgetSchema],
+  migrations,
+  requestScope: false,
+  routes(kernel, db) {
+    kernel.router.get('named/{name}', async (ctx) => {
+      await tick()
+      const rows = await db().forRequest(ctx).sql<{
+        id: number
+      }>`select id from gadgets where name = ${ctx.params.name} order by id`
+      // A second statement, after another wait: still this request's.
+      await tick()
+      await db()
+        .forRequest(ctx)
+        .runStatement({ sql: 'select ? as again', bindings: [ctx.params.name] })
+      return { ids: rows.map((row) => row.id), scoped: currentContext() !== undefined }
+    })
+    kernel.router.post('gadgets', async (ctx) => {
+      await tick()
+      const em = db().forRequest(ctx).em()
+      const gadget = em.create(Gadget, gadgetValues(String(ctx.query.name), 3))
+      await em.flush()
+      return { id: gadget.id, same: db().forRequest(ctx).em() === em }
+    })
+    kernel.router.post('inside', async (ctx) => {
+      await tick()
+      return db()
+        .forRequest(ctx)
+        .em()
+        .transactional(async (tx) => {
+          tx.create(Gadget, gadgetValues('Uncommitted'))
+          await tx.flush()
+          const [seen] = await db().forRequest(ctx).sql<{
+            n: string
+          }>`select count(*) as n from gadgets where name = ${'Uncommitted'}`
+          throw Object.assign(new Error('roll back'), { seen: Number(seen!.n) })
+        })
+        .catch((error: { seen?: number }) => ({ seen: error.seen }))
+    })
+  },
+})
+
+test.before(async ({ kernel }) => {
   const db = () => kernel.plugin('database')
-  kernel.router.get('named/{name}', async (ctx) => {
-    await tick()
-    const rows = await db().forRequest(ctx).sql<{
-      id: number
-    }>`select id from gadgets where name = ${ctx.params.name} order by id`
-    // A second statement, after another wait: still this request's.
-    await tick()
-    await db()
-      .forRequest(ctx)
-      .runStatement({ sql: 'select ? as again', bindings: [ctx.params.name] })
-    return { ids: rows.map((row) => row.id), scoped: currentContext() !== undefined }
-  })
-  kernel.router.post('gadgets', async (ctx) => {
-    await tick()
-    const em = db().forRequest(ctx).em()
-    const gadget = em.create(Gadget, gadgetValues(String(ctx.query.name), 3))
-    await em.flush()
-    return { id: gadget.id, same: db().forRequest(ctx).em() === em }
-  })
-  kernel.router.post('inside', async (ctx) => {
-    await tick()
-    return db()
-      .forRequest(ctx)
-      .em()
-      .transactional(async (tx) => {
-        tx.create(Gadget, gadgetValues('Uncommitted'))
-        await tx.flush()
-        const [seen] = await db().forRequest(ctx).sql<{
-          n: string
-        }>`select count(*) as n from gadgets where name = ${'Uncommitted'}`
-        throw Object.assign(new Error('roll back'), { seen: Number(seen!.n) })
-      })
-      .catch((error: { seen?: number }) => ({ seen: error.seen }))
-  })
-  await kernel.boot()
-  await db().prepare()
   for (const name of ['Lamp', 'Desk'])
     await db().sql`insert into gadgets (name, price, active, tags, created_at)
       values (${name}, ${10}, ${true}, ${'[]'}, ${new Date('2026-01-02T03:04:05Z')})`
-  context.kernel = kernel
-})
-
-test.after(async ({ kernel, db }) => {
-  await kernel.close()
-  await db.drop()
 })
 
 test('the scope is off; forRequest(ctx) still records every statement in its request', async ({

@@ -1,31 +1,29 @@
 import pg from 'pg'
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import type { Kernel } from 'fw'
-import database, { createTestDatabase, sql, type TestDatabase } from 'fw/plugins/database'
-import { createTestKernel } from 'fw/testing'
+import { sql, type DatabaseApi } from 'fw/plugins/database'
+import { databaseSuite, onPostgres } from './fixtures.js'
 
 // On PostgreSQL the plugin's reads build their rows from one template per statement
 // (plugins/database/row-shapes.ts) instead of node-pg's own: the rows must be node-pg's all the
 // same. The same expectations hold on PGlite, whose rows are built by PGlite.
 
-const test = suite<{ db: TestDatabase; kernel: Kernel }>('database rows')
-const onPostgres = /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '')
+const test = databaseSuite('database rows', { entities: [] })
 
-test.before(async (context) => {
-  context.db = await createTestDatabase()
-  const kernel = createTestKernel({
-    plugins: [[database, { url: context.db.url, entities: [] }]],
-  })
-  await kernel.boot()
-  await kernel.plugin('database').ready()
-  context.kernel = kernel
-})
-
-test.after(async ({ kernel, db }) => {
-  await kernel.close()
-  await db.drop()
-})
+/**
+ * node-pg's own rows for `text`, on a client of its own with the settings (and the type parsers)
+ * MikroORM gives knex's connections and the read pool's: what the plugin's rows must equal.
+ */
+async function nodePgRows(fw: DatabaseApi, text: string, values: unknown[] = []) {
+  const settings = (fw.em().getKnex().client as { connectionSettings: pg.ClientConfig })
+    .connectionSettings
+  const client = new pg.Client(settings)
+  await client.connect()
+  try {
+    return (await client.query(text, values)).rows as Record<string, unknown>[]
+  } finally {
+    await client.end()
+  }
+}
 
 test('a column named __proto__ is a column, not the row prototype, run after run', async ({
   kernel,
@@ -108,33 +106,23 @@ if (onPostgres) {
       '2026-11-27T10:00:00Z'::timestamptz as at, null::text as missing, 'é'::varchar as accent,
       3 as "__proto__"`
     const fw = kernel.plugin('database')
-    // node-pg's own rows, on a client with the settings (and the type parsers) MikroORM gives
-    // knex's connections and the read pool's.
-    const settings = (fw.em().getKnex().client as { connectionSettings: pg.ClientConfig })
-      .connectionSettings
-    const client = new pg.Client(settings)
-    await client.connect()
-    try {
-      const expected = (await client.query(text)).rows
-      assert.is(expected.length, 1)
-      // The first run makes the statement's template, the second copies it.
-      for (let run = 0; run < 2; run++) {
-        for (const rows of [
-          // The read pool (a named statement, then an unnamed one).
-          await fw.query({ text, sql: text, values: [], name: 'fw_shapes_types' }),
-          await fw.query({ text, sql: text, values: [], name: undefined }),
-          // MikroORM, through knex's connections.
-          await fw.em().getConnection().execute(text),
-          // A transaction's connection.
-          await fw.em().transactional((em) => fw.runStatement({ sql: text, bindings: [] }, em)),
-        ]) {
-          assert.equal(rows, expected)
-          assert.equal(Object.keys(rows[0]!), Object.keys(expected[0]!))
-          assert.is(Object.getPrototypeOf(rows[0]), Object.prototype)
-        }
+    const expected = await nodePgRows(fw, text)
+    assert.is(expected.length, 1)
+    // The first run makes the statement's template, the second copies it.
+    for (let run = 0; run < 2; run++) {
+      for (const rows of [
+        // The read pool (a named statement, then an unnamed one).
+        await fw.query({ text, sql: text, values: [], name: 'fw_shapes_types' }),
+        await fw.query({ text, sql: text, values: [], name: undefined }),
+        // MikroORM, through knex's connections.
+        await fw.em().getConnection().execute(text),
+        // A transaction's connection.
+        await fw.em().transactional((em) => fw.runStatement({ sql: text, bindings: [] }, em)),
+      ]) {
+        assert.equal(rows, expected)
+        assert.equal(Object.keys(rows[0]!), Object.keys(expected[0]!))
+        assert.is(Object.getPrototypeOf(rows[0]), Object.prototype)
       }
-    } finally {
-      await client.end()
     }
   })
 
@@ -152,18 +140,10 @@ if (onPostgres) {
       true,
     ]
     const fw = kernel.plugin('database')
-    const settings = (fw.em().getKnex().client as { connectionSettings: pg.ClientConfig })
-      .connectionSettings
-    const client = new pg.Client(settings)
-    await client.connect()
-    try {
-      const expected = (await client.query(text, values)).rows
-      for (let run = 0; run < 2; run++)
-        for (const name of ['fw_shapes_values', undefined])
-          assert.equal(await fw.query({ text, sql: text, values, name }), expected)
-    } finally {
-      await client.end()
-    }
+    const expected = await nodePgRows(fw, text, values)
+    for (let run = 0; run < 2; run++)
+      for (const name of ['fw_shapes_values', undefined])
+        assert.equal(await fw.query({ text, sql: text, values, name }), expected)
   })
 
   test('a type parser that throws fails its statement alone; the next ones answer', async ({

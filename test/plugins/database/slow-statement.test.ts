@@ -1,34 +1,22 @@
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import type { Kernel } from 'fw'
-import database, { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
-import { createTestKernel } from 'fw/testing'
+import { databaseSuite } from './fixtures.js'
 
 // A slow statement delays only its own request, on PGlite (which runs in a worker thread,
 // pglite-thread.ts) as on PostgreSQL: a request that needs no database answers while it runs.
 // Past `database.statement_timeout` the slow request answers 503 with Retry-After (on PGlite the
 // client's timeout: PGlite cannot cancel), and the database answers the next statement.
 
-const test = suite<{ db: TestDatabase; kernel: Kernel }>('database: a slow statement')
-
-test.before(async (context) => {
-  context.db = await createTestDatabase()
-  const kernel = createTestKernel({
-    config: { database: { statement_timeout: 1 } },
-    plugins: [[database, { url: context.db.url, entities: [] }]],
-  })
-  const db = () => kernel.plugin('database')
-  kernel.router.get('slow', async () => (await db().sql`select pg_sleep(2.5) is null as slept`)[0])
-  kernel.router.get('one', async () => (await db().sql<{ n: number }>`select 1 as n`)[0])
-  kernel.router.get('ping', () => 'pong')
-  context.kernel = kernel
-  await kernel.boot()
-  await kernel.plugin('database').prepare()
-})
-
-test.after(async ({ kernel, db }) => {
-  await kernel.close()
-  await db.drop()
+const test = databaseSuite('database: a slow statement', {
+  entities: [],
+  config: { database: { statement_timeout: 1 } },
+  routes(kernel, db) {
+    kernel.router.get(
+      'slow',
+      async () => (await db().sql`select pg_sleep(2.5) is null as slept`)[0],
+    )
+    kernel.router.get('one', async () => (await db().sql<{ n: number }>`select 1 as n`)[0])
+    kernel.router.get('ping', () => 'pong')
+  },
 })
 
 test('a request without the database answers while a slow statement runs', async ({ kernel }) => {

@@ -1,105 +1,97 @@
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { SqlEntityManager as EntityManager } from '@mikro-orm/knex'
-import { json, type Kernel } from 'fw'
-import database, { createTestDatabase, sql, type TestDatabase } from 'fw/plugins/database'
+import { json } from 'fw'
+import database, { sql } from 'fw/plugins/database'
 import { createTestKernel, eventsOf } from 'fw/testing'
-import { Gadget, GadgetSchema, gadgetValues, migrations } from './fixtures.js'
+import { databaseSuite, Gadget, GadgetSchema, gadgetValues, migrations } from './fixtures.js'
 
 // The fast read path: the `sql` tagged template (values always bound, never SQL text), `query()`,
 // transactions joined, events recorded; and route bindings that fork no EntityManager for a read
 // while writes to the bound model keep the ORM's semantics.
-
-const test = suite<{ db: TestDatabase; kernel: Kernel }>('database sql')
 
 interface Named {
   id: number
   name: string
 }
 
-test.before(async (context) => {
-  context.db = await createTestDatabase()
-  const kernel = createTestKernel({
-    plugins: [[database, { url: context.db.url, entities: [GadgetSchema], migrations }]],
-  })
-  const db = () => kernel.plugin('database')
-  kernel.router.get('by-name', async (ctx) => {
-    const rows = await db()
-      .sql<Named>`select id, name from gadgets where name = ${String(ctx.query.name)} order by id`
-    return rows.map((row) => `${row.id}:${row.name}`)
-  })
-  kernel.router.get('some', async (ctx) => {
-    const ids = String(ctx.query.ids).split(',').map(Number)
-    const column = sql.identifier('name')
-    return db().query(
-      sql<Named>`select id, ${column} from gadgets where id in (${sql.join(ids)}) order by id`,
-    )
-  })
-  kernel.router
-    .get('gadgets/{gadget}', (ctx) => ({
-      ...db().toData(ctx.models.gadget as object),
-      forked: ctx.state.em !== undefined,
-    }))
-    .bind('gadget', 'Gadget')
-  kernel.router
-    .get('gadgets/{gadget}/json', (ctx) => json(ctx.models.gadget))
-    .bind('gadget', 'Gadget')
-  kernel.router
-    .post('gadgets/{gadget}/rename', async (ctx) => {
-      const gadget = ctx.models.gadget as Gadget
-      // Changed before the request has an EntityManager: the flush still finds the change.
-      gadget.name = String(ctx.query.name)
-      await (db().em() as EntityManager).flush()
-      return { same: db().em().getReference(Gadget, gadget.id) === gadget }
+const test = databaseSuite('database sql', {
+  entities: [GadgetSchema],
+  migrations,
+  routes(kernel, db) {
+    kernel.router.get('by-name', async (ctx) => {
+      const rows = await db()
+        .sql<Named>`select id, name from gadgets where name = ${String(ctx.query.name)} order by id`
+      return rows.map((row) => `${row.id}:${row.name}`)
     })
-    .bind('gadget', 'Gadget')
-  kernel.router
-    .post('gadgets/{gadget}/assign', async (ctx) => {
-      const em = db().em() as EntityManager
-      em.assign(ctx.models.gadget as Gadget, { price: Number(ctx.query.price) })
-      await em.flush()
-      return { ok: true }
+    kernel.router.get('some', async (ctx) => {
+      const ids = String(ctx.query.ids).split(',').map(Number)
+      const column = sql.identifier('name')
+      return db().query(
+        sql<Named>`select id, ${column} from gadgets where id in (${sql.join(ids)}) order by id`,
+      )
     })
-    .bind('gadget', 'Gadget')
-  kernel.router
-    .post('gadgets/{gadget}/delete', async (ctx) => {
-      const em = db().em() as EntityManager
-      em.remove(ctx.models.gadget as Gadget)
-      await em.flush()
-      return { ok: true }
-    })
-    .bind('gadget', 'Gadget')
-  kernel.router.post('inside', async () => {
-    const em = db().em() as EntityManager
-    return em
-      .transactional(async (tx) => {
-        tx.create(Gadget, gadgetValues('Uncommitted'))
-        await tx.flush()
-        const joined = await db().sql<{
-          n: string
-        }>`select count(*) as n from gadgets where name = ${'Uncommitted'}`
-        const explicit = await db().query(
-          sql<{ n: string }>`select count(*) as n from gadgets where name = ${'Uncommitted'}`,
-          tx,
-        )
-        // Rolled back: the rows above were seen inside the transaction only.
-        throw Object.assign(new Error('roll back'), {
-          seen: [Number(joined[0]!.n), Number(explicit[0]!.n)],
-        })
+    kernel.router
+      .get('gadgets/{gadget}', (ctx) => ({
+        ...db().toData(ctx.models.gadget as object),
+        forked: ctx.state.em !== undefined,
+      }))
+      .bind('gadget', 'Gadget')
+    kernel.router
+      .get('gadgets/{gadget}/json', (ctx) => json(ctx.models.gadget))
+      .bind('gadget', 'Gadget')
+    kernel.router
+      .post('gadgets/{gadget}/rename', async (ctx) => {
+        const gadget = ctx.models.gadget as Gadget
+        // Changed before the request has an EntityManager: the flush still finds the change.
+        gadget.name = String(ctx.query.name)
+        await (db().em() as EntityManager).flush()
+        return { same: db().em().getReference(Gadget, gadget.id) === gadget }
       })
-      .catch((error: { seen?: number[] }) => ({ seen: error.seen }))
-  })
-  await kernel.boot()
-  await db().prepare()
+      .bind('gadget', 'Gadget')
+    kernel.router
+      .post('gadgets/{gadget}/assign', async (ctx) => {
+        const em = db().em() as EntityManager
+        em.assign(ctx.models.gadget as Gadget, { price: Number(ctx.query.price) })
+        await em.flush()
+        return { ok: true }
+      })
+      .bind('gadget', 'Gadget')
+    kernel.router
+      .post('gadgets/{gadget}/delete', async (ctx) => {
+        const em = db().em() as EntityManager
+        em.remove(ctx.models.gadget as Gadget)
+        await em.flush()
+        return { ok: true }
+      })
+      .bind('gadget', 'Gadget')
+    kernel.router.post('inside', async () => {
+      const em = db().em() as EntityManager
+      return em
+        .transactional(async (tx) => {
+          tx.create(Gadget, gadgetValues('Uncommitted'))
+          await tx.flush()
+          const joined = await db().sql<{
+            n: string
+          }>`select count(*) as n from gadgets where name = ${'Uncommitted'}`
+          const explicit = await db().query(
+            sql<{ n: string }>`select count(*) as n from gadgets where name = ${'Uncommitted'}`,
+            tx,
+          )
+          // Rolled back: the rows above were seen inside the transaction only.
+          throw Object.assign(new Error('roll back'), {
+            seen: [Number(joined[0]!.n), Number(explicit[0]!.n)],
+          })
+        })
+        .catch((error: { seen?: number[] }) => ({ seen: error.seen }))
+    })
+  },
+})
+
+test.before(async ({ kernel }) => {
+  const db = () => kernel.plugin('database')
   for (const name of ['Lamp', 'Desk', 'Chair'])
     await db().sql`insert into gadgets (name, price, active, tags, created_at)
       values (${name}, ${10}, ${true}, ${'[]'}, ${new Date('2026-01-02T03:04:05Z')})`
-  context.kernel = kernel
-})
-
-test.after(async ({ kernel, db }) => {
-  await kernel.close()
-  await db.drop()
 })
 
 test('sql builds $n placeholders and bound values; a template is prepared under one name', () => {

@@ -1,12 +1,10 @@
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { EntitySchema, type MigrationObject } from '@mikro-orm/core'
 import type { SqlEntityManager as EntityManager } from '@mikro-orm/knex'
 import { Migration } from '@mikro-orm/migrations'
 import type { InjectResponse, Kernel } from 'fw'
-import database, { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
-import { createTestKernel, eventsOf, type MemoryLogger } from 'fw/testing'
-import { Gadget, GadgetSchema, migrations } from './fixtures.js'
+import { eventsOf, type MemoryLogger } from 'fw/testing'
+import { databaseSuite, Gadget, GadgetSchema, gadgetValues, migrations } from './fixtures.js'
 
 // A NUL character (U+0000) in a bound value is the client's fault: 400 `invalid_input` before the
 // statement is sent, through the ORM, the raw path and route binding alike, never the 503 of an
@@ -40,83 +38,57 @@ const allMigrations: MigrationObject[] = [
 const NUL_NAME = 'Lam\u0000p'
 const SECRET = 'value-7f3a9c-never-logged'
 
-const test = suite<{ db: TestDatabase; kernel: Kernel & { logger: MemoryLogger } }>(
-  'database unstorable input',
-)
+const test = databaseSuite('database unstorable input', {
+  entities: [GadgetSchema, LabelSchema],
+  migrations: allMigrations,
+  routes(kernel, db) {
+    const bodyOf = async (ctx: { body(): Promise<unknown> }) =>
+      (await ctx.body()) as { name: string; tags?: unknown[]; doc?: unknown }
+    kernel.router.post('orm/find', async (ctx) => {
+      const { name } = await bodyOf(ctx)
+      return { found: (await db().em().findOne(Gadget, { name })) !== null }
+    })
+    kernel.router.post('orm/flush', async (ctx) => {
+      const { name, tags = [] } = await bodyOf(ctx)
+      const em = db().em()
+      em.create(Gadget, { ...gadgetValues(name), tags: tags as string[] })
+      await em.flush()
+      return { ok: true }
+    })
+    kernel.router.post('orm/execute', async (ctx) => {
+      const { name } = await bodyOf(ctx)
+      return db().em().execute('select count(*) as n from gadgets where name = ?', [name])
+    })
+    kernel.router.post('raw', async (ctx) => {
+      const { name, doc } = await bodyOf(ctx)
+      return db().runStatement({
+        sql: 'select ?::text as name, ?::jsonb as doc',
+        bindings: [name, doc ?? {}],
+      })
+    })
+    kernel.router.post('sql', async (ctx) => {
+      const { name, doc } = await bodyOf(ctx)
+      return db().sql`select ${name}::text as name, ${doc ?? {}}::jsonb as doc`
+    })
+    kernel.router.post('raw/lost', async (ctx) => {
+      const { name } = await bodyOf(ctx)
+      return db().runStatement({ sql: 'select fw_test_lost(?) as v', bindings: [name] })
+    })
+    kernel.router.post('orm/lost', async (ctx) => {
+      const { name } = await bodyOf(ctx)
+      return (db().em() as EntityManager).execute('select fw_test_lost(?) as v', [name])
+    })
+    kernel.router
+      .get('labels/{label}', (ctx) => ({ name: (ctx.models.label as Label).name }))
+      .bind('label', 'Label')
+  },
+})
 
-test.before(async (context) => {
-  context.db = await createTestDatabase()
-  const kernel = createTestKernel({
-    plugins: [
-      [
-        database,
-        {
-          url: context.db.url,
-          entities: [GadgetSchema, LabelSchema],
-          migrations: allMigrations,
-        },
-      ],
-    ],
-  })
-  const db = () => kernel.plugin('database')
-  const bodyOf = async (ctx: { body(): Promise<unknown> }) =>
-    (await ctx.body()) as { name: string; tags?: unknown[]; doc?: unknown }
-  kernel.router.post('orm/find', async (ctx) => {
-    const { name } = await bodyOf(ctx)
-    return { found: (await db().em().findOne(Gadget, { name })) !== null }
-  })
-  kernel.router.post('orm/flush', async (ctx) => {
-    const { name, tags = [] } = await bodyOf(ctx)
-    const em = db().em()
-    em.create(Gadget, {
-      name,
-      price: 1,
-      active: true,
-      tags: tags as string[],
-      notes: null,
-      createdAt: new Date(),
-    })
-    await em.flush()
-    return { ok: true }
-  })
-  kernel.router.post('orm/execute', async (ctx) => {
-    const { name } = await bodyOf(ctx)
-    return db().em().execute('select count(*) as n from gadgets where name = ?', [name])
-  })
-  kernel.router.post('raw', async (ctx) => {
-    const { name, doc } = await bodyOf(ctx)
-    return db().runStatement({
-      sql: 'select ?::text as name, ?::jsonb as doc',
-      bindings: [name, doc ?? {}],
-    })
-  })
-  kernel.router.post('sql', async (ctx) => {
-    const { name, doc } = await bodyOf(ctx)
-    return db().sql`select ${name}::text as name, ${doc ?? {}}::jsonb as doc`
-  })
-  kernel.router.post('raw/lost', async (ctx) => {
-    const { name } = await bodyOf(ctx)
-    return db().runStatement({ sql: 'select fw_test_lost(?) as v', bindings: [name] })
-  })
-  kernel.router.post('orm/lost', async (ctx) => {
-    const { name } = await bodyOf(ctx)
-    return (db().em() as EntityManager).execute('select fw_test_lost(?) as v', [name])
-  })
-  kernel.router
-    .get('labels/{label}', (ctx) => ({ name: (ctx.models.label as Label).name }))
-    .bind('label', 'Label')
-  await kernel.boot()
-  await kernel.plugin('database').prepare()
+test.before(async ({ kernel }) => {
   await kernel.plugin('database').runStatement({
     sql: 'insert into labels (slug, name) values (?, ?)',
     bindings: ['home', 'Home'],
   })
-  context.kernel = kernel
-})
-
-test.after(async ({ kernel, db }) => {
-  await kernel.close()
-  await db.drop()
 })
 
 function post(kernel: Kernel, url: string, body: Record<string, unknown>) {

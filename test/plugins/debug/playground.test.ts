@@ -4,7 +4,7 @@ import type { Kernel } from 'fw'
 import { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
 import { createMemoryLogger } from 'fw/testing'
 import createApp from '../../../playground/app.js'
-import { cookieFrom } from '../auth/fixtures.js'
+import { signIn } from '../api/fixtures.js'
 
 const KEY = 'playground-debug-test-key-0123456789abcdef'
 const test = suite<{ db: TestDatabase; dev: Kernel; prod: Kernel }>('debug: on the playground')
@@ -172,21 +172,6 @@ test("/_demo/measure's app-named timer is in the debug payload, never in Server-
   assert.ok(granted.body.includes('customer-secret-lookup'))
 })
 
-/** Signs in through the playground's /login form; answers the `fw_session` cookie value. */
-async function webSession(kernel: Kernel, username = 'editor'): Promise<string> {
-  const form = await kernel.inject('/login')
-  const csrf = /name="_csrf" value="([^"]+)"/.exec(form.body)![1]!
-  const res = await kernel.inject({
-    method: 'POST',
-    url: '/login',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ _csrf: csrf, username, password: `${username}-pass` }).toString(),
-    cookies: { fw_login_csrf: cookieFrom(form.headers['set-cookie'], 'fw_login_csrf')! },
-  })
-  assert.is(res.status, 303)
-  return cookieFrom(res.headers['set-cookie'], 'fw_session')!
-}
-
 const sessionPhases = (events: readonly { type: string; data: unknown }[]) =>
   events.filter(
     (e) => e.type === 'phase.completed' && (e.data as { name: string }).name === 'session',
@@ -196,7 +181,7 @@ test('development: a session cookie records the session phase on a route that ne
   dev,
   prod,
 }) => {
-  const session = await webSession(dev)
+  const { session } = await signIn(dev)
   const res = await dev.inject({ url: '/_demo/ping', cookies: { fw_session: session } })
   assert.is(res.status, 200)
   assert.is(sessionPhases(res.events).length, 1)

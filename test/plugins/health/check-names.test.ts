@@ -4,22 +4,11 @@ import * as assert from 'uvu/assert'
 import { definePlugin, FwError } from 'fw'
 import health, { HealthRegistry, result, type HealthCheck } from 'fw/plugins/health'
 import { createTestKernel } from 'fw/testing'
+import { thrownFwError } from '../../fixtures/thrown.js'
 
 const test = suite('health check names')
 
 const check = (name: string): HealthCheck => ({ name, run: () => result('ok', name, 'fine') })
-
-/** What `fn` threw, as an FwError (fails when it threw nothing or something else). */
-function thrown(fn: () => unknown): FwError {
-  try {
-    fn()
-  } catch (error) {
-    assert.instance(error, FwError)
-    return error as FwError
-  }
-  assert.unreachable('nothing was thrown')
-  throw new Error('unreachable')
-}
 
 test('snake_case names are accepted', () => {
   const r = new HealthRegistry()
@@ -33,17 +22,17 @@ test('snake_case names are accepted', () => {
 test('another name fails with FW_ERR_HEALTH_CHECK_NAME, quoting it', () => {
   const r = new HealthRegistry()
   for (const name of ['hello-stats', 'Disk', 'x_', '_x', 'a__b', '1st', '', 'disk space']) {
-    const error = thrown(() => r.register(check(name)))
+    const error = thrownFwError(() => r.register(check(name)))
     assert.is(error.code, 'FW_ERR_HEALTH_CHECK_NAME', name)
     assert.match(error.message, `got ${JSON.stringify(name)}.`)
     assert.match(error.message, 'snake_case')
   }
-  assert.is(thrown(() => r.register({} as HealthCheck)).code, 'FW_ERR_HEALTH_CHECK_NAME')
+  assert.is(thrownFwError(() => r.register({} as HealthCheck)).code, 'FW_ERR_HEALTH_CHECK_NAME')
   assert.equal(r.checks(), [])
 })
 
 test('a check without run() fails with FW_ERR_HEALTH_CHECK_INVALID', () => {
-  const error = thrown(() => new HealthRegistry().register({ name: 'x' } as HealthCheck))
+  const error = thrownFwError(() => new HealthRegistry().register({ name: 'x' } as HealthCheck))
   assert.is(error.code, 'FW_ERR_HEALTH_CHECK_INVALID')
   assert.match(error.message, "Health check 'x' needs a run() function")
 })

@@ -50,6 +50,14 @@ export function healthKernel(
   return kernel
 }
 
+/** A {@link healthKernel} without options, booted, with `checks` registered in order. */
+export async function bootedHealthKernel(...checks: HealthCheck[]): Promise<Kernel> {
+  const kernel = healthKernel()
+  await kernel.boot()
+  for (const check of checks) kernel.plugin('health').register(check)
+  return kernel
+}
+
 /** A check answering `status`, counting its runs. */
 export function fixed(
   name: string,

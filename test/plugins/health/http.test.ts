@@ -1,14 +1,12 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { inject } from 'fw/testing'
-import { closeHealthKernels, fixed, healthKernel } from './fixtures.js'
+import { bootedHealthKernel, closeHealthKernels, fixed, healthKernel } from './fixtures.js'
 
 const test = suite('health http')
 
 test('/health/check answers the full report, 200 when ok', async () => {
-  const kernel = healthKernel()
-  await kernel.boot()
-  kernel.plugin('health').register(fixed('a', 'ok', { latency_ms: 3 }))
+  const kernel = await bootedHealthKernel(fixed('a', 'ok', { latency_ms: 3 }))
   const res = await inject(kernel, '/health/check')
   assert.is(res.status, 200)
   const body = res.json() as {
@@ -29,10 +27,10 @@ test('/health/check answers the full report, 200 when ok', async () => {
 
 for (const status of ['degraded', 'down'] as const) {
   test(`/health/check and /health/status answer 503 when a check is ${status}`, async () => {
-    const kernel = healthKernel()
-    await kernel.boot()
-    kernel.plugin('health').register(fixed('good', 'ok'))
-    kernel.plugin('health').register(fixed('bad', status, { driver: 'x', latency_ms: 1 }))
+    const kernel = await bootedHealthKernel(
+      fixed('good', 'ok'),
+      fixed('bad', status, { driver: 'x', latency_ms: 1 }),
+    )
     const full = await inject(kernel, '/health/check')
     assert.is(full.status, 503)
     assert.is((full.json() as { status: string }).status, status)
@@ -48,9 +46,7 @@ for (const status of ['degraded', 'down'] as const) {
 }
 
 test('/health/status when healthy has three keys and no errors', async () => {
-  const kernel = healthKernel()
-  await kernel.boot()
-  kernel.plugin('health').register(fixed('a', 'ok'))
+  const kernel = await bootedHealthKernel(fixed('a', 'ok'))
   const res = await inject(kernel, '/health/status')
   assert.is(res.status, 200)
   const body = res.json() as Record<string, unknown>
@@ -62,8 +58,7 @@ test('/health/status when healthy has three keys and no errors', async () => {
 })
 
 test('/health/status reads the same run as /health/check and does not probe again', async () => {
-  const kernel = healthKernel()
-  await kernel.boot()
+  const kernel = await bootedHealthKernel()
   const c = fixed('a', 'ok')
   kernel.plugin('health').register(c)
   await inject(kernel, '/health/check')
@@ -88,8 +83,7 @@ test('OPTIONS on the JSON endpoints answers 204 without running a check', async 
 })
 
 test('Accept: application/health+json answers the IETF draft format: warn is 200, fail 503', async () => {
-  const kernel = healthKernel()
-  await kernel.boot()
+  const kernel = await bootedHealthKernel()
   const h = kernel.plugin('health')
   h.register(fixed('a', 'ok', { latency_ms: 2 }))
   h.register(fixed('b', 'degraded'))
@@ -194,8 +188,7 @@ test('the IETF format of the built-in checks: component:measurement keys, compon
 })
 
 test('the IETF key of a built-in check stays when it fails before measuring', async () => {
-  const kernel = healthKernel()
-  await kernel.boot()
+  const kernel = await bootedHealthKernel()
   const h = kernel.plugin('health')
   h.register(fixed('database', 'down'))
   h.register(fixed('cache', 'degraded', { store: 'memory', configured: 'redis', latency_ms: 1 }))
@@ -257,8 +250,7 @@ test('a check that never resolves: /health/check still answers, with the timeout
 })
 
 test('200 concurrent /health/status requests run each check once', async () => {
-  const kernel = healthKernel()
-  await kernel.boot()
+  const kernel = await bootedHealthKernel()
   const checks = [fixed('a', 'ok'), fixed('b', 'degraded')]
   let slowCalls = 0
   kernel.plugin('health').register({
@@ -295,10 +287,10 @@ test('/health refuses a guest with 401 when no plugin offers a sign-in page', as
 })
 
 test('/health shows the dashboard to a signed-in user', async () => {
-  const kernel = healthKernel()
-  await kernel.boot()
-  kernel.plugin('health').register(fixed('disk_space', 'ok'))
-  kernel.plugin('health').register(fixed('evil', 'degraded', { note: '<script>' }))
+  const kernel = await bootedHealthKernel(
+    fixed('disk_space', 'ok'),
+    fixed('evil', 'degraded', { note: '<script>' }),
+  )
   const res = await inject(kernel, { url: '/health', headers: { 'x-test-user': '7:0' } })
   assert.is(res.status, 503)
   assert.match(String(res.headers['content-type']), /text\/html/)
@@ -336,8 +328,7 @@ test('/health/phpinfo: guests redirected, usertype below 90 refused, 90 shown wi
 })
 
 test('the health routes are plain routes at the root', async () => {
-  const kernel = healthKernel()
-  await kernel.boot()
+  const kernel = await bootedHealthKernel()
   assert.is((await inject(kernel, '/health/status')).status, 200)
   assert.is((await inject(kernel, '/admin/health/status')).status, 404)
 })

@@ -7,7 +7,7 @@ import { connect } from 'node:net'
 import { performance } from 'node:perf_hooks'
 import { enterMaintenance, leaveMaintenance } from 'fw'
 import { inject } from 'fw/testing'
-import { closeHealthKernels, fixed, healthKernel } from './fixtures.js'
+import { bootedHealthKernel, closeHealthKernels, fixed, healthKernel } from './fixtures.js'
 
 const test = suite('health ready')
 test.after(closeHealthKernels)
@@ -15,10 +15,8 @@ test.after(closeHealthKernels)
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
 
 test('answers 200 ready, then 503 with each failing condition', async () => {
-  const kernel = healthKernel()
-  await kernel.boot()
   // A failing check of the registry is liveness, not readiness.
-  kernel.plugin('health').register(fixed('slow_disk', 'down'))
+  const kernel = await bootedHealthKernel(fixed('slow_disk', 'down'))
   const ok = await inject(kernel, '/health/ready')
   assert.is(ok.status, 200)
   assert.equal(ok.json(), { status: 'ready' })

@@ -2,19 +2,12 @@
 // under the request's server span, a stream opened or refused an event on it. Both ways of
 // tracing (the SDK's spans and fw's own records) run on the same requests and must agree.
 import { SpanKind } from '@opentelemetry/api'
-import {
-  BasicTracerProvider,
-  InMemorySpanExporter,
-  SimpleSpanProcessor,
-  type ReadableSpan,
-} from '@opentelemetry/sdk-trace-base'
+import type { ReadableSpan } from '@opentelemetry/sdk-trace-base'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { createKernel, json, silentLogger, type Kernel } from 'fw'
 import realtime from 'fw/plugins/realtime'
-import { createRecordTracing } from '../../../plugins/telemetry/record-tracing.js'
-import { DEFAULT_LIMITS } from '../../../plugins/telemetry/tracing-options.js'
-import { createSdkTracing } from '../../../plugins/telemetry/trace.js'
+import { traceBothPaths } from '../telemetry/both-paths.js'
 import { openEvents } from './sse-client.js'
 
 const test = suite<{ kernel?: Kernel }>('realtime: traces')
@@ -46,35 +39,10 @@ test('a publication is a PRODUCER span, a stream an event, alike on both paths',
   kernel.router.get('announce', async (ctx) =>
     json(await ctx.kernel.plugin('realtime').publish('news', 'posted', { title: 'hi' }, ctx)),
   )
-  const settings = { phaseSpans: false, knownMethods: new Set(['GET']) }
-  const sdkExporter = new InMemorySpanExporter()
-  const provider = new BasicTracerProvider({
-    spanProcessors: [new SimpleSpanProcessor(sdkExporter)],
-  })
-  const sdk = createSdkTracing(provider.getTracer('fw', '0.1.0'), provider, settings)
-  const recordsExporter = new InMemorySpanExporter()
-  const records = createRecordTracing({
-    exporter: recordsExporter,
-    sampleRatio: 1,
-    limits: DEFAULT_LIMITS,
-    origin: {
-      resource: { attributes: { 'service.name': 'realtime' } },
-      scope: { name: 'fw', version: '0.1.0', schemaUrl: undefined },
-    },
-    settings,
-    logger: silentLogger,
-  })
-  kernel.hooks.request.tap({ name: 'both-paths', stage: -2000 }, (ctx) => {
-    sdk.start(ctx)
-    records.start(ctx)
-    return undefined
-  })
-  kernel.hooks.annotate.tap({ name: 'both-paths', stage: 1000 }, (reply, ctx) => {
-    const end = ctx.log.now()
-    setImmediate(() => {
-      sdk.finish(ctx, reply.status, end)
-      records.finish(ctx, reply.status, end)
-    })
+  const traces = traceBothPaths(kernel, {
+    service: 'realtime',
+    phaseSpans: false,
+    knownMethods: ['GET'],
   })
   const { url } = await kernel.listen(0, '127.0.0.1')
   const stream = await openEvents(`${url}/events/news`)
@@ -82,10 +50,9 @@ test('a publication is a PRODUCER span, a stream an event, alike on both paths',
   await stream.waitFor(1)
   stream.close()
   assert.is((await fetch(`${url}/events/nowhere`)).status, 404)
-  await new Promise((resolve) => setImmediate(resolve))
-  await records.flush()
-  const sdkSpans = shape(sdkExporter.getFinishedSpans())
-  const recordSpans = shape(recordsExporter.getFinishedSpans())
+  await traces.settle()
+  const sdkSpans = shape(traces.sdkSpans())
+  const recordSpans = shape(traces.recordSpans())
   assert.equal(recordSpans, sdkSpans)
 
   const producer = recordSpans.find((s) => s.kind === SpanKind.PRODUCER)

@@ -10,7 +10,6 @@ import {
   BasicTracerProvider,
   ConsoleSpanExporter,
   InMemorySpanExporter,
-  SimpleSpanProcessor,
   TraceIdRatioBasedSampler,
   type ReadableSpan,
 } from '@opentelemetry/sdk-trace-base'
@@ -21,9 +20,7 @@ import { createMemoryLogger } from 'fw/testing'
 import database, { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
 import logging from 'fw/plugins/logging'
 import telemetry, { type SpanRecord, type TelemetryOptions } from 'fw/plugins/telemetry'
-import { createRecordTracing } from '../../../plugins/telemetry/record-tracing.js'
-import { DEFAULT_LIMITS } from '../../../plugins/telemetry/tracing-options.js'
-import { createSdkTracing } from '../../../plugins/telemetry/trace.js'
+import { traceBothPaths } from './both-paths.js'
 
 const test = suite<{ db: TestDatabase }>('span records')
 
@@ -133,46 +130,19 @@ for (const phaseSpans of [true, false]) {
     db,
   }) => {
     const kernel = app(db)
-    const settings = { phaseSpans, knownMethods: new Set(['GET', 'POST']) }
-    const sdkExporter = new InMemorySpanExporter()
-    const provider = new BasicTracerProvider({
-      spanProcessors: [new SimpleSpanProcessor(sdkExporter)],
-    })
-    const sdk = createSdkTracing(provider.getTracer('fw', '0.1.0'), provider, settings)
-    const recordsExporter = new InMemorySpanExporter()
-    const records = createRecordTracing({
-      exporter: recordsExporter,
-      sampleRatio: 1,
-      limits: DEFAULT_LIMITS,
-      origin: {
-        resource: { attributes: { 'service.name': 'compared' } },
-        scope: { name: 'fw', version: '0.1.0', schemaUrl: undefined },
-      },
-      settings,
-      logger: silentLogger,
-    })
-    // Both paths on each request: started on its arrival, finished after its response with the
-    // same end time, as the plugin drives either.
-    kernel.hooks.request.tap({ name: 'both-paths', stage: -2000 }, (ctx) => {
-      sdk.start(ctx)
-      records.start(ctx)
-      return undefined
-    })
-    kernel.hooks.annotate.tap({ name: 'both-paths', stage: 1000 }, (reply, ctx) => {
-      const end = ctx.log.now()
-      setImmediate(() => {
-        sdk.finish(ctx, reply.status, end)
-        records.finish(ctx, reply.status, end)
-      })
+    // Both paths on each request, as the plugin drives either.
+    const traces = traceBothPaths(kernel, {
+      service: 'compared',
+      phaseSpans,
+      knownMethods: ['GET', 'POST'],
     })
     await kernel.boot()
     const statuses: number[] = []
     for (const request of requests) statuses.push((await kernel.inject(request)).status)
     assert.equal(statuses, [200, 200, 500, 500, 503, 404, 405, 200])
-    await new Promise((resolve) => setImmediate(resolve))
-    await records.flush()
-    const sdkSpans = sdkExporter.getFinishedSpans()
-    const recordSpans = recordsExporter.getFinishedSpans()
+    await traces.settle()
+    const sdkSpans = traces.sdkSpans()
+    const recordSpans = traces.recordSpans()
     assert.equal(normalized(recordSpans), normalized(sdkSpans))
     // The comparison covered every kind of span and the cases of the table.
     const kinds = new Set(sdkSpans.map((s) => s.kind))

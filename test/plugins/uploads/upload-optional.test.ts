@@ -3,9 +3,7 @@
 // an upload fails with FW_ERR_PACKAGE_MISSING naming the package to install.
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { execFile } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
-import { promisify } from 'node:util'
+import { runWithoutPackages } from '../../kernel/fixtures/without-packages.js'
 
 const test = suite('upload optional libraries')
 
@@ -13,19 +11,9 @@ async function runWithout(absent: string): Promise<{
   plain: number
   upload: { code?: string; message?: string; read?: boolean }
 }> {
-  const { stdout } = await promisify(execFile)(
-    process.execPath,
-    [
-      '--import',
-      import.meta.resolve('tsx'),
-      '-C',
-      'fw-source',
-      '--import',
-      fileURLToPath(new URL('../../kernel/fixtures/absent-packages.mjs', import.meta.url)),
-      fileURLToPath(new URL('fixture/absent-libraries.ts', import.meta.url)),
-    ],
-    { env: { ...process.env, FW_ABSENT_PACKAGES: absent } },
-  )
+  const stdout = await runWithoutPackages(new URL('fixture/absent-libraries.ts', import.meta.url), [
+    absent,
+  ])
   return JSON.parse(stdout) as never
 }
 
