@@ -1,9 +1,9 @@
 import { DecimalType, EntitySchema } from '@mikro-orm/core'
-import { Migration } from '@mikro-orm/migrations'
 import { suite, type Test } from 'uvu'
 import type { Kernel } from 'fw'
 import database, {
   createTestDatabase,
+  Migration,
   type DatabaseOptions,
   type TestDatabase,
 } from 'fw/plugins/database'

@@ -1,10 +1,14 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { EntitySchema, type MigrationObject } from '@mikro-orm/core'
+import { EntitySchema } from '@mikro-orm/core'
 import type { SqlEntityManager as EntityManager } from '@mikro-orm/knex'
-import { Migration } from '@mikro-orm/migrations'
 import type { InjectResponse, Kernel } from 'fw'
-import database, { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
+import database, {
+  createTestDatabase,
+  Migration,
+  type MigrationObject,
+  type TestDatabase,
+} from 'fw/plugins/database'
 import { createTestKernel, eventsOf, type MemoryLogger } from 'fw/testing'
 import { Gadget, GadgetSchema, migrations } from './fixtures.js'
 
