@@ -51,7 +51,7 @@ const lifecycle = {
   },
   FW_ERR_ERRORS_DUPLICATE: duplicateCode,
   FW_ERR_PACKAGE_MISSING: {
-    when: 'A feature the app uses needs a package that fw lists as an optional peer dependency (OpenTelemetry for tracing, prom-client for metrics, ioredis for a Redis check, fast-xml-parser for XML replies, otpauth for second factors), and the app has not installed it. Raised where the feature is first used: at boot, or on the request that needs it.',
+    when: 'A feature the app uses needs a package that fw lists as an optional peer dependency (OpenTelemetry for tracing, prom-client for metrics, ioredis for a Redis check, fast-xml-parser for XML replies, otpauth for second factors, pino for the logging plugin), and the app has not installed it. Raised where the feature is first used: at boot, or on the request that needs it.',
     fix: 'Install the package the message names in the app (`npm install <package>`), or stop using the feature. Each plugin README says which of its features need which package.',
     message: ({ name, feature, range }: { name: string; feature: string; range?: string }) =>
       `The package ${name} is not installed, and ${feature} needs it. Install it in the app: npm install ${range === undefined ? name : `${name}@'${range}'`}`,

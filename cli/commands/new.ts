@@ -100,7 +100,8 @@ function packageJson(name: string, fwSpec: string, fw: FwPackage): string {
       test: 'node --import tsx --test test/*.test.ts',
       migrate: 'fw migrate',
     },
-    dependencies: { fw: fwSpec },
+    // The app registers the logging plugin, whose pino is an optional peer dependency of fw.
+    dependencies: { fw: fwSpec, pino: fw.ranges.pino ?? 'latest' },
     devDependencies: dev,
   }
   return `${JSON.stringify(pkg, null, 2)}\n`

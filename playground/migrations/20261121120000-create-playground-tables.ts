@@ -1,4 +1,4 @@
-import { Migration } from '@mikro-orm/migrations'
+import { Migration } from 'fw/plugins/database'
 
 /**
  * The playground's tables: applications (with their CORS settings), categories, products. `users`

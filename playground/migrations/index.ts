@@ -1,4 +1,4 @@
-import type { MigrationObject } from '@mikro-orm/core'
+import type { MigrationObject } from 'fw/plugins/database'
 import { CreatePlaygroundTables } from './20261121120000-create-playground-tables.js'
 
 /**

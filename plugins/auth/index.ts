@@ -195,7 +195,7 @@ export default definePlugin<AuthOptions | undefined, AuthApi>({
   setup(kernel, options = {}) {
     const db = kernel.plugin('database')
     db.addEntities(...authEntities)
-    // Imported when the database opens: processes that never query skip @mikro-orm/migrations.
+    // Imported when the database opens: processes that never query skip loading the migration.
     db.addMigrations(() => import('./migration.js').then((m) => m.authMigrations))
     const ttl = kernel.config.auth.token_ttl
     const rt: AuthRuntime = {

@@ -1,4 +1,4 @@
-import { Migration } from '@mikro-orm/migrations'
+import { Migration } from 'fw/plugins/database'
 
 /**
  * The auth plugin's tables: users (username unique case-insensitively), issued tokens, pending

@@ -1,9 +1,9 @@
 // Under `fw dev` the app is built again after an edit, in the same process: the database opened by
 // the first build is carried over to the next ones (docs/dev.md), so an in-memory PGlite keeps its
 // rows and a PostgreSQL pool its connections.
-import type { MigrationObject } from '@mikro-orm/core'
 import type { CarryOver } from 'fw'
 import type { DatabaseTarget } from './connection-url.js'
+import type { MigrationObject } from './migration-types.js'
 import type { AnyEntitySchema, OpenedDatabase } from './orm.js'
 import type { EmbeddedDatabase } from './pglite-thread.js'
 

@@ -31,8 +31,8 @@ export const databaseErrors = definePluginErrors('database', {
       "The database opens on first need: await kernel.plugin('database').ready() before using it outside a request (in a boot tap, a script, a command).",
   },
   FW_ERR_DATABASE_MIGRATION_INVALID: {
-    when: '`defineMigration()` got a name that is not letters, digits, `_`, `.` or `-`, or `up`/`down` that is neither a list of SQL statements nor a function.',
-    fix: "Name it with a timestamp first (`20260101000000_create_visits`); give `up: ['create table …']` or `up: (sql) => { sql('…') }`.",
+    when: "`defineMigration()` got a name that is not letters, digits, `_`, `.` or `-`, or `up`/`down` that is neither a list of SQL statements nor a function; or, when the database opens, a `{ name, class }` migration's class does not extend `Migration` from 'fw/plugins/database' (one written for MikroORM's migrator still importing its `Migration`).",
+    fix: "Name it with a timestamp first (`20260101000000_create_visits`); give `up: ['create table …']` or `up: (sql) => { sql('…') }`; import `Migration` from 'fw/plugins/database' in a class migration.",
     message: ({ name, problem }: { name: string; problem: string }) =>
       `Migration ${name} cannot be defined: ${problem}.`,
   },

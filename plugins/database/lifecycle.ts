@@ -7,7 +7,7 @@ import type { DatabaseTarget } from './connection-url.js'
 import { summaryOf } from './error-summary.js'
 import { databaseErrors } from './errors.js'
 import { APP_PLACE, orderedMigrations, type PlacedMigrations } from './migration-order.js'
-import type { MigrationState, Migrations, Seed } from './migration-types.js'
+import type { MigrationObject, MigrationState, Migrations, Seed } from './migration-types.js'
 import type { DatabaseTimeouts, OpenedDatabase } from './orm.js'
 import type { PrepareResult } from './prepare.js'
 import type * as SerializeModuleNs from './serialize.js'
@@ -148,11 +148,24 @@ export class DatabaseLifecycle {
     // Without this, a failure would be unhandled until the first connection awaits it.
     pglite?.catch(() => undefined)
     this.#embedded = pglite
-    const [{ openDatabase, migrationObjectOf }, serializer] = await Promise.all([
+    const [{ openDatabase }, { migrationObjectOf }, serializer] = await Promise.all([
       import('./orm.js'),
+      import('./migration.js'),
       import('./serialize.js'),
     ])
-    const loaded = (await orderedMigrations(this.#migrations)).map(migrationObjectOf)
+    let loaded: MigrationObject[]
+    try {
+      loaded = (await orderedMigrations(this.#migrations)).map(migrationObjectOf)
+    } catch (error) {
+      // A migration that cannot run (or cannot be loaded) fails the opening, and the embedded
+      // database started for it closes: its worker thread would keep the process alive
+      // (test/plugins/database/migration-runner.test.ts, the foreign class).
+      await pglite?.then(
+        (embedded) => embedded.close(),
+        () => undefined,
+      )
+      throw error
+    }
     const logger = this.#options.logger
     // A deferred entity's schema (and with it `@mikro-orm/core`) is built here, on opening.
     const schemas = this.#entities.map(schemaOf)
@@ -219,6 +232,7 @@ export class DatabaseLifecycle {
     const { prepareDatabase } = await import('./prepare.js')
     const result = await prepareDatabase(
       this.#db!.orm,
+      this.#db!.migrations,
       this.target,
       options.seed === false ? undefined : this.seed,
       this.#options.timeouts.acquireMs,
@@ -320,7 +334,8 @@ export class DatabaseLifecycle {
    */
   async readMigrations(): Promise<readonly MigrationState[]> {
     const { readMigrationStates } = await import('./migration-runs.js')
-    this.#migrationStates = await readMigrationStates(this.opened().orm)
+    const { orm, migrations } = this.opened()
+    this.#migrationStates = await readMigrationStates(orm, migrations)
     migrationsSeen.set(this.#db!, this.#migrationStates)
     return this.#migrationStates
   }

@@ -12,7 +12,7 @@ export type MigrationApi = Pick<
 /**
  * The migration commands' operations on a lifecycle: those that must not create the database
  * (`status`, `rollback`, `seed`) look for it first and fail naming it; `fresh` creates it as
- * `prepare()` does. `migration-runs.ts` (and MikroORM's migrator) loads on first use.
+ * `prepare()` does. `migration-runs.ts` (and the migration runner) loads on first use.
  */
 export function migrationApi(life: DatabaseLifecycle, acquireMs: number): MigrationApi {
   const assertExists = () => assertDatabaseExists(life.target, acquireMs)
@@ -20,7 +20,8 @@ export function migrationApi(life: DatabaseLifecycle, acquireMs: number): Migrat
   const open = async () => {
     await life.connect()
     const runs = await import('./migration-runs.js')
-    const target: RunTarget = { orm: life.current!.orm, target: life.target, acquireMs }
+    const { orm, migrations } = life.current!
+    const target: RunTarget = { orm, migrations, target: life.target, acquireMs }
     return { runs, target }
   }
   return {

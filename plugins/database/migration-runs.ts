@@ -1,55 +1,42 @@
 // What the migration commands do on an open database (README.md "Commands"): read the migrations'
 // state without creating anything, roll back, drop the schema's objects, run the seeds. Loaded
 // when such a command runs; everything that writes holds the migration lock (prepare.ts).
-import type { MigrationObject, MikroORM } from '@mikro-orm/core'
+import type { MikroORM } from '@mikro-orm/core'
 import type { SqlEntityManager as EntityManager } from '@mikro-orm/knex'
-import type { Migrator } from '@mikro-orm/migrations'
 import type { DatabaseTarget } from './connection-url.js'
 import { databaseErrors } from './errors.js'
-import type { MigrationState } from './migration-types.js'
+import { isIrreversible } from './migration.js'
+import { executedMigrations, migrateDown, migrationName } from './migration-runner.js'
+import type { MigrationObject, MigrationState } from './migration-types.js'
 import { withMigrationLock } from './prepare.js'
 
 /** An open database, as the migration commands use it. */
 export interface RunTarget {
   readonly orm: MikroORM
+  /** The app's migrations in the order they run (migration-order.ts). */
+  readonly migrations: readonly MigrationObject[]
   readonly target: DatabaseTarget
   /** Bounds connecting for the migration lock (`database.acquire_timeout`). */
   readonly acquireMs: number
 }
 
-function migrator(orm: MikroORM): Migrator {
-  return orm.getMigrator() as Migrator
-}
-
-/** The app's migrations in the order they run (migration-order.ts). */
-function known(orm: MikroORM): readonly MigrationObject[] {
-  return (orm.config.get('migrations').migrationsList ?? []) as MigrationObject[]
-}
-
 /**
  * Every migration with its state: those the migrations table records, in the order they ran, then
  * the app's others, pending, in the order they would run. Reads only: a database without the
- * table has run nothing (MikroORM's own reading creates the table, and the database).
+ * table has run nothing.
  */
-export async function readMigrationStates(orm: MikroORM): Promise<MigrationState[]> {
-  const tableName = orm.config.get('migrations').tableName!
-  const schemaName = orm.config.get('schema') ?? orm.em.getPlatform().getDefaultSchemaName()!
-  const connection = orm.em.getConnection()
-  const [found] = await connection.execute<{ present: boolean }[]>(
-    'select to_regclass(?) is not null as present',
-    [`"${schemaName}"."${tableName}"`],
-  )
-  const rows: { name: string; executed_at: string | Date }[] = found?.present
-    ? await connection.execute(
-        `select name, executed_at from "${schemaName}"."${tableName}" order by id`,
-      )
-    : []
+export async function readMigrationStates(
+  orm: MikroORM,
+  migrations: readonly MigrationObject[],
+): Promise<MigrationState[]> {
+  const rows = await executedMigrations(orm)
   const ran = new Set(rows.map((r) => r.name))
   return [
     ...rows.map((r) => ({ name: r.name, executed_at: new Date(r.executed_at).toISOString() })),
-    ...known(orm)
-      .filter((m) => !ran.has(m.name))
-      .map((m) => ({ name: m.name, executed_at: null })),
+    ...migrations
+      .map((m) => migrationName(m.name))
+      .filter((name) => !ran.has(name))
+      .map((name) => ({ name, executed_at: null })),
   ]
 }
 
@@ -59,26 +46,22 @@ export async function readMigrationStates(orm: MikroORM): Promise<MigrationState
  * `down` or is not among the app's migrations. Answers the reverted names, in the order reverted.
  */
 export async function rollbackMigrations(run: RunTarget, step: number): Promise<string[]> {
-  const { Migration } = await import('@mikro-orm/migrations')
   return withMigrationLock(
     run.target,
     async () => {
-      const executed = (await readMigrationStates(run.orm)).filter((m) => m.executed_at !== null)
+      const executed = await executedMigrations(run.orm)
       const last = executed.slice(-step).reverse()
-      const byName = new Map(known(run.orm).map((m) => [m.name, m]))
-      for (const { name } of last) {
+      const byName = new Map(run.migrations.map((m) => [migrationName(m.name), m]))
+      const reverting = last.map(({ name }) => {
         const migration = byName.get(name)
-        const cls = migration?.class as { prototype?: { down?: unknown } } | undefined
-        if (cls?.prototype?.down === undefined || cls.prototype.down === Migration.prototype.down)
+        if (migration === undefined || isIrreversible(migration))
           throw databaseErrors.error('FW_ERR_DATABASE_MIGRATION_IRREVERSIBLE', {
             name,
             ...(migration === undefined ? { unknown: true } : {}),
           })
-      }
-      if (last.length === 0) return []
-      // Down to (and including) the oldest of them: umzug reverts the newest first.
-      const reverted = await migrator(run.orm).down({ to: last.at(-1)!.name })
-      return reverted.map((m) => m.name)
+        return migration
+      })
+      return migrateDown(run.orm, reverting)
     },
     run.acquireMs,
   )
@@ -140,7 +123,9 @@ export async function runSeeds(
   return withMigrationLock(
     run.target,
     async () => {
-      const pending = (await readMigrationStates(run.orm)).filter((m) => m.executed_at === null)
+      const pending = (await readMigrationStates(run.orm, run.migrations)).filter(
+        (m) => m.executed_at === null,
+      )
       if (pending.length > 0)
         throw databaseErrors.error('FW_ERR_DATABASE_MIGRATIONS_PENDING', {
           count: pending.length,

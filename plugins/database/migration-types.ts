@@ -1,19 +1,27 @@
 // The migrations an app and its plugins hand the database plugin, and what it reports of them:
 // the types the lifecycle, the migration order and the migration runs share.
-import type { MigrationObject } from '@mikro-orm/core'
-import type { SqlEntityManager as EntityManager } from '@mikro-orm/knex'
+import type { Configuration } from '@mikro-orm/core'
+import type { AbstractSqlDriver, SqlEntityManager as EntityManager } from '@mikro-orm/knex'
 import type { SqlMigration } from './define-migration.js'
+import type { Migration } from './migration.js'
+
+/** A migration written as a class: `{ name, class }`, the class extending fw's `Migration`. */
+export interface MigrationObject {
+  /** Unique among the app's migrations, recorded in `fw_migrations` once it ran: never rename it. */
+  readonly name: string
+  readonly class: new (driver: AbstractSqlDriver, config: Configuration) => Migration
+}
 
 /**
- * One migration: MikroORM's `{ name, class }` (a class extending its `Migration`), or SQL
- * statements made by `defineMigration`, which needs no MikroORM.
+ * One migration: `{ name, class }` (a class extending `Migration`), or SQL statements made by
+ * `defineMigration`.
  */
 export type MigrationEntry = MigrationObject | SqlMigration
 
 /**
  * Migrations (run with every plugin's in one order: README.md "Migration order"), or a function
- * that imports them: a loader keeps `@mikro-orm/migrations` (~0.1 s) out of processes that never
- * migrate, such as `fw route:list`.
+ * that imports them: a loader keeps the migrations' modules out of processes that never migrate,
+ * such as `fw route:list`.
  *
  * @example
  * migrations: () => import('./migrations/index.js').then((m) => m.migrations)

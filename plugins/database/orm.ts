@@ -4,16 +4,14 @@ import {
   type AnyEntity,
   type EntityManager,
   type EntitySchema,
-  type MigrationObject,
   type Options,
 } from '@mikro-orm/core'
 import type { Knex, SqlEntityManager } from '@mikro-orm/knex'
-import { Migration, Migrator } from '@mikro-orm/migrations'
 import { PostgreSqlDriver } from '@mikro-orm/postgresql'
 import { currentContext, type RequestContext } from 'fw'
 import type { DatabaseTarget } from './connection-url.js'
-import { isSqlMigration, type MigrationSteps, type SqlMigration } from './define-migration.js'
 import { registerConnections, type Connections } from './bound-query.js'
+import type { MigrationObject } from './migration-types.js'
 import { quoteArrayElements } from './array-literal.js'
 import { bindOrmStatements } from './bound-execute.js'
 import { adoptBoundModels, bindDetached, boundModel, isDetachable } from './bound-models.js'
@@ -31,33 +29,6 @@ declare module 'fw' {
   }
 }
 
-/** Queues a migration's steps on the MikroORM migration running them. */
-async function addSteps(migration: Migration, steps: MigrationSteps): Promise<void> {
-  if (typeof steps === 'function') await steps((statement) => migration.addSql(statement))
-  else for (const statement of steps) migration.addSql(statement)
-}
-
-/**
- * A migration as MikroORM runs it: `{ name, class }` as given, or, for a `defineMigration()`
- * one, a class extending MikroORM's `Migration` that queues its statements. Without `down`, it
- * keeps MikroORM's `down()`, which refuses to revert.
- */
-export function migrationObjectOf(entry: MigrationObject | SqlMigration): MigrationObject {
-  if (!isSqlMigration(entry)) return entry
-  const { up, down } = entry
-  class SqlStatements extends Migration {
-    override async up(): Promise<void> {
-      await addSteps(this, up)
-    }
-  }
-  if (down !== undefined) {
-    SqlStatements.prototype.down = async function (this: Migration): Promise<void> {
-      await addSteps(this, down)
-    }
-  }
-  return { name: entry.name, class: SqlStatements }
-}
-
 /** An entity declaration the plugin accepts: MikroORM `EntitySchema`s (no legacy decorators). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- EntitySchema's type parameters vary per entity
 export type AnyEntitySchema = EntitySchema<any, any>
@@ -65,6 +36,8 @@ export type AnyEntitySchema = EntitySchema<any, any>
 /** What opening the database gives: the ORM and, for PGlite, the embedded instance it borrows. */
 export interface OpenedDatabase {
   readonly orm: MikroORM
+  /** Every migration, in the order they run (migration-order.ts). */
+  readonly migrations: readonly MigrationObject[]
   /** The request's own EntityManager (see {@link requestEm}). */
   forRequest(ctx: RequestContext): EntityManager
   /** Where statements run: knex's client, and the read pool on PostgreSQL (see `createReadPool`). */
@@ -134,15 +107,6 @@ export async function openDatabase(
   let orm: MikroORM | undefined
   const common: Options = {
     entities: [...entities],
-    extensions: [Migrator],
-    migrations: {
-      migrationsList: [...migrations],
-      tableName: 'fw_migrations',
-      transactional: true,
-      allOrNothing: true,
-      snapshot: false,
-      silent: true,
-    },
     loggerFactory: (options) => new QueryRecorder(options),
     // The connection's `execute` hands every statement the ORM runs (finds, flushes, `em.execute`,
     // migrations) and its parameters here before formatting and sending it: the one place to
@@ -261,6 +225,7 @@ export async function openDatabase(
   const adopt = (ctx: RequestContext): void => void requestEm(opened, ctx)
   return {
     orm: opened,
+    migrations,
     forRequest: (ctx) => requestEm(opened, ctx),
     connections: connectionsOf,
     transactionOf(ctx) {

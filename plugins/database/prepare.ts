@@ -2,6 +2,8 @@ import type { MikroORM } from '@mikro-orm/core'
 import type { SqlEntityManager as EntityManager } from '@mikro-orm/knex'
 import pg from 'pg'
 import type { DatabaseTarget } from './connection-url.js'
+import { migrateUp } from './migration-runner.js'
+import type { MigrationObject } from './migration-types.js'
 
 /** The advisory-lock key fw's migrations and seeding hold (any constant; this is "fwmg" in ASCII). */
 const LOCK_KEY = 0x66776d67
@@ -47,9 +49,10 @@ export async function withMigrationLock<T>(
   }
 }
 
-/** Runs pending migrations, then the seed, under the lock. */
+/** Runs pending migrations (in the order given), then the seed, under the lock. */
 export async function prepareDatabase(
   orm: MikroORM,
+  migrations: readonly MigrationObject[],
   target: DatabaseTarget,
   seed: ((em: EntityManager) => Promise<boolean>) | undefined,
   connectTimeoutMs?: number,
@@ -57,9 +60,9 @@ export async function prepareDatabase(
   return withMigrationLock(
     target,
     async () => {
-      const ran = await orm.getMigrator().up()
+      const migrated = await migrateUp(orm, migrations)
       const seeded = seed === undefined ? false : await seed(orm.em.fork() as EntityManager)
-      return { migrated: ran.map((m) => m.name), seeded }
+      return { migrated, seeded }
     },
     connectTimeoutMs,
   )

@@ -7,7 +7,7 @@ import { loggingErrors } from './errors.js'
 import { logsProjection } from './debug-projection.js'
 import { createLineLogger, writeLine } from './line-writer.js'
 import { defaultLogFile, givenStream, logFilePath, openLogFile, type LogSink } from './log-file.js'
-import { createPino } from './pino-logger.js'
+import { assertPinoInstalled, createPino } from './pino-logger.js'
 import { redactPaths } from './secrets.js'
 import './events.js'
 
@@ -87,6 +87,7 @@ const logging = definePlugin({
     env: { 'logging.access_log': 'FW_ACCESS_LOG' },
   },
   setup(kernel, options: LoggingOptions = {}): LoggingApi {
+    assertPinoInstalled()
     const previous = kernel.logger
     const file = options.destination
       ? undefined

@@ -1,6 +1,6 @@
-import { createRequire } from 'node:module'
 import { isAbsolute, join, resolve } from 'node:path'
 import type pino from 'pino'
+import { loadPino } from './pino-logger.js'
 
 /** Where lines go, and how to close it on shutdown. */
 export interface LogSink {
@@ -29,7 +29,7 @@ export function logFilePath(root: string, file: string): string {
  */
 export function openLogFile(path: string, onError: (error: Error, file: string) => void): LogSink {
   // Required on the first line written (the plugin opens the file then), not when fw loads.
-  const { destination } = createRequire(import.meta.url)('pino') as typeof pino
+  const { destination } = loadPino()
   const boom = destination({ dest: path, sync: false, mkdir: true, append: true })
   boom.on('error', (error: Error) => onError(error, path))
   let closing: Promise<void> | undefined

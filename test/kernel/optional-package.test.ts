@@ -17,6 +17,7 @@ const ABSENT = [
   'fast-xml-parser',
   'otpauth',
   'pg-boss',
+  'pino',
 ]
 
 interface Outcome {
@@ -40,7 +41,7 @@ async function run(features: string[]): Promise<Map<string, Outcome>> {
 
 let outcomes: Map<string, Outcome>
 test.before(async () => {
-  outcomes = await run(['plain', 'metrics', 'tracing', 'redis', 'xml', 'jobs'])
+  outcomes = await run(['plain', 'metrics', 'tracing', 'redis', 'xml', 'jobs', 'logging'])
 })
 
 test('the telemetry, health and api plugins serve without their optional packages', () => {
@@ -84,6 +85,13 @@ test('the jobs plugin without pg-boss stops its migration naming it', () => {
   const o = outcomes.get('jobs')
   assert.match(o!.message, 'The package pg-boss is not installed, and the jobs plugin needs it')
   assert.match(o!.message, "npm install pg-boss@'^10")
+})
+
+test('the logging plugin without pino fails at boot with the install line', () => {
+  const o = outcomes.get('logging')
+  assert.is(o?.code, 'FW_ERR_PACKAGE_MISSING')
+  assert.match(o!.message, 'The package pino is not installed, and the logging plugin needs it')
+  assert.match(o!.message, "npm install pino@'^10")
 })
 
 test.run()

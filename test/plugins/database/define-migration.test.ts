@@ -58,7 +58,7 @@ test('runs SQL migrations in timestamp order, reports them, and reverts them', a
     })
     assert.equal(rows, [{ name: 'ada', visits: 1, last_seen: null }])
     assert.equal(await api.status(), { executed: [createVisits.name, addSeen.name], pending: [] })
-    await api.orm.migrator.down({ to: 0 })
+    assert.equal(await api.rollback(2), [addSeen.name, createVisits.name])
     assert.equal(await api.status(), { executed: [], pending: [createVisits.name, addSeen.name] })
     const left = await api.runStatement({
       sql: "select count(*)::int as n from information_schema.tables where table_name = 'hello_stats_visits'",
@@ -84,11 +84,13 @@ test('a migration without down cannot be reverted', async () => {
     await kernel.boot()
     const api = kernel.plugin('database')
     await api.prepare()
-    const error = await api.orm.migrator.down().then(
+    const error = await api.rollback().then(
       () => undefined,
-      (e: unknown) => e as Error,
+      (e: unknown) => e as FwError,
     )
+    assert.is(error?.code, 'FW_ERR_DATABASE_MIGRATION_IRREVERSIBLE')
     assert.match(String(error?.message), 'cannot be reverted')
+    assert.equal(await api.status(), { executed: [oneWay.name], pending: [] })
   } finally {
     await kernel.close()
     await db.drop()

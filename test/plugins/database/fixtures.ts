@@ -1,9 +1,9 @@
 import { DecimalType, EntitySchema } from '@mikro-orm/core'
-import { Migration } from '@mikro-orm/migrations'
 import { suite, type Test } from 'uvu'
 import type { KernelOptions } from 'fw'
 import database, {
   createTestDatabase,
+  Migration,
   type DatabaseApi,
   type DatabaseOptions,
   type PrepareResult,

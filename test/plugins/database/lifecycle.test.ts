@@ -1,6 +1,11 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { createTestDatabase, parseDatabaseUrl, type TestDatabase } from 'fw/plugins/database'
+import {
+  createTestDatabase,
+  Migration,
+  parseDatabaseUrl,
+  type TestDatabase,
+} from 'fw/plugins/database'
 import { classNameOf } from '../../../plugins/database/deferred-entity.js'
 import { DatabaseLifecycle, type LifecycleOptions } from '../../../plugins/database/lifecycle.js'
 import { startTcpProxy, type TcpProxy } from '../../e2e/tcp-proxy.js'
@@ -202,7 +207,7 @@ if (onPostgres) {
   })
 }
 
-class BrokenMigration extends (await import('@mikro-orm/migrations')).Migration {
+class BrokenMigration extends Migration {
   override async up(): Promise<void> {
     this.addSql('create table "broken" ("id" no_such_type)')
   }

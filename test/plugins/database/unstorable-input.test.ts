@@ -1,8 +1,8 @@
 import * as assert from 'uvu/assert'
-import { EntitySchema, type MigrationObject } from '@mikro-orm/core'
+import { EntitySchema } from '@mikro-orm/core'
 import type { SqlEntityManager as EntityManager } from '@mikro-orm/knex'
-import { Migration } from '@mikro-orm/migrations'
 import type { InjectResponse, Kernel } from 'fw'
+import { Migration, type MigrationObject } from 'fw/plugins/database'
 import { eventsOf, type MemoryLogger } from 'fw/testing'
 import { databaseSuite, Gadget, GadgetSchema, gadgetValues, migrations } from './fixtures.js'
 

@@ -1,10 +1,9 @@
 // A small shop for the list engine's suites: products (with a column outside the whitelist),
 // categories, and users with password hashes that must never leak through a list.
 import { DecimalType, EntitySchema } from '@mikro-orm/core'
-import { Migration } from '@mikro-orm/migrations'
 import { suite, type Test } from 'uvu'
 import { definePlugin, type Kernel } from 'fw'
-import database, { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
+import database, { createTestDatabase, Migration, type TestDatabase } from 'fw/plugins/database'
 import debug from 'fw/plugins/debug'
 import list, { datatableReply, defineListSource, listReply, type Pagination } from 'fw/plugins/list'
 import { createTestKernel, type MemoryLogger } from 'fw/testing'
