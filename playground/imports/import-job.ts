@@ -9,17 +9,20 @@ import type { ImportPayload } from './run-import.js'
 /** The product import's job name (its queue). */
 export const IMPORT_JOB = 'products.import'
 
+/** Attempts after the first: a database that went away may be back. */
+const IMPORT_RETRIES = 2
+
 /**
  * One job per uploaded CSV. The work (and the CSV parser) is imported when a run begins; retried
- * twice, five seconds apart, resuming after the last committed batch (./run-import.ts).
+ * twice, two seconds apart, resuming after the last committed batch (./run-import.ts).
  */
 export const productImport = defineJob(IMPORT_JOB, {
-  retries: 2,
-  backoff: 5,
+  retries: IMPORT_RETRIES,
+  backoff: 2,
   timeout: 600,
   handler: async (payload: ImportPayload, run) => {
     const { runImport } = await import('./run-import.js')
-    await runImport(run.context.kernel, payload, run)
+    await runImport(run.context.kernel, payload, run, { lastAttempt: run.attempt > IMPORT_RETRIES })
   },
 })
 

@@ -25,9 +25,6 @@ export interface ImportPayload {
  */
 export const BATCH_LINES = 500
 
-/** How many times an import's job is tried again after a failed attempt (a lost database). */
-export const IMPORT_RETRIES = 2
-
 /** csv-parse, an optional peer dependency of fw (a development dependency of the playground). */
 export function loadCsvParse(): Promise<typeof CsvParse> {
   return importOptional<typeof CsvParse>('csv-parse', "the playground's product import")
@@ -78,6 +75,17 @@ interface Batching {
  * the resume point moved to `done`. A retried job starts after the last committed batch.
  */
 async function importBatch(b: Batching, em: EntityManager, lines: readonly Line[], done: number) {
+  // The import's row, locked: an attempt given up while its batch was still running (a stopped
+  // worker) and its retry never both commit the lines after one resume point.
+  const [row] = await b.db.runStatement(
+    {
+      sql: 'select records_done from product_imports where id = ? for update',
+      bindings: [b.importId],
+    },
+    em,
+  )
+  if (Number(row?.records_done) !== done - lines.length)
+    throw new Error('Another attempt of this import has moved on; this one stops.')
   const failures: ImportFailure[] = []
   const valid: Array<{ line: number; values: ProductValues }> = []
   for (const { line, cells } of lines) {
@@ -126,9 +134,15 @@ async function importBatch(b: Batching, em: EntityManager, lines: readonly Line[
  * Imports the payload's file: counts its lines, checks its header, then inserts and reports them a
  * batch at a time, recording `run.progress(done, total)` after each. A file that cannot be read as
  * CSV or has no usable header fails the import (kept with its reason, not retried); any other
- * error fails the attempt, and the job's retry resumes where the last batch was committed.
+ * error fails the attempt, and the job's retry resumes where the last batch was committed; on the
+ * `lastAttempt` the import is kept as failed with that error.
  */
-export async function runImport(kernel: Kernel, payload: ImportPayload, run: JobRun) {
+export async function runImport(
+  kernel: Kernel,
+  payload: ImportPayload,
+  run: JobRun,
+  o: { lastAttempt: boolean },
+) {
   const db = kernel.plugin('database')
   const store = importStore(db)
   const current = await store.find(payload.importId)
@@ -176,7 +190,7 @@ export async function runImport(kernel: Kernel, payload: ImportPayload, run: Job
   } catch (error) {
     const lasting = lastingFailure(error)
     if (lasting !== undefined) return await store.finish(payload.importId, 'failed', lasting)
-    if (run.attempt > IMPORT_RETRIES)
+    if (o.lastAttempt)
       await store.finish(payload.importId, 'failed', messageOf(error)).catch(() => undefined)
     throw error
   }

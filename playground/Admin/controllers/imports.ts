@@ -20,7 +20,7 @@ export const FAILURES_SHOWN = 50
 const HEAD_BYTES = 64 * 1024
 
 const refuse = (message: string) =>
-  new HttpError(422, { error: 'invalid_import', message, field: 'file' })
+  new HttpError(422, { error: 'invalid_import', message, field: 'csv' })
 
 /** The import of `option` (`/admin/imports/show/<id>`), or 404. */
 async function importOf(ctx: RequestContext, option: string | undefined): Promise<ProductImport> {
@@ -34,11 +34,11 @@ async function importOf(ctx: RequestContext, option: string | undefined): Promis
 }
 
 /**
- * Refuses, before any job is queued, a file that cannot be an import: empty, binary, or whose
- * first line is not a header naming the product columns, or with no line after it.
+ * Refuses, before any job is queued, a file that cannot be an import: binary, or whose first line
+ * is not a header naming the product columns, or with no line after it. (An empty file is no file
+ * to the uploads plugin: "The csv file is required.")
  */
 async function checkHead(upload: UploadedFile): Promise<void> {
-  if (upload.size === 0) throw refuse('The file is empty.')
   // A known signature (an image, an archive, a PDF…) is not CSV, whatever its name.
   if (upload.type !== undefined) throw refuse(`The file is ${upload.type}, not CSV.`)
   const handle = await open(upload.path, 'r')
@@ -87,7 +87,7 @@ export default class ImportsController {
   }
 
   /**
-   * `POST /admin/imports/upload` with the form field `file` (a `.csv` of at most
+   * `POST /admin/imports/upload` with the form field `csv` (a `.csv` of at most
    * `uploads.max_file_size`): keeps it under `uploads.dir`, queues its import, and answers 303 to
    * the import's page at once. 422 for a file that cannot be an import, 503 when the packages
    * imports need are not installed.
@@ -101,7 +101,7 @@ export default class ImportsController {
         error: 'imports_unavailable',
         message: `Product imports need ${missing.join(' and ')}: npm install ${missing.join(' ')}`,
       })
-    const upload = await file(ctx, 'file', { extensions: ['csv'] })
+    const upload = await file(ctx, 'csv', { extensions: ['csv'] })
     await checkHead(upload)
     const path = `imports/${randomUUID()}.csv`
     await upload.moveTo(path)
