@@ -99,7 +99,10 @@ export default class ImportsController {
     if (missing.length > 0 || !ctx.kernel.hasPlugin('jobs'))
       throw new HttpError(503, {
         error: 'imports_unavailable',
-        message: `Product imports need ${missing.join(' and ')}: npm install ${missing.join(' ')}`,
+        message:
+          missing.length > 0
+            ? `Product imports need ${missing.join(' and ')}: npm install ${missing.join(' ')}`
+            : 'Product imports need the jobs plugin, which this app does not register.',
       })
     const upload = await file(ctx, 'csv', { extensions: ['csv'] })
     await checkHead(upload)
