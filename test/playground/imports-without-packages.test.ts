@@ -1,9 +1,7 @@
 // The shipped playground (`fw/playground`) for a plugin author who installed neither pg-boss nor
 // csv-parse (optional peers of fw): made absent in a child process, it boots and serves without the
 // jobs plugin, its import page says what to install, and an upload is refused with that line.
-import { execFile } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
-import { promisify } from 'node:util'
+import { runWithout } from '../fixtures/without-packages.js'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 
@@ -12,19 +10,10 @@ const test = suite<{ outcomes: Map<string, { status: number; body: string }> }>(
 )
 
 test.before(async (context) => {
-  const { stdout } = await promisify(execFile)(
-    process.execPath,
-    [
-      '--import',
-      import.meta.resolve('tsx'),
-      '-C',
-      'fw-source',
-      '--import',
-      fileURLToPath(new URL('../kernel/fixtures/absent-packages.mjs', import.meta.url)),
-      fileURLToPath(new URL('fixtures/imports-absent.ts', import.meta.url)),
-    ],
-    { env: { ...process.env, FW_ABSENT_PACKAGES: 'pg-boss,csv-parse' }, timeout: 120_000 },
-  )
+  const stdout = await runWithout(new URL('fixtures/imports-absent.ts', import.meta.url), [
+    'pg-boss',
+    'csv-parse',
+  ])
   const lines = stdout
     .trim()
     .split('\n')
