@@ -82,6 +82,7 @@ export default class ImportsController {
       columns: IMPORT_COLUMNS,
       required: REQUIRED_COLUMNS,
       separator: TAG_SEPARATOR,
+      maxMegabytes: Math.floor(ctx.kernel.config.uploads.max_file_size / 2 ** 20),
       imports,
     })
   }
