@@ -1,7 +1,7 @@
 // The shipped playground (`fw/playground`) for a plugin author who installed neither pg-boss nor
 // csv-parse (optional peers of fw): made absent in a child process, it boots and serves without the
 // jobs plugin, its import page says what to install, and an upload is refused with that line.
-import { runWithout } from '../fixtures/without-packages.js'
+import { runWithoutPackages } from '../kernel/fixtures/without-packages.js'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 
@@ -10,7 +10,7 @@ const test = suite<{ outcomes: Map<string, { status: number; body: string }> }>(
 )
 
 test.before(async (context) => {
-  const stdout = await runWithout(new URL('fixtures/imports-absent.ts', import.meta.url), [
+  const stdout = await runWithoutPackages(new URL('fixtures/imports-absent.ts', import.meta.url), [
     'pg-boss',
     'csv-parse',
   ])
