@@ -21,6 +21,7 @@ import views from 'fw/plugins/views'
 import { DEMO_APPLICATION } from './demo-data.js'
 import { seedDemoUsers } from './auth/seed-users.js'
 import { entities } from './entities/index.js'
+import { registerJobs } from './imports/import-job.js'
 import livePlayground from './list/live-products.js'
 import playground from './plugin.js'
 import { seed } from './seed.js'
@@ -130,6 +131,9 @@ export default function createApp<const E extends readonly PluginEntry[] = reado
       login: { points: 20, duration: 60 },
     },
   })
+  // Background jobs (the area's product imports), run in this process in development and on
+  // PGlite; skipped when pg-boss is not installed (imports/import-job.ts).
+  registerJobs(kernel)
   // What the area's `images` controller moved into `uploads.dir`, looked up per request (the
   // folder changes while the app runs).
   kernel.static('media', resolve(root, kernel.config.uploads.dir), { live: true })

@@ -1,4 +1,5 @@
-import { TransactionContext } from '@mikro-orm/core'
+import { createRequire } from 'node:module'
+import type * as MikroCore from '@mikro-orm/core'
 import type { SqlEntityManager as EntityManager } from '@mikro-orm/knex'
 import { currentContext, type RequestContext } from 'fw'
 import type PgBoss from 'pg-boss'
@@ -24,9 +25,18 @@ export interface Origin {
   readonly traceparent: string | undefined
 }
 
+/**
+ * MikroORM's core, required on the first dispatch rather than imported with the plugin: an app
+ * that registers the jobs plugin loads no ORM to list its routes
+ * (test/cli/route-list-loads.test.ts, on the playground, which registers it).
+ */
+const mikroCore = (): typeof MikroCore =>
+  createRequire(import.meta.url)('@mikro-orm/core') as typeof MikroCore
+
 /** The transaction a dispatch joins: the option's, else MikroORM's current one, else none. */
 function transactionOf(options: DispatchOptions | undefined): EntityManager | undefined {
-  const em = options?.em ?? (TransactionContext.getEntityManager() as EntityManager | undefined)
+  const em =
+    options?.em ?? (mikroCore().TransactionContext.getEntityManager() as EntityManager | undefined)
   return em !== undefined && em.isInTransaction() ? em : undefined
 }
 

@@ -183,6 +183,10 @@ test('fw route:list shows the area routes', async () => {
     'admin/dashboard/index DashboardController@index',
     'admin/images/edit ImagesController@edit',
     'admin/images/upload ImagesController@upload',
+    'admin/imports/index ImportsController@index',
+    'admin/imports/progress ImportsController@progress',
+    'admin/imports/show ImportsController@show',
+    'admin/imports/upload ImportsController@upload',
     'admin/users/index UsersController@index',
   ])
   // Without the prefix, no area rows.

@@ -66,11 +66,13 @@ test('uses playground/var/db unless DATABASE_URL names a database', () => {
 })
 
 test('migrates and seeds a fresh database', ({ apps }) => {
-  // Plugins' migrations first, in their setup order, then the app's.
+  // Plugins' migrations first (the jobs plugin's queue tables among them), then the app's.
   assert.equal(apps[0]!.prepared, {
     migrated: [
+      '20261129000000_jobs_fw_jobs_pg_boss_v24',
       'Migration20261121130000_create_auth_tables',
       'Migration20261121120000_create_playground_tables',
+      'Migration20261129120000_create_product_imports',
     ],
     seeded: true,
   })

@@ -25,6 +25,10 @@ function database(ctx: RequestContext) {
   return { em: db.em(), toData: (p: Product) => db.toData(p) }
 }
 
+/** The 422 messages of the checks that need the database (the CSV import reports the same). */
+export const SKU_TAKEN = 'The sku has already been taken.'
+export const UNKNOWN_CATEGORY = 'The category_id must be the id of a category, or null.'
+
 function invalid(errors: Record<string, string[]>): HttpError {
   return new HttpError(422, { errors })
 }
@@ -48,10 +52,10 @@ async function validInput(
       Product,
       current ? { sku: input.sku, id: { $ne: current.id } } : { sku: input.sku },
     )
-    if (taken > 0) errors.sku = ['The sku has already been taken.']
+    if (taken > 0) errors.sku = [SKU_TAKEN]
   }
   if (input.category_id != null && (await em.count(Category, { id: input.category_id })) === 0)
-    errors.category_id = ['The category_id must be the id of a category, or null.']
+    errors.category_id = [UNKNOWN_CATEGORY]
   if (Object.keys(errors).length > 0) throw invalid(errors)
   return input
 }
@@ -66,10 +70,9 @@ async function flush(em: EntityManager): Promise<void> {
   } catch (error) {
     const { ForeignKeyConstraintViolationException, UniqueConstraintViolationException } =
       mikroCore()
-    if (error instanceof UniqueConstraintViolationException)
-      throw invalid({ sku: ['The sku has already been taken.'] })
+    if (error instanceof UniqueConstraintViolationException) throw invalid({ sku: [SKU_TAKEN] })
     if (error instanceof ForeignKeyConstraintViolationException)
-      throw invalid({ category_id: ['The category_id must be the id of a category, or null.'] })
+      throw invalid({ category_id: [UNKNOWN_CATEGORY] })
     throw error
   }
 }

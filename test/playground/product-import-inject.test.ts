@@ -1,0 +1,64 @@
+// The product import on a playground that does not listen (a plugin author's `fw/playground`
+// under `kernel.inject()`): no worker has opened the queue, and on PGlite its client opens on the
+// ORM's one connection, so the upload opens it before the transaction that records the import and
+// queues its job. On PGlite, or PostgreSQL under DATABASE_URL.
+import * as assert from 'uvu/assert'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { suite } from 'uvu'
+import { playgroundApp, type PlaygroundApp } from '../plugins/api/fixtures.js'
+
+const test = suite<{ app: PlaygroundApp; dir: string }>('playground product import by inject')
+
+test.before(async (context) => {
+  context.dir = mkdtempSync(join(tmpdir(), 'fw-playground-inject-imports-'))
+  context.app = await playgroundApp({ admin: { prefix: 'admin' }, uploads: { dir: context.dir } })
+})
+test.after(async ({ app, dir }) => {
+  await app.close()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+test('an upload answered by inject() queues its job, which a worker started later runs', async ({
+  app,
+}) => {
+  const { kernel } = app
+  const login = await kernel.inject({
+    method: 'POST',
+    url: '/account/login',
+    body: { username: 'admin', password: 'admin-pass' },
+  })
+  const authorization = `Bearer ${login.json<{ access_token: string }>().access_token}`
+  const form = new FormData()
+  form.append('csv', new File(['name,sku,price,stock\nLamp,INJECT-1,9.5,2\n'], 'one.csv'))
+  const request = new Request('http://playground.test/', { method: 'POST', body: form })
+  const res = await kernel.inject({
+    method: 'POST',
+    url: '/admin/imports/upload',
+    headers: {
+      'content-type': request.headers.get('content-type')!,
+      accept: 'application/json',
+      authorization,
+    },
+    body: Buffer.from(await request.arrayBuffer()),
+  })
+  assert.is(res.status, 303, res.body)
+  const progress = String(res.headers.location).replace('/show/', '/progress/')
+  await kernel.plugin('jobs').work()
+  for (;;) {
+    const p = (
+      await kernel.inject({ url: progress, headers: { accept: 'application/json', authorization } })
+    ).json<{
+      status: string
+      inserted: number
+    }>()
+    if (p.status !== 'queued' && p.status !== 'running') {
+      assert.equal(p, { ...p, status: 'completed', inserted: 1 })
+      break
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+})
+
+test.run()
