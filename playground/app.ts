@@ -48,7 +48,8 @@ export interface PlaygroundOptions<E extends readonly PluginEntry[] = readonly P
   env?: NodeJS.ProcessEnv
   /**
    * Where the kernel reports failures. Default: the logging plugin, JSON lines in
-   * `playground/var/log/playground.log`; a test passes its own and no log file is written.
+   * `playground/var/log/playground.log` (when pino, its optional peer, is installed; else the
+   * kernel's own JSON lines on stderr); a test passes its own and no log file is written.
    */
   logger?: Logger
   /**
@@ -98,7 +99,7 @@ export default function createApp<const E extends readonly PluginEntry[] = reado
       uploads: { dir: 'var/uploads' },
     },
   })
-  if (logger === undefined) kernel.register(logging)
+  if (logger === undefined && pinoInstalled()) kernel.register(logging)
   kernel
     .register(views)
     // The toolbar's API tab reads the document the openapi plugin serves and sends to the api
@@ -143,6 +144,19 @@ export default function createApp<const E extends readonly PluginEntry[] = reado
     ;(kernel.register as (p: unknown, o: unknown) => Kernel)(plugin, options)
   }
   return kernel
+}
+
+/**
+ * Whether pino, the logging plugin's optional peer, resolves (not loaded): a plugin author trying
+ * `fw/playground` may not have installed it (test/playground/imports-without-packages.test.ts).
+ */
+function pinoInstalled(): boolean {
+  try {
+    createRequire(import.meta.url).resolve('pino')
+    return true
+  } catch {
+    return false
+  }
 }
 
 /**

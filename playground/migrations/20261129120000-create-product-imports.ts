@@ -1,4 +1,4 @@
-import { Migration } from '@mikro-orm/migrations'
+import { Migration } from 'fw/plugins/database'
 
 /**
  * The admin area's product imports: one row per uploaded CSV (its job, its counts, how far it got)

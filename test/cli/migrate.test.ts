@@ -43,7 +43,7 @@ test('lists the pending migration, runs it with the seed, then has nothing left 
   } else {
     assert.is(before.code, 0, before.stderr)
     assert.match(before.stdout, /pending\s+\S*create_playground_tables/)
-    assert.match(before.stdout, '0 ran, 2 pending')
+    assert.match(before.stdout, '0 ran, 4 pending')
     assert.match(before.stdout, /pending\s+\S*create_auth_tables/)
   }
 
@@ -53,7 +53,7 @@ test('lists the pending migration, runs it with the seed, then has nothing left 
   assert.match(run.stdout, 'Seeded the empty database.')
 
   const after = await runCli(['migrate', '--status'], { env })
-  assert.match(after.stdout, '2 ran, 0 pending')
+  assert.match(after.stdout, '4 ran, 0 pending')
   const again = await runCli(['migrate'], { env })
   assert.match(again.stdout, 'Nothing to migrate.')
   assert.not.match(again.stdout, 'Seeded')

@@ -1,6 +1,7 @@
-// The shipped playground (`fw/playground`) for a plugin author who installed neither pg-boss nor
-// csv-parse (optional peers of fw): made absent in a child process, it boots and serves without the
-// jobs plugin, its import page says what to install, and an upload is refused with that line.
+// The shipped playground (`fw/playground`) for a plugin author who installed none of pg-boss,
+// csv-parse and pino (optional peers of fw): made absent in a child process, it boots and serves
+// without the jobs plugin, its import page says what to install, an upload is refused with that
+// line, and without a logger given it serves with the kernel's own logger (no logging plugin).
 import { runWithoutPackages } from '../kernel/fixtures/without-packages.js'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
@@ -13,6 +14,7 @@ test.before(async (context) => {
   const stdout = await runWithoutPackages(new URL('fixtures/imports-absent.ts', import.meta.url), [
     'pg-boss',
     'csv-parse',
+    'pino',
   ])
   const lines = stdout
     .trim()
@@ -24,6 +26,14 @@ test.before(async (context) => {
 test('boots without the jobs plugin and serves the rest of the app', ({ outcomes }) => {
   assert.is(outcomes.get('jobs')?.status, 0)
   assert.equal(outcomes.get('ping'), { status: 200, body: '{"hello":"world","n":1}' })
+})
+
+test('without pino and without a logger given, the kernel logs and the app serves', ({
+  outcomes,
+}) => {
+  const unlogged = outcomes.get('unlogged')!
+  assert.is(unlogged.status, 200)
+  assert.is((JSON.parse(unlogged.body) as { hello: string }).hello, 'world')
 })
 
 test('the import page says imports are off and names the install line', ({ outcomes }) => {
