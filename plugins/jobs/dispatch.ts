@@ -34,7 +34,7 @@ const mikroCore = (): typeof MikroCore =>
   createRequire(import.meta.url)('@mikro-orm/core') as typeof MikroCore
 
 /** The transaction a dispatch joins: the option's, else MikroORM's current one, else none. */
-function transactionOf(options: DispatchOptions | undefined): EntityManager | undefined {
+export function transactionOf(options: DispatchOptions | undefined): EntityManager | undefined {
   const em =
     options?.em ?? (mikroCore().TransactionContext.getEntityManager() as EntityManager | undefined)
   return em !== undefined && em.isInTransaction() ? em : undefined

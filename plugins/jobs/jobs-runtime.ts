@@ -1,7 +1,7 @@
 import type { Kernel, RequestContext } from 'fw'
 import type PgBoss from 'pg-boss'
 import type { JobDefinition } from './define-job.js'
-import { dispatchJob, type Origin } from './dispatch.js'
+import { dispatchJob, transactionOf, type Origin } from './dispatch.js'
 import { jobsErrors } from './errors.js'
 import { inspector, type FailedJob, type Inspector, type JobSummary } from './inspect.js'
 import { ensureQueues, openBoss, type QueueSettings } from './queue.js'
@@ -69,8 +69,36 @@ export class JobsRuntime implements JobsApi {
     options?: DispatchOptions,
   ): Promise<string | null> {
     const definition = this.#definitionOf(job)
+    const transaction =
+      this.#client === undefined && this.#settings.db.target.kind !== 'postgresql'
+        ? transactionOf(options)
+        : undefined
+    if (transaction !== undefined)
+      return this.#dispatchOpening(transaction, definition, payload, options)
     const { boss } = await this.#opened()
     return dispatchJob(boss, definition, payload, options, originOf)
+  }
+
+  /**
+   * A first dispatch inside a transaction on PGlite, where the queue's client would open on the
+   * ORM's one connection, which the transaction holds (it would wait for it until the pool's
+   * timeout): a client for this dispatch alone opens on the transaction itself, so the queues it
+   * makes commit or roll back with the job, and stops; the process's client opens on the next use
+   * outside (test/plugins/jobs/transactions.test.ts).
+   */
+  async #dispatchOpening(
+    transaction: NonNullable<ReturnType<typeof transactionOf>>,
+    definition: JobDefinition<never>,
+    payload: unknown,
+    options: DispatchOptions | undefined,
+  ): Promise<string | null> {
+    const boss = await openBoss(this.#settings, false, transaction)
+    try {
+      await ensureQueues(boss, this.#definitions.values())
+      return await dispatchJob(boss, definition, payload, options, originOf)
+    } finally {
+      await boss.stop({ graceful: false, wait: true })
+    }
   }
 
   schedule(cron: string, job: JobDefinition<unknown>, payload: unknown, o?: { tz?: string }) {

@@ -22,13 +22,17 @@ export interface QueueSettings {
  * one process's embedded database, it runs its statements through the ORM's connection. Tables
  * come from the plugin's migration (`migrate: false`: pg-boss only checks their version).
  */
-function optionsOf(settings: QueueSettings, worker: boolean): PgBoss.ConstructorOptions {
+function optionsOf(
+  settings: QueueSettings,
+  worker: boolean,
+  em: EntityManager | undefined,
+): PgBoss.ConstructorOptions {
   const { kernel, db, schema } = settings
   const config = kernel.config.jobs
   const connection: PgBoss.ConstructorOptions =
     db.target.kind === 'postgresql'
       ? { connectionString: db.target.url, max: worker ? 4 : 2, application_name: 'fw-jobs' }
-      : { db: ormExecutor(db.orm.em.fork() as unknown as EntityManager) as PgBoss.Db }
+      : { db: ormExecutor(em ?? (db.orm.em.fork() as unknown as EntityManager)) as PgBoss.Db }
   return {
     ...connection,
     schema,
@@ -45,11 +49,18 @@ function optionsOf(settings: QueueSettings, worker: boolean): PgBoss.Constructor
   }
 }
 
-/** Starts a pg-boss instance; its errors go to the app's log. */
-export async function openBoss(settings: QueueSettings, worker: boolean): Promise<PgBoss> {
+/**
+ * Starts a pg-boss instance; its errors go to the app's log. On PGlite its statements run on the
+ * ORM's connection, or on `em`'s transaction when given.
+ */
+export async function openBoss(
+  settings: QueueSettings,
+  worker: boolean,
+  em?: EntityManager,
+): Promise<PgBoss> {
   await settings.db.ready()
   const PgBoss = await loadPgBoss()
-  const boss = new PgBoss(optionsOf(settings, worker))
+  const boss = new PgBoss(optionsOf(settings, worker, em))
   boss.on('error', (error: Error) =>
     settings.kernel.logger.error('jobs: queue error', { error: error.message }),
   )

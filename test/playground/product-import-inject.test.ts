@@ -1,7 +1,7 @@
 // The product import on a playground that does not listen (a plugin author's `fw/playground`
-// under `kernel.inject()`): no worker has opened the queue, and on PGlite its client opens on the
-// ORM's one connection, so the upload opens it before the transaction that records the import and
-// queues its job. On PGlite, or PostgreSQL under DATABASE_URL.
+// under `kernel.inject()`): no worker has opened the queue, so the upload's dispatch, inside the
+// transaction that records the import, is the queue's first use (on PGlite, where that
+// transaction holds the one connection). On PGlite, or PostgreSQL under DATABASE_URL.
 import * as assert from 'uvu/assert'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'

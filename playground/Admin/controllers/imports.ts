@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto'
 import type { SqlEntityManager as EntityManager } from '@mikro-orm/knex'
 import { HttpError, json, redirect, view, type RequestContext } from 'fw'
 import { file, type UploadedFile } from 'fw/plugins/uploads'
-import { IMPORT_JOB, missingPackages, productImport } from '../../imports/import-job.js'
+import { missingPackages, productImport } from '../../imports/import-job.js'
 import {
   headerProblem,
   IMPORT_COLUMNS,
@@ -113,11 +113,6 @@ export default class ImportsController {
     const store = importStore(db)
     const who = await ctx.identity()
     const jobs = ctx.kernel.plugin('jobs')
-    // On PGlite the queue's client opens on the ORM's one connection: opened here, before the
-    // transaction below holds that connection (opened inside it, it would wait for it until the
-    // pool's timeout). Served with a worker, it is open already; not under `inject()` alone
-    // (test/playground/product-import-inject.test.ts).
-    await jobs.list({ name: IMPORT_JOB, limit: 1 })
     // The row and its job commit together: no import waits for a job that was never queued.
     const id = await db.em().transactional(async (em) => {
       const tx = em as EntityManager

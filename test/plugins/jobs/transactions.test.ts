@@ -46,6 +46,39 @@ test('runs a job dispatched in a committed transaction once, and one rolled back
   }
 })
 
+test('the first dispatch of a process, inside a transaction, commits or rolls back with it', async () => {
+  // No worker and no earlier use: on PGlite the queue's client would open on the one connection
+  // the transaction holds (plugins/jobs/jobs-runtime.ts opens one on the transaction instead).
+  const seen: number[] = []
+  const record = defineJob('tx.first', {
+    handler: ({ n }: { n: number }) => {
+      seen.push(n)
+    },
+  })
+  const h = await jobsKernel([record])
+  try {
+    const jobs = h.kernel.plugin('jobs')
+    const em = h.kernel.plugin('database').em()
+    await em
+      .transactional(async () => {
+        await jobs.dispatch(record, { n: 1 })
+        throw new Error('roll back')
+      })
+      .catch((error: Error) => assert.is(error.message, 'roll back'))
+    const id = await em.transactional(() => jobs.dispatch(record, { n: 2 }))
+    assert.type(id, 'string')
+    await jobs.work()
+    await eventually('the committed job', () => seen.includes(2))
+    assert.equal(seen, [2])
+    assert.equal(
+      (await jobs.list({ name: 'tx.first' })).map((j) => j.state),
+      ['completed'],
+    )
+  } finally {
+    await h.close()
+  }
+})
+
 test('refuses a payload that is not JSON and a job that is not defined, with their codes', async () => {
   const known = defineJob('tx.known', { handler: () => undefined })
   const h = await jobsKernel([known])
