@@ -3,13 +3,12 @@
 // on SIGTERM. PostgreSQL with DATABASE_URL, else a PGlite directory.
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { codesOf, processDatabase, runFw, runFwCommands, startFw } from './worker-process.js'
+import { codesOf, preparedDatabase, runFw, runFwCommands, startFw } from './worker-process.js'
 
 const test = suite<{ db: { url: string; drop(): Promise<void> } }>('jobs commands')
 
 test.before(async (context) => {
-  context.db = await processDatabase()
-  assert.is((await runFw(['migrate'], context.db.url)).code, 0)
+  context.db = await preparedDatabase()
 })
 test.after(({ db }) => db.drop())
 

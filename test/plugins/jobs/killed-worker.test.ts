@@ -3,18 +3,13 @@
 // PostgreSQL with DATABASE_URL, else on a PGlite directory (the next worker reopens it).
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { codesOf, processDatabase, runFwCommands, startFw } from './worker-process.js'
+import { preparedDatabase, startFw } from './worker-process.js'
 
 const test = suite('jobs killed worker')
 
 test('retries the job of a killed worker after its timeout', async () => {
-  const db = await processDatabase()
+  const db = await preparedDatabase([['jobs:dispatch', 't.once', '{"n":1}']])
   try {
-    const prepared = await runFwCommands(
-      [['migrate'], ['jobs:dispatch', 't.once', '{"n":1}']],
-      db.url,
-    )
-    assert.equal(codesOf(prepared), [0, 0])
     const doomed = startFw(['work'], db.url)
     await doomed.waitFor(/ran t\.once 1 attempt 1/)
     const killedAt = Date.now()

@@ -4,7 +4,7 @@
 // DATABASE_URL, else a PGlite directory (one worker process at a time).
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { codesOf, processDatabase, runFw, runFwCommands, startFw } from './worker-process.js'
+import { preparedDatabase, runFw, startFw } from './worker-process.js'
 
 const test = suite('fw work SIGTERM')
 
@@ -12,13 +12,8 @@ const count = (output: string, line: RegExp) =>
   output.split('\n').filter((l) => line.test(l)).length
 
 test('finishes a running job on SIGTERM, or hands it back past the drain timeout', async () => {
-  const db = await processDatabase()
+  const db = await preparedDatabase([['jobs:dispatch', 't.slow', '{"n":1,"ms":1500}']])
   try {
-    const prepared = await runFwCommands(
-      [['migrate'], ['jobs:dispatch', 't.slow', '{"n":1,"ms":1500}']],
-      db.url,
-    )
-    assert.equal(codesOf(prepared), [0, 0])
     const first = startFw(['work'], db.url)
     await first.waitFor(/started t\.slow 1 attempt 1/)
     first.child.kill('SIGTERM')

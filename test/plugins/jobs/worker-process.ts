@@ -100,8 +100,30 @@ export function codesOf(results: readonly CliResult[]): (number | string)[] {
   return results.map((r) => (r.code === 0 ? 0 : `${r.code}: ${r.stdout}${r.stderr}`))
 }
 
+/** Stops `workers` with SIGTERM and waits until each has exited. */
+export async function stopWorkers(workers: readonly FwProcess[]): Promise<void> {
+  for (const w of workers) w.child.kill('SIGTERM')
+  await Promise.all(workers.map((w) => w.exited))
+}
+
 /** True when the suites run on a PostgreSQL server (DATABASE_URL), where processes share it. */
 export const onPostgres = /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '')
+
+/**
+ * A {@link processDatabase}, migrated by `fw migrate` and given `commands` after it (jobs
+ * dispatched, say), all in one child process; throws with the output of a command that failed.
+ */
+export async function preparedDatabase(
+  commands: readonly (readonly string[])[] = [],
+): Promise<{ url: string; drop(): Promise<void> }> {
+  const db = await processDatabase()
+  const codes = codesOf(await runFwCommands([['migrate'], ...commands], db.url))
+  if (codes.some((code) => code !== 0)) {
+    await db.drop()
+    throw new Error(`preparing the database failed: ${codes.join('\n')}`)
+  }
+  return db
+}
 
 /**
  * A database for child processes: a fresh PostgreSQL database with DATABASE_URL, else a PGlite
