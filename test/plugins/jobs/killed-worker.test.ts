@@ -22,7 +22,7 @@ test('retries the job of a killed worker after its timeout', async () => {
       assert.ok(Date.now() - killedAt >= 3000)
     } finally {
       next.child.kill('SIGTERM')
-      assert.is(await next.exited, 0)
+      assert.is(await next.exited, 0, next.output())
     }
   } finally {
     await db.drop()
