@@ -4,8 +4,10 @@
 // sources. The files are dealt into chunks of about the same total size, each chunk one uvu process
 // (a fresh process every few files keeps memory bounded: a process holds every embedded database
 // its suites opened until it ends), `FW_TEST_JOBS` processes at a time (default: the number of
-// cores, at most 2); the files of test/e2e/ and test/browser/, which load the machine or measure
-// wall time, run afterwards in one process of their own. A chunk's report is printed whole when it
+// cores, at most 2). The files of test/browser/ run in one process of their own, started first
+// in the same pool (so beside one other chunk at most: they assert no wall time, and a page mostly
+// waits), the longest group first so that it does not trail at the end; the files of test/e2e/,
+// which load the machine or measure wall time, run afterwards in one process, beside nothing. A chunk's report is printed whole when it
 // ends; the run ends with one plain closing line, `tests: N passed, N failed`, which CI reads.
 import { spawn } from 'node:child_process'
 import { readdirSync, statSync } from 'node:fs'
@@ -28,8 +30,10 @@ const jobs = Math.max(1, Math.min(Number(process.env.FW_TEST_JOBS) || Math.min(c
 const CHUNKS_PER_JOB = 4
 /** How long a process may print nothing before it counts as stuck. */
 const IDLE_MS = Number(process.env.FW_TEST_IDLE_MS) || 240_000
-/** Folders whose files run alone: they load the machine or measure wall time. */
-const ALONE = ['test/e2e/', 'test/browser/']
+/** Folders whose files run alone, after every other: they load the machine or measure wall time. */
+const ALONE = ['test/e2e/']
+/** Folders whose files run together in one process of the pool (they share a browser's start-up). */
+const TOGETHER = ['test/browser/']
 
 function escape(text) {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
@@ -144,10 +148,14 @@ async function runPool(groups, width) {
 
 const files = single ? [single] : filesUnder(dir)
 const alone = files.filter((f) => ALONE.some((a) => f.startsWith(a)))
-const shared = files.filter((f) => !alone.includes(f))
+const together = files.filter((f) => TOGETHER.some((a) => f.startsWith(a)))
+const shared = files.filter((f) => !alone.includes(f) && !together.includes(f))
 const t0 = Date.now()
 const results = [
-  ...(await runPool(chunks(shared, jobs * CHUNKS_PER_JOB), jobs)),
+  ...(await runPool(
+    [...(together.length > 0 ? [together] : []), ...chunks(shared, jobs * CHUNKS_PER_JOB)],
+    jobs,
+  )),
   ...(alone.length > 0 ? await runPool([alone], 1) : []),
 ]
 const sum = (key) => results.reduce((n, r) => n + r[key], 0)

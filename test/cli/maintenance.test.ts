@@ -1,11 +1,11 @@
-import { spawn } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { maintenanceFile } from 'fw'
 import { createTestKernel, runCli } from 'fw/testing'
+import { runCommands } from '../fixtures/fw-commands.js'
+import { startFw } from '../fixtures/fw-process.js'
 import { createTempApp, type TempApp } from './temp-app.js'
 
 const test = suite('down/up')
@@ -49,8 +49,9 @@ test('down answers browsers with an HTML page, also 503', async () => {
 })
 
 test('up brings the app back and says it was down', async () => {
-  await runCli(['down', '--retry=60'], { env: app.env })
-  const { code, stdout } = await runCli(['up'], { env: app.env })
+  const [down, up] = await runCommands([['down', '--retry=60'], ['up']], { env: app.env })
+  assert.is(down!.code, 0)
+  const { code, stdout } = up!
   assert.is(code, 0)
   assert.match(stdout, 'up again')
   assert.not.ok(existsSync(maintenanceFile(app.root)))
@@ -75,8 +76,13 @@ test('down --retry=abc exits 1 with one line naming --retry and no stack', async
 })
 
 test('down refuses a retry of 0 or a negative one', async () => {
-  for (const value of ['0', '-5', '1.5']) {
-    const { code, stderr } = await runCli(['down', `--retry=${value}`], { env: app.env })
+  const values = ['0', '-5', '1.5']
+  const results = await runCommands(
+    values.map((value) => ['down', `--retry=${value}`]),
+    { env: app.env },
+  )
+  for (const [i, value] of values.entries()) {
+    const { code, stderr } = results[i]!
     assert.is(code, 1, value)
     assert.match(stderr, '--retry', value)
   }
@@ -85,8 +91,9 @@ test('down refuses a retry of 0 or a negative one', async () => {
 test('down and up work when the app cannot boot', async () => {
   const broken = createTempApp({ setup: "  kernel.router.get('x', () => null).middleware('nope')" })
   try {
-    assert.is((await runCli(['route:list'], { env: broken.env })).code, 1)
-    assert.is((await runCli(['down'], { env: broken.env })).code, 0)
+    const [listed, down] = await runCommands([['route:list'], ['down']], { env: broken.env })
+    assert.is(listed!.code, 1)
+    assert.is(down!.code, 0)
     assert.ok(existsSync(maintenanceFile(broken.root)))
     assert.is((await runCli(['up'], { env: broken.env })).code, 0)
   } finally {
@@ -94,33 +101,8 @@ test('down and up work when the app cannot boot', async () => {
   }
 })
 
-/** `fw serve --port 0` on the temp app, resolved once it prints where it listens. */
-function serve(env: Record<string, string>) {
-  const bin = fileURLToPath(new URL('../../cli/bin.ts', import.meta.url))
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', '-C', 'fw-source', bin, 'serve', '--port', '0'],
-    {
-      env: { ...process.env, FORCE_COLOR: '0', ...env },
-    },
-  )
-  let out = ''
-  child.stdout.on('data', (c: Buffer) => (out += c.toString()))
-  child.stderr.on('data', (c: Buffer) => (out += c.toString()))
-  return new Promise<{ url: string; stop: () => void }>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`fw serve did not start:\n${out}`)), 20_000)
-    child.on('exit', (code) => reject(new Error(`fw serve exited ${code}:\n${out}`)))
-    child.stdout.on('data', () => {
-      const url = /listening on (http:\/\/\S+)/.exec(out)?.[1]
-      if (url === undefined) return
-      clearTimeout(timer)
-      resolve({ url, stop: () => child.kill('SIGKILL') })
-    })
-  })
-}
-
 test('a running app sees each change of the flag on the very next request', async () => {
-  const served = await serve(app.env)
+  const served = await startFw({ command: 'serve', env: { FORCE_COLOR: '0', ...app.env } })
   try {
     const hello = async () => {
       const res = await fetch(`${served.url}/hello`, { headers: { accept: 'application/json' } })
@@ -136,7 +118,7 @@ test('a running app sees each change of the flag on the very next request', asyn
     assert.is((await runCli(['down', '--retry=60'], { env: app.env })).code, 0)
     assert.equal(await hello(), { status: 503, retry: '60' }, 'down again')
   } finally {
-    served.stop()
+    served.child.kill('SIGKILL')
   }
 })
 

@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { formatProblems, typeCheck } from '../docs/examples.js'
+import { runCommands } from '../fixtures/fw-commands.js'
 import { fwIn, newApp, runAppTests, workFolder } from './new-app.js'
 
 const test = suite<{ dir: string }>('fw make:*', { dir: '' })
@@ -75,18 +76,24 @@ test('never overwrites a file (exit 1, nothing written) unless --force', async (
 })
 
 test('refuses names it cannot use, saying what a name may hold', async ({ dir }) => {
-  for (const [command, bad] of [
+  const bad = [
     ['make:controller', 'bad name'],
     ['make:entity', '1st'],
     ['make:migration', 'drop;table'],
     ['make:test', '../escape'],
     ['make:plugin', 'a--b'],
-  ] as const) {
-    const { code, stderr } = await fwIn(dir, [command, bad])
-    assert.is(code, 1, `${command} ${bad}`)
-    assert.match(stderr, `'${bad}' is not a usable`)
+  ] as const
+  // What each answers, not how a process starts (each command's own process is tested above).
+  const results = await runCommands([...bad, ['make:plugin', 'auth']], {
+    cwd: dir,
+    env: { FW_APP: '' },
+  })
+  for (const [i, [command, name]] of bad.entries()) {
+    const { code, stderr } = results[i]!
+    assert.is(code, 1, `${command} ${name}`)
+    assert.match(stderr, `'${name}' is not a usable`)
   }
-  const taken = await fwIn(dir, ['make:plugin', 'auth'])
+  const taken = results[bad.length]!
   assert.is(taken.code, 1)
   assert.match(taken.stderr, "'auth' is the name of an fw plugin")
 })

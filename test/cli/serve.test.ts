@@ -158,11 +158,16 @@ test('a plugin declares its own --require-<name> flag: listed in help, checked b
   }
 })
 
-test("--require-database is the database plugin's: declared by it, listed in help with it", async () => {
-  const app = createTempApp({
+/** A temp app with the database plugin on an in-memory PGlite database. */
+function databaseApp(): TempApp {
+  return createTempApp({
     preamble: `import database from ${JSON.stringify(import.meta.resolve('fw/plugins/database'))}`,
     setup: `  kernel.register(database, { url: 'pglite://memory', entities: [] })`,
   })
+}
+
+test("--require-database is the database plugin's: declared by it, listed in help with it", async () => {
+  const app = databaseApp()
   try {
     const help = await runCli(['serve', '--help'], { env: app.env })
     assert.is(help.code, 0)
@@ -174,10 +179,7 @@ test("--require-database is the database plugin's: declared by it, listed in hel
 })
 
 test('refuses --workers on an embedded PGlite database, naming DATABASE_URL', async () => {
-  const app = createTempApp({
-    preamble: `import database from ${JSON.stringify(import.meta.resolve('fw/plugins/database'))}`,
-    setup: `  kernel.register(database, { url: 'pglite://memory', entities: [] })`,
-  })
+  const app = databaseApp()
   try {
     const { code, stderr } = await runCli(['serve', '--workers', '2', '--port', '0'], {
       env: app.env,

@@ -14,7 +14,7 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
 import { openEvents, type SseStream } from '../plugins/realtime/sse-client.js'
-import { HAPROXY, haproxyConfig } from './rolling-cluster.js'
+import { HAPROXY, freePort, haproxyConfig } from './rolling-cluster.js'
 import { servePlayground, type ServedApp } from './serve-process.js'
 
 interface Context {
@@ -28,17 +28,6 @@ interface Context {
 const test = suite<Context>('realtime cluster', { apps: [], streams: [] })
 const onPostgres = /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '')
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo
-      server.close(() => resolve(port))
-    })
-  })
-}
 
 /** HAProxy's status of each server (`UP`, `DOWN`, …), from its stats socket. */
 function states(socket: string): Promise<string[]> {

@@ -95,7 +95,7 @@ function rollingApp(database: boolean): TempApp {
 }
 
 /** A port free on 127.0.0.1 now (HAProxy's config needs it before HAProxy binds it). */
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer()
     server.once('error', reject)

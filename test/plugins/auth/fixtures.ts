@@ -103,6 +103,16 @@ export function login(kernel: Kernel, username: string, password: string) {
   })
 }
 
+/** `POST /account/login2fa` with a code, for the pending login whose `fw_2fa` cookie is given. */
+export function secondFactor(kernel: Kernel, code: string, pending: string) {
+  return kernel.inject({
+    method: 'POST',
+    url: '/account/login2fa',
+    body: { code },
+    cookies: { fw_2fa: pending },
+  })
+}
+
 /** The `name=value` of a cookie a response sets, for sending it back. */
 export function cookieFrom(
   setCookie: string | string[] | undefined,

@@ -11,6 +11,7 @@ import {
   login,
   totpAt,
   type AuthApp,
+  secondFactor,
 } from './fixtures.js'
 
 const test = appSuite('auth lockout burst', createAuthApp)
@@ -70,32 +71,15 @@ test('counts concurrent wrong second-factor codes the same way', async ({ app })
   const right = totpAt(ALICE_SECRET, app.clock.t)
   const wrong = right === '000000' ? '111111' : '000000'
   const replies = await Promise.all(
-    Array.from({ length: 30 }, () =>
-      app.kernel.inject({
-        method: 'POST',
-        url: '/account/login2fa',
-        body: { code: wrong },
-        cookies: { fw_2fa: pending },
-      }),
-    ),
+    Array.from({ length: 30 }, () => secondFactor(app.kernel, wrong, pending)),
   )
   assert.is(replies.filter((r) => r.status === 401).length, 3)
   assert.is(replies.filter((r) => r.status === 429).length, 27)
-  const locked = await app.kernel.inject({
-    method: 'POST',
-    url: '/account/login2fa',
-    body: { code: right },
-    cookies: { fw_2fa: pending },
-  })
+  const locked = await secondFactor(app.kernel, right, pending)
   assert.is(locked.status, 429)
   assert.is((await lockoutRow(app, 'alice'))?.failures, 3)
   app.clock.t += 60_000
-  const done = await app.kernel.inject({
-    method: 'POST',
-    url: '/account/login2fa',
-    body: { code: totpAt(ALICE_SECRET, app.clock.t) },
-    cookies: { fw_2fa: pending },
-  })
+  const done = await secondFactor(app.kernel, totpAt(ALICE_SECRET, app.clock.t), pending)
   assert.is(done.status, 200)
   assert.is(await lockoutRow(app, 'alice'), undefined)
 })

@@ -1,6 +1,14 @@
 import * as assert from 'uvu/assert'
 import { appSuite } from '../../fixtures/app-suite.js'
-import { ALICE_SECRET, cookieFrom, createAuthApp, login, totpAt, type AuthApp } from './fixtures.js'
+import {
+  ALICE_SECRET,
+  cookieFrom,
+  createAuthApp,
+  login,
+  totpAt,
+  type AuthApp,
+  secondFactor,
+} from './fixtures.js'
 
 const test = appSuite('auth lockout', createAuthApp)
 
@@ -94,31 +102,16 @@ test('counts wrong second-factor codes; a correct first leg does not clear the c
   const first = await login(app.kernel, 'alice', 'alice-pass')
   assert.is(first.status, 401)
   const pending = cookieFrom(first.headers['set-cookie'], 'fw_2fa')!
-  const wrong = await app.kernel.inject({
-    method: 'POST',
-    url: '/account/login2fa',
-    body: { code: '000000' },
-    cookies: { fw_2fa: pending },
-  })
+  const wrong = await secondFactor(app.kernel, '000000', pending)
   assert.is(wrong.status, 401) // the third failure itself still answers 401
-  const locked = await app.kernel.inject({
-    method: 'POST',
-    url: '/account/login2fa',
-    body: { code: totpAt(ALICE_SECRET, app.clock.t) },
-    cookies: { fw_2fa: pending },
-  })
+  const locked = await secondFactor(app.kernel, totpAt(ALICE_SECRET, app.clock.t), pending)
   assert.is(locked.status, 429)
   assert.equal(locked.json(), { error: 'too_many_attempts', retry_after: 60 })
   assert.is(locked.headers['retry-after'], '60')
   await expectLocked(app, 'alice', 'alice-pass', 60)
   // After the lock the pending login (still inside its 300 s) completes and clears the count.
   app.clock.t = (Math.floor((app.clock.t + 60_000) / 30_000) + 1) * 30_000
-  const done = await app.kernel.inject({
-    method: 'POST',
-    url: '/account/login2fa',
-    body: { code: totpAt(ALICE_SECRET, app.clock.t) },
-    cookies: { fw_2fa: pending },
-  })
+  const done = await secondFactor(app.kernel, totpAt(ALICE_SECRET, app.clock.t), pending)
   assert.is(done.status, 200)
   await fail(app, 'alice', 2)
   assert.is((await login(app.kernel, 'alice', 'alice-pass')).status, 401) // not 429

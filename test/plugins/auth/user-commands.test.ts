@@ -7,8 +7,9 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Kernel } from 'fw'
 import { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
-import { runCli as run } from 'fw/testing'
+import { runCli as run, type CliResult } from 'fw/testing'
 import { createTempApp, type TempApp } from '../../cli/temp-app.js'
+import { runCommands } from '../../fixtures/fw-commands.js'
 
 /** The CLI with room for a loaded machine (PGlite's start alone can take seconds there). */
 const runCli = (args: readonly string[], options: { env: NodeJS.ProcessEnv; input?: string }) =>
@@ -62,14 +63,17 @@ async function login(
 }
 
 test('user:create refuses before the database is migrated', async ({ env }) => {
-  const { code, stderr } = await runCli(['user:create', 'ann', '--password-stdin'], {
-    env,
-    input: 'x',
-  })
-  assert.is(code, 1)
+  const [refused, migrated] = await runCommands(
+    [{ args: ['user:create', 'ann', '--password-stdin'], input: 'x' }, ['migrate']],
+    { env },
+  )
+  assert.is(refused!.code, 1)
   // PGlite: no directory yet; PostgreSQL: the suite's database, empty.
-  assert.match(stderr, /^fw: (The database .* does not exist|1 migration\(s\) have not run)/)
-  assert.is((await runCli(['migrate'], { env })).code, 0)
+  assert.match(
+    refused!.stderr,
+    /^fw: (The database .* does not exist|1 migration\(s\) have not run)/,
+  )
+  assert.is(migrated!.code, 0, migrated!.stderr)
 })
 
 test('user:create reads the password from stdin; the user then signs in through the app', async (context) => {
@@ -89,16 +93,21 @@ test('user:create reads the password from stdin; the user then signs in through 
 test('user:create refuses a taken username, an empty password, a password without a source, and a usertype out of range', async ({
   env,
 }) => {
-  const taken = await runCli(['user:create', 'ANN', '--password-stdin'], { env, input: 'pw' })
+  const [taken, empty, noTerminal, usertype] = (await runCommands(
+    [
+      { args: ['user:create', 'ANN', '--password-stdin'], input: 'pw' },
+      { args: ['user:create', 'bob', '--password-stdin'], input: '\n' },
+      ['user:create', 'bob'],
+      ['user:create', 'bob', '--usertype=-1'],
+    ],
+    { env },
+  )) as [CliResult, CliResult, CliResult, CliResult]
   assert.is(taken.code, 1)
   assert.match(taken.stderr, "fw: a user named 'ANN' already exists.")
-  const empty = await runCli(['user:create', 'bob', '--password-stdin'], { env, input: '\n' })
   assert.is(empty.code, 1)
   assert.match(empty.stderr, 'the password is empty')
-  const noTerminal = await runCli(['user:create', 'bob'], { env })
   assert.is(noTerminal.code, 1)
   assert.match(noTerminal.stderr, 'pipe it in with --password-stdin')
-  const usertype = await runCli(['user:create', 'bob', '--usertype=-1'], { env })
   assert.is(usertype.code, 1)
   assert.match(
     usertype.stderr,
@@ -119,10 +128,14 @@ test('user:password replaces the password and revokes the tokens; an unknown use
   const { env } = context
   const before = await login(context, 'correct horse battery')
   await before.kernel.close()
-  const { code, stdout, stderr } = await runCli(['user:password', 'ann', '--password-stdin'], {
-    env,
-    input: 'new secret',
-  })
+  const [replaced, unknown] = (await runCommands(
+    [
+      { args: ['user:password', 'ann', '--password-stdin'], input: 'new secret' },
+      { args: ['user:password', 'nobody', '--password-stdin'], input: 'x' },
+    ],
+    { env },
+  )) as [CliResult, CliResult]
+  const { code, stdout, stderr } = replaced
   assert.is(code, 0, stderr)
   assert.match(stdout, /revoked 2 token\(s\)/)
   const old = await login(context, 'correct horse battery')
@@ -133,7 +146,6 @@ test('user:password replaces the password and revokes the tokens; an unknown use
   await now.kernel.close()
   assert.is(now.status, 200)
   assert.is(check.ok, false)
-  const unknown = await runCli(['user:password', 'nobody', '--password-stdin'], { env, input: 'x' })
   assert.is(unknown.code, 1)
   assert.match(unknown.stderr, "fw: no user named 'nobody'.")
 })

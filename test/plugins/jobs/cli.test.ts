@@ -3,13 +3,12 @@
 // on SIGTERM. PostgreSQL with DATABASE_URL, else a PGlite directory.
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { processDatabase, runFw, startFw } from './worker-process.js'
+import { codesOf, preparedDatabase, runFw, runFwCommands, startFw } from './worker-process.js'
 
 const test = suite<{ db: { url: string; drop(): Promise<void> } }>('jobs commands')
 
 test.before(async (context) => {
-  context.db = await processDatabase()
-  assert.is((await runFw(['migrate'], context.db.url)).code, 0)
+  context.db = await preparedDatabase()
 })
 test.after(({ db }) => db.drop())
 
@@ -25,8 +24,14 @@ test('answers bad input with a message and exit 1', async ({ db }) => {
     [['work', '--queues', 'nope'], /--queues names 'nope'/],
     [['work', '--concurrency', '0'], /--concurrency must be a whole number from 1/],
   ]
-  for (const [args, message] of cases) {
-    const { code, output } = await runFw(args, db.url)
+  // What each command answers, not how a process starts: one child runs them all.
+  const results = await runFwCommands(
+    cases.map(([args]) => args),
+    db.url,
+  )
+  for (const [i, [args, message]] of cases.entries()) {
+    const { code, stdout, stderr } = results[i]!
+    const output = stdout + stderr
     assert.is(code, 1, `${args.join(' ')}: ${output}`)
     assert.match(output, message)
     assert.not.match(output, /\n\s+at /, `no stack for ${args.join(' ')}`)
@@ -34,8 +39,14 @@ test('answers bad input with a message and exit 1', async ({ db }) => {
 })
 
 test('fw serve --with-worker runs jobs and finishes a running one on SIGTERM', async ({ db }) => {
-  assert.is((await runFw(['jobs:dispatch', 't.noop', '{"n":41}'], db.url)).code, 0)
-  assert.is((await runFw(['jobs:dispatch', 't.slow', '{"n":42,"ms":1500}'], db.url)).code, 0)
+  const dispatched = await runFwCommands(
+    [
+      ['jobs:dispatch', 't.noop', '{"n":41}'],
+      ['jobs:dispatch', 't.slow', '{"n":42,"ms":1500}'],
+    ],
+    db.url,
+  )
+  assert.equal(codesOf(dispatched), [0, 0])
   const served = startFw(['serve', '--port', '0', '--with-worker'], db.url)
   await served.waitFor(/ran t\.noop 41 attempt 1/)
   await served.waitFor(/started t\.slow 42 attempt 1/)

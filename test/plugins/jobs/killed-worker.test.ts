@@ -3,15 +3,13 @@
 // PostgreSQL with DATABASE_URL, else on a PGlite directory (the next worker reopens it).
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { processDatabase, runFw, startFw } from './worker-process.js'
+import { preparedDatabase, startFw } from './worker-process.js'
 
 const test = suite('jobs killed worker')
 
 test('retries the job of a killed worker after its timeout', async () => {
-  const db = await processDatabase()
+  const db = await preparedDatabase([['jobs:dispatch', 't.once', '{"n":1}']])
   try {
-    assert.is((await runFw(['migrate'], db.url)).code, 0)
-    assert.is((await runFw(['jobs:dispatch', 't.once', '{"n":1}'], db.url)).code, 0)
     const doomed = startFw(['work'], db.url)
     await doomed.waitFor(/ran t\.once 1 attempt 1/)
     const killedAt = Date.now()
@@ -24,7 +22,7 @@ test('retries the job of a killed worker after its timeout', async () => {
       assert.ok(Date.now() - killedAt >= 3000)
     } finally {
       next.child.kill('SIGTERM')
-      assert.is(await next.exited, 0)
+      assert.is(await next.exited, 0, next.output())
     }
   } finally {
     await db.drop()

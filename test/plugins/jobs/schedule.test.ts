@@ -5,7 +5,13 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import appFactory from './worker-app.js'
 import { eventually, sleep } from './fixtures.js'
-import { onPostgres, processDatabase, startFw, type FwProcess } from './worker-process.js'
+import {
+  onPostgres,
+  processDatabase,
+  startFw,
+  stopWorkers,
+  type FwProcess,
+} from './worker-process.js'
 
 const test = suite('jobs schedule')
 
@@ -38,8 +44,7 @@ test('runs a scheduled job once per tick across workers', async () => {
       JSON.stringify(seen),
     )
   } finally {
-    for (const w of workers) w.child.kill('SIGTERM')
-    await Promise.all(workers.map((w) => w.exited))
+    await stopWorkers(workers)
     await kernel.close()
     await db.drop()
   }

@@ -4,7 +4,7 @@
 // DATABASE_URL, else a PGlite directory (one worker process at a time).
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { processDatabase, runFw, startFw } from './worker-process.js'
+import { preparedDatabase, runFw, startFw } from './worker-process.js'
 
 const test = suite('fw work SIGTERM')
 
@@ -12,17 +12,18 @@ const count = (output: string, line: RegExp) =>
   output.split('\n').filter((l) => line.test(l)).length
 
 test('finishes a running job on SIGTERM, or hands it back past the drain timeout', async () => {
-  const db = await processDatabase()
+  const db = await preparedDatabase([['jobs:dispatch', 't.slow', '{"n":1,"ms":1500}']])
   try {
-    assert.is((await runFw(['migrate'], db.url)).code, 0)
-    assert.is((await runFw(['jobs:dispatch', 't.slow', '{"n":1,"ms":1500}'], db.url)).code, 0)
     const first = startFw(['work'], db.url)
     await first.waitFor(/started t\.slow 1 attempt 1/)
     first.child.kill('SIGTERM')
     assert.is(await first.exited, 0, first.output())
     assert.match(first.output(), /ran t\.slow 1 attempt 1\n[^]*fw: stopped\./)
 
-    assert.is((await runFw(['jobs:dispatch', 't.slow', '{"n":2,"ms":8000}'], db.url)).code, 0)
+    assert.is(
+      (await runFw(['jobs:dispatch', 't.slow', '{"n":2,"ms":8000,"retryMs":0}'], db.url)).code,
+      0,
+    )
     const second = startFw(['work', '--drain-timeout', '1'], db.url)
     await second.waitFor(/started t\.slow 2 attempt 1/)
     second.child.kill('SIGTERM')

@@ -5,7 +5,7 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import appFactory, { noop } from './worker-app.js'
 import { eventually, sleep } from './fixtures.js'
-import { onPostgres, processDatabase, startFw, type FwProcess } from './worker-process.js'
+import { onPostgres, processDatabase, startFw, stopWorkers } from './worker-process.js'
 
 const test = suite('jobs two workers')
 const JOBS = 1000
@@ -14,7 +14,7 @@ test(`runs ${JOBS} jobs exactly once across two workers`, async () => {
   const db = await processDatabase()
   const url = onPostgres ? db.url : 'pglite://memory'
   const kernel = await appFactory({ env: { DATABASE_URL: url } })
-  const workers: FwProcess[] = []
+  const workers: ReturnType<typeof startFw>[] = []
   try {
     await kernel.boot()
     const sql = kernel.plugin('database')
@@ -38,8 +38,7 @@ test(`runs ${JOBS} jobs exactly once across two workers`, async () => {
       assert.is(pids.length, 2, 'both workers ran jobs')
     }
   } finally {
-    for (const w of workers) w.child.kill('SIGTERM')
-    await Promise.all(workers.map((w) => w.exited))
+    await stopWorkers(workers)
     await kernel.close()
     await db.drop()
   }

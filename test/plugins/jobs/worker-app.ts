@@ -38,13 +38,16 @@ export const noop = defineJob('t.noop', {
   handler: (payload: { n: number }, run) => recordRun(run, payload.n),
 })
 
-/** Waits `ms` (or until aborted), then records: a job a stop can catch running. */
+/**
+ * Waits `ms` (`retryMs` on a later attempt, when given), or until aborted, then records: a job a
+ * stop can catch running, whose retry need not wait as long.
+ */
 export const slow = defineJob('t.slow', {
   retries: 3,
-  handler: async (payload: { n: number; ms: number }, run) => {
+  handler: async (payload: { n: number; ms: number; retryMs?: number }, run) => {
     if (process.env.JOBS_TEST_ECHO === '1')
       process.stdout.write(`started ${run.name} ${payload.n} attempt ${run.attempt}\n`)
-    await wait(payload.ms, run.signal)
+    await wait(run.attempt === 1 ? payload.ms : (payload.retryMs ?? payload.ms), run.signal)
     await recordRun(run, payload.n)
   },
 })

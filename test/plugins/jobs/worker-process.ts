@@ -1,6 +1,8 @@
 // `fw work` (or another fw command) of the jobs suites' app as a child process.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
+import type { CliResult } from 'fw/testing'
+import { runCommands, type FwCommand } from '../../fixtures/fw-commands.js'
 
 const bin = fileURLToPath(new URL('../../../cli/bin.ts', import.meta.url))
 export const workerApp = fileURLToPath(new URL('./worker-app.ts', import.meta.url))
@@ -80,8 +82,48 @@ export async function runFw(
   return { code, output: p.output() }
 }
 
+/**
+ * Runs several `fw` commands on the suites' app with `databaseUrl` in one child process, in
+ * order; each one's code and output. For what commands do; `runFw` for a process of its own.
+ */
+export function runFwCommands(
+  commands: readonly (readonly string[] | FwCommand)[],
+  databaseUrl: string,
+): Promise<CliResult[]> {
+  return runCommands(commands, {
+    env: { JOBS_TEST_ECHO: '1', FW_APP: workerApp, DATABASE_URL: databaseUrl },
+  })
+}
+
+/** The exit codes of `results`, each with its output when it is not 0 (for an assertion). */
+export function codesOf(results: readonly CliResult[]): (number | string)[] {
+  return results.map((r) => (r.code === 0 ? 0 : `${r.code}: ${r.stdout}${r.stderr}`))
+}
+
+/** Stops `workers` with SIGTERM and waits until each has exited. */
+export async function stopWorkers(workers: readonly FwProcess[]): Promise<void> {
+  for (const w of workers) w.child.kill('SIGTERM')
+  await Promise.all(workers.map((w) => w.exited))
+}
+
 /** True when the suites run on a PostgreSQL server (DATABASE_URL), where processes share it. */
 export const onPostgres = /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '')
+
+/**
+ * A {@link processDatabase}, migrated by `fw migrate` and given `commands` after it (jobs
+ * dispatched, say), all in one child process; throws with the output of a command that failed.
+ */
+export async function preparedDatabase(
+  commands: readonly (readonly string[])[] = [],
+): Promise<{ url: string; drop(): Promise<void> }> {
+  const db = await processDatabase()
+  const codes = codesOf(await runFwCommands([['migrate'], ...commands], db.url))
+  if (codes.some((code) => code !== 0)) {
+    await db.drop()
+    throw new Error(`preparing the database failed: ${codes.join('\n')}`)
+  }
+  return db
+}
 
 /**
  * A database for child processes: a fresh PostgreSQL database with DATABASE_URL, else a PGlite
