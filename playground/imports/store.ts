@@ -55,6 +55,11 @@ function importOf(row: Record<string, unknown>): ProductImport {
   }
 }
 
+/** A row of `product_import_failures` as the page shows it. */
+function failureOf(row: Record<string, unknown>): ImportFailure {
+  return { line: Number(row.line), column: String(row.column), message: String(row.message) }
+}
+
 /** The imports' table over the app's database; `em` runs a statement in its transaction. */
 export function importStore(db: DatabaseApi) {
   const run = (sql: string, bindings: unknown[], em?: EntityManager) =>
@@ -93,11 +98,7 @@ export function importStore(db: DatabaseApi) {
           order by line, id limit ?`,
         [id, limit],
       )
-      return rows.map((r) => ({
-        line: Number(r.line),
-        column: String(r.column),
-        message: String(r.message),
-      }))
+      return rows.map(failureOf)
     },
     /** The job has begun an attempt: running, with the file's line count. */
     async start(id: number, total: number): Promise<void> {

@@ -23,10 +23,12 @@ test('shows a product updated and one created through the API without reloading'
   await withPage(browser, async (page, problems) => {
     await page.goto(`${pg.url}/products`)
     await page.locator('#product-live', { hasText: 'Live updates: on' }).waitFor()
-    await page.locator('#products tbody tr').first().waitFor()
+    // The table's rows once loaded (before, one row says "Loading…"): the first cell an id.
+    const firstId = page.locator('#products tbody tr:first-child td', { hasText: /^\d+$/ }).first()
+    await firstId.waitFor()
     // Marks this document: a reload would lose the mark.
     await page.evaluate(() => ((window as unknown as { marked: boolean }).marked = true))
-    const firstRowId = await page.locator('#products tbody tr:first-child td').first().textContent()
+    const firstRowId = await firstId.textContent()
 
     await api(pg, 'PATCH', `/${firstRowId}`, { name: 'Renamed while you looked' })
     await page
