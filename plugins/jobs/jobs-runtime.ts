@@ -55,12 +55,27 @@ export class JobsRuntime implements JobsApi {
     return found
   }
 
+  /**
+   * The client, opened on first use; an opening that failed (the database away) is forgotten, so
+   * the next use tries again (test/e2e/database-faults.test.ts: the queues' health checks recover
+   * with the database).
+   */
   #opened(): Promise<{ boss: PgBoss; inspect: Inspector }> {
-    this.#client ??= openBoss(this.#settings, false).then(async (boss) => {
-      await ensureQueues(boss, this.#definitions.values())
+    if (this.#client !== undefined) return this.#client
+    const client = openBoss(this.#settings, false).then(async (boss) => {
+      try {
+        await ensureQueues(boss, this.#definitions.values())
+      } catch (error) {
+        await boss.stop({ graceful: false }).catch(() => undefined)
+        throw error
+      }
       return { boss, inspect: inspector(boss.getDb() as never, this.#settings.schema) }
     })
-    return this.#client
+    this.#client = client
+    client.catch(() => {
+      if (this.#client === client) this.#client = undefined
+    })
+    return client
   }
 
   async dispatch(
