@@ -131,10 +131,14 @@ test('/metrics shows per queue the jobs waiting, running and failed, and run dur
     await api.work({ queues: ['tel.mail'] })
     await eventually('both runs', () => h.runs.length === 2)
     await eventually('the failed job', async () => (await api.failed()).length === 1)
-    const res = await h.kernel.inject({
-      url: '/metrics',
-      headers: { authorization: `Bearer ${token}` },
-    })
+    const scrape = () =>
+      h.kernel.inject({ url: '/metrics', headers: { authorization: `Bearer ${token}` } })
+    // A run's observers hear of it before the queue has recorded its completion: the scrape is
+    // read once no job of `tel.mail` is still counted as running.
+    await eventually('the completed job', async () =>
+      (await scrape()).body.includes('jobs_running{queue="tel.mail"} 0'),
+    )
+    const res = await scrape()
     assert.is(res.status, 200)
     const families = new Map(parsePrometheus(res.body).map((f) => [f.name, f]))
     const gauge = (name: string) =>
