@@ -285,6 +285,16 @@ test('refuses a user below the floor, a guest, and a session without its CSRF to
   assert.is(await imports(), before)
 })
 
+test('an import id that is not one answers 404 on its page and its progress', async (context) => {
+  for (const id of ['abc', '0x1', '1e0', '%201', '-1', '0', '999999999']) {
+    for (const page of ['progress', 'show']) {
+      const res = await get(context, `/admin/imports/${page}/${id}`)
+      assert.is(res.status, 404, `${page}/${id}`)
+      assert.equal(await res.json(), { error: 'not_found' }, `${page}/${id}`)
+    }
+  }
+})
+
 test('the imports page names the columns and offers the form', async (context) => {
   const res = await fetch(`${context.url}/admin/imports`, {
     headers: { accept: 'text/html', cookie: context.admin.cookie },

@@ -24,11 +24,10 @@ const refuse = (message: string) =>
 
 /** The import of `option` (`/admin/imports/show/<id>`), or 404. */
 async function importOf(ctx: RequestContext, option: string | undefined): Promise<ProductImport> {
-  const id = Number(option)
+  // Digits only: `0x1`, `1e0` or ` 1` name no import (Number() would read them as 1).
+  const id = option !== undefined && /^[1-9]\d{0,14}$/.test(option) ? Number(option) : undefined
   const found =
-    Number.isSafeInteger(id) && id > 0
-      ? await importStore(ctx.kernel.plugin('database')).find(id)
-      : undefined
+    id === undefined ? undefined : await importStore(ctx.kernel.plugin('database')).find(id)
   if (found === undefined) throw new HttpError(404, { error: 'not_found' })
   return found
 }
