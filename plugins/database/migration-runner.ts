@@ -1,7 +1,8 @@
 // fw's migration runner: the `fw_migrations` table (the one MikroORM's migrator kept, read and
 // written the same way, so a database it migrated needs nothing done) and running migrations up or
 // down. A run is one transaction, each migration in a savepoint of it (MikroORM's default:
-// `transactional` and `allOrNothing`): one that fails rolls the whole run back. Guarded by
+// `transactional` and `allOrNothing`): one that fails rolls the whole run back; a migration that
+// is not transactional runs between transactions (`runSteps`). Guarded by
 // test/plugins/database/migration-runner.test.ts; callers hold the migration lock (prepare.ts).
 import { parse } from 'node:path'
 import type { MikroORM, Transaction } from '@mikro-orm/core'
@@ -73,15 +74,54 @@ async function ensureMigrationsTable(orm: MikroORM): Promise<void> {
   )
 }
 
-/** Runs `method` of one migration in the run's transaction `trx`; its name in the error. */
+/** A migration of a run: its entry (name, class) and the instance that runs. */
+interface Step {
+  readonly entry: MigrationObject
+  readonly migration: Migration
+}
+
+/**
+ * Runs `method` of `steps` in order, calling `record` after each in the same transaction. The
+ * steps go in as few transactions as their `isTransactional()` allows: consecutive transactional
+ * ones share one, each in a savepoint of it, so that one failing rolls them all back; one that is
+ * not transactional ends the transaction before it (what ran before it is committed), runs and is
+ * recorded on its own, and the steps after it start a new one.
+ */
+async function runSteps(
+  orm: MikroORM,
+  steps: readonly Step[],
+  method: 'up' | 'down',
+  record: (entry: MigrationObject, trx: Trx) => Promise<unknown>,
+): Promise<void> {
+  for (let i = 0; i < steps.length;) {
+    const first = steps[i]!
+    if (!first.migration.isTransactional()) {
+      await runOne(orm, first, method, undefined)
+      await record(first.entry, undefined)
+      i++
+      continue
+    }
+    let end = i
+    while (end < steps.length && steps[end]!.migration.isTransactional()) end++
+    const together = steps.slice(i, end)
+    await orm.em.getConnection().transactional(async (trx) => {
+      for (const step of together) {
+        await runOne(orm, step, method, trx)
+        await record(step.entry, trx)
+      }
+    })
+    i = end
+  }
+}
+
+/** Runs `method` of one migration, in a savepoint of `trx` when given; its name in the error. */
 async function runOne(
   orm: MikroORM,
-  entry: MigrationObject,
+  { entry, migration }: Step,
   method: 'up' | 'down',
   trx: Trx,
 ): Promise<void> {
   const driver = orm.em.getDriver() as AbstractSqlDriver
-  const migration = new entry.class(driver, orm.config)
   migration.reset()
   const run = async (tx: Trx) => {
     migration.setTransactionContext(tx)
@@ -89,8 +129,7 @@ async function runOne(
       await driver.execute(sql, [], 'all', tx)
   }
   try {
-    // A migration that is not transactional runs outside the run's transaction, as with MikroORM.
-    if (!migration.isTransactional()) await run(undefined)
+    if (trx === undefined) await run(undefined)
     else
       await orm.em
         .getConnection()
@@ -101,6 +140,12 @@ async function runOne(
       cause: error,
     })
   }
+}
+
+/** Each entry with the instance that runs it. */
+function stepsOf(orm: MikroORM, entries: readonly MigrationObject[]): Step[] {
+  const driver = orm.em.getDriver() as AbstractSqlDriver
+  return entries.map((entry) => ({ entry, migration: new entry.class(driver, orm.config) }))
 }
 
 /** What a migration's method queued, after the platform's schema prelude (`set names …`). */
@@ -120,49 +165,45 @@ async function queriesOf(
 }
 
 /**
- * Runs every migration of `migrations` (in their order) that the table does not record, in one
- * transaction, recording each; creates the table first if it must. Answers the names run.
+ * Runs every migration of `migrations` (in their order) that the table does not record, recording
+ * each (in as few transactions as {@link runSteps} allows); creates the table first if it must.
+ * Answers the names run.
  */
 export async function migrateUp(
   orm: MikroORM,
   migrations: readonly MigrationObject[],
 ): Promise<string[]> {
   await ensureMigrationsTable(orm)
-  return orm.em.getConnection().transactional(async (trx) => {
-    const ran = new Set((await executedMigrations(orm, trx)).map((m) => m.name))
-    const pending = migrations.filter((m) => !ran.has(migrationName(m.name)))
-    for (const migration of pending) {
-      await runOne(orm, migration, 'up', trx)
-      await execute(
-        orm,
-        `insert into ${tableOf(orm)} ("name") values (?)`,
-        [migrationName(migration.name)],
-        trx,
-      )
-    }
-    return pending.map((m) => migrationName(m.name))
-  })
+  const ran = new Set((await executedMigrations(orm)).map((m) => m.name))
+  const pending = migrations.filter((m) => !ran.has(migrationName(m.name)))
+  await runSteps(orm, stepsOf(orm, pending), 'up', (entry, trx) =>
+    execute(
+      orm,
+      `insert into ${tableOf(orm)} ("name") values (?)`,
+      [migrationName(entry.name)],
+      trx,
+    ),
+  )
+  return pending.map((m) => migrationName(m.name))
 }
 
 /**
- * Reverts `migrations` in the order given (newest first), in one transaction, removing each from
- * the table (spelt with or without an extension). Answers the names reverted.
+ * Reverts `migrations` in the order given (newest first), removing each from the table (spelt
+ * with or without an extension), in as few transactions as {@link runSteps} allows. Answers the
+ * names reverted.
  */
 export async function migrateDown(
   orm: MikroORM,
   migrations: readonly MigrationObject[],
 ): Promise<string[]> {
-  return orm.em.getConnection().transactional(async (trx) => {
-    for (const migration of migrations) {
-      await runOne(orm, migration, 'down', trx)
-      const name = migrationName(migration.name)
-      await execute(
-        orm,
-        `delete from ${tableOf(orm)} where "name" in (?, ?, ?, ?)`,
-        [migration.name, name, `${name}.js`, `${name}.ts`],
-        trx,
-      )
-    }
-    return migrations.map((m) => migrationName(m.name))
+  await runSteps(orm, stepsOf(orm, migrations), 'down', (entry, trx) => {
+    const name = migrationName(entry.name)
+    return execute(
+      orm,
+      `delete from ${tableOf(orm)} where "name" in (?, ?, ?, ?)`,
+      [entry.name, name, `${name}.js`, `${name}.ts`],
+      trx,
+    )
   })
+  return migrations.map((m) => migrationName(m.name))
 }

@@ -1,6 +1,6 @@
 // fw's migration runner, through the database plugin's API: a database MikroORM's migrator
 // migrated (its `fw_migrations` table and rows exactly as it wrote them) is taken as it is; a run is
-// one transaction; a class migration has the members of MikroORM's `Migration`; what it runs is
+// one transaction, split where a migration is not transactional; a class migration has the members of MikroORM's `Migration`; what it runs is
 // recorded as `query.executed` in the request that ran it. PGlite, or PostgreSQL with DATABASE_URL.
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
@@ -178,6 +178,66 @@ test('a class migration runs statements at once with execute(), in its transacti
     { name: 'oak', colour: 'count 2' },
     { name: 'pine', colour: 'count 2' },
   ])
+})
+
+class IndexAndVacuumShelves extends Migration {
+  override up(): void {
+    this.addSql('create index "shelves_name_index" on "shelves" ("name")')
+    this.addSql('vacuum "shelves"')
+  }
+  override down(): void {
+    this.addSql('drop index "shelves_name_index"')
+    this.addSql('vacuum "shelves"')
+  }
+  override isTransactional(): boolean {
+    return false
+  }
+}
+
+const indexNames = (kernel: Kernel) =>
+  rowsOf(kernel, "select indexname from pg_indexes where tablename = 'shelves' order by indexname")
+
+test('a migration that is not transactional runs between transactions: up, down, and a failure after it', async (context) => {
+  const outside = { name: 'Migration20260101120000_index', class: IndexAndVacuumShelves }
+  const kernel = await boot(context, [OLD[0]!, outside, OLD[1]!])
+  const api = kernel.plugin('database')
+  // `vacuum` is refused inside a transaction (as `create index concurrently` is), and the table it
+  // reads must be committed first: the run commits the migration before it, runs it alone, goes on.
+  assert.equal(await api.prepare(), {
+    migrated: [OLD[0]!.name, outside.name, OLD[1]!.name],
+    seeded: false,
+  })
+  assert.equal(await indexNames(kernel), [
+    { indexname: 'shelves_name_index' },
+    { indexname: 'shelves_pkey' },
+  ])
+  assert.equal(await api.rollback(2), [OLD[1]!.name, outside.name])
+  assert.equal(await indexNames(kernel), [{ indexname: 'shelves_pkey' }])
+  assert.equal(await api.status(), {
+    executed: [OLD[0]!.name],
+    pending: [outside.name, OLD[1]!.name],
+  })
+})
+
+test('a failure after a migration that is not transactional keeps what ran before it', async (context) => {
+  class Broken extends Migration {
+    override up(): void {
+      this.addSql('alter table "no_such_table" add column "x" text')
+    }
+  }
+  const outside = { name: 'Migration20260101120000_index', class: IndexAndVacuumShelves }
+  const broken = { name: 'Migration20260103000000_broken', class: Broken }
+  const kernel = await boot(context, [OLD[0]!, outside, OLD[1]!, broken])
+  const api = kernel.plugin('database')
+  const error = await api.prepare().then(
+    () => undefined,
+    (e: unknown) => e as Error,
+  )
+  assert.match(String(error?.message), /^Migration Migration20260103000000_broken \(up\) failed: /)
+  assert.equal(await api.status(), {
+    executed: [OLD[0]!.name, outside.name],
+    pending: [OLD[1]!.name, broken.name],
+  })
 })
 
 test('records what a migration runs as query.executed in the request that ran it', async (context) => {
