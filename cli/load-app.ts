@@ -84,8 +84,8 @@ let typeScript = false
 /**
  * Lets this process import the TypeScript app module `file` (tsx's loader hooks), once; nothing
  * when it is JavaScript or the CLI runs through tsx already. From then on every module loaded
- * costs a round trip to tsx: fw's own are loaded from its compiled library (compile/library.ts),
- * a few chunks, unless `FW_COMPILE_CACHE=0`.
+ * costs a round trip to tsx: fw's own are its bundle's few modules, or without a bundle its compiled
+ * library (compile/library.ts), a few chunks, unless `FW_COMPILE_CACHE=0`.
  */
 export async function registerTypeScript(
   file: string,
@@ -102,6 +102,9 @@ export async function registerTypeScript(
       { cause },
     )
   }
+  // fw's bundle (`dist/bundle/`, scripts/bundle-dist.mjs) is a few modules already, which the CLI
+  // and the app's imports of fw share: nothing to compile (test/cli/compile-library.test.ts).
+  if (import.meta.resolve('fw').includes('/dist/bundle/')) return
   const { compiledLibrary, registerLibrary } = await import('./compile/library.js')
   const library = await compiledLibrary('dist', env)
   if (library !== undefined) registerLibrary(library)
