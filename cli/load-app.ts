@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
-import { pathToFileURL } from 'node:url'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import type { AppFactory, Kernel } from 'fw'
 import { loadEnvFile } from './env-file.js'
 import { preferCompiled } from './prefer-compiled.js'
@@ -92,6 +92,10 @@ export async function registerTypeScript(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<void> {
   if (typeScript || !/\.[cm]?tsx?$/.test(file) || runsTypeScript()) return
+  // fw's bundle (`dist/bundle/`, scripts/bundle-dist.mjs) is a few modules already, which the CLI
+  // and the app's imports of fw share: no compiled library (test/cli/compile-library.test.ts).
+  // Looked up before tsx is registered: a resolve after it is a blocking round trip to its thread.
+  const bundled = existsSync(fileURLToPath(new URL('../bundle/kernel-index.js', import.meta.url)))
   try {
     const { register } = await import('tsx/esm/api')
     register()
@@ -102,9 +106,7 @@ export async function registerTypeScript(
       { cause },
     )
   }
-  // fw's bundle (`dist/bundle/`, scripts/bundle-dist.mjs) is a few modules already, which the CLI
-  // and the app's imports of fw share: nothing to compile (test/cli/compile-library.test.ts).
-  if (import.meta.resolve('fw').includes('/dist/bundle/')) return
+  if (bundled) return
   const { compiledLibrary, registerLibrary } = await import('./compile/library.js')
   const library = await compiledLibrary('dist', env)
   if (library !== undefined) registerLibrary(library)
