@@ -1,16 +1,20 @@
 // Start-up of fw's commands against Node's own, measured in the same run: `node -e 0`, then built
 // `fw --help` and `fw route:list` in the repository (the playground), and `fw serve` of the
-// playground (production) on PostgreSQL from the spawn to its first 200 on `GET /_demo/ping`.
+// playground (production) on PostgreSQL from the spawn to its first 200 on `GET /_demo/ping`, and
+// `npm run dev` of an app as `fw new` makes it (installed from fw's packed tarball, its embedded
+// database made by the warm-up round) from the spawn to its first 200 on `GET /`.
 // Rounds interleave the cases (node, help, route:list, serve, node, …), so a drift of the machine's
 // speed moves them alike; each figure is the median of its runs and the median of its ratios to the
 // `node -e 0` of the same round. One unmeasured round first: it fills the OS caches, writes the
-// command manifest and migrates and seeds the benchmark's own PostgreSQL database.
-// Targets (ratios to `node -e 0`): serve ≤ 8×, --help and route:list ≤ 3×. The built CLI needs an
+// command manifest, migrates and seeds the benchmark's own PostgreSQL database and creates the
+// app's embedded one. Targets (ratios to `node -e 0`): serve ≤ 8×, --help and route:list ≤ 3×,
+// dev ≤ 12×. The built CLI needs an
 // up-to-date dist/ (`npm run build`); otherwise the sources run through tsx, and it says so.
 //
 //   node --import tsx -C fw-source bench/app-start.ts [--runs N]
 import { spawnSync } from 'node:child_process'
 import { performance } from 'node:perf_hooks'
+import { packedApp, startDev } from './lib/new-app.js'
 import { firstOk, fwCommand, root, startFw, type FwCommand } from './lib/playground-child.js'
 import { ownDatabase } from './lib/product-load.js'
 import { median } from './lib/stats.js'
@@ -18,7 +22,7 @@ import { median } from './lib/stats.js'
 const args = process.argv.slice(2)
 const runsAt = args.indexOf('--runs')
 const RUNS = runsAt === -1 ? 7 : Math.max(1, Number(args[runsAt + 1]) || 7)
-const TARGETS: Readonly<Record<string, number>> = { help: 3, 'route:list': 3, serve: 8 }
+const TARGETS: Readonly<Record<string, number>> = { help: 3, 'route:list': 3, serve: 8, dev: 12 }
 
 /** A command run to its end: its wall time in ms; throws when it fails. */
 function timed(label: string, argv: readonly string[], env: NodeJS.ProcessEnv = {}): number {
@@ -53,6 +57,10 @@ async function serve(command: FwCommand, databaseUrl: string): Promise<number> {
 const command = fwCommand()
 console.log(`app-start: ${command.note}; ${RUNS} rounds after one warm-up`)
 const db = await ownDatabase()
+const app = await packedApp().catch(async (error: unknown) => {
+  await db.drop()
+  throw error
+})
 const production = { NODE_ENV: 'production' }
 const cases: Record<string, () => Promise<number> | number> = {
   'node -e 0': () => timed('node -e 0', ['-e', '0']),
@@ -65,6 +73,11 @@ const cases: Record<string, () => Promise<number> | number> = {
       DATABASE_URL: db.url,
     }),
   serve: () => serve(command, db.url),
+  dev: async () => {
+    const dev = await startDev(app.dir)
+    await dev.stop()
+    return dev.firstPageMs
+  },
 }
 const times: Record<string, number[]> = {}
 try {
@@ -75,6 +88,7 @@ try {
     }
   }
 } finally {
+  app.cleanUp()
   await db.drop()
 }
 

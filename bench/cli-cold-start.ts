@@ -75,7 +75,7 @@ function build(): boolean {
 
 const built = build()
 const tsx = ['--import', 'tsx', '-C', 'fw-source', 'cli/bin.ts']
-const kernel = built ? 'dist/kernel/index.js' : 'kernel/index.ts'
+const kernel = built ? 'dist/bundle/kernel-index.js' : 'kernel/index.ts'
 const cases: Case[] = [
   { label: 'node -e 0 (baseline)', argv: ['-e', '0'] },
   {

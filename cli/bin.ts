@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // The `fw` executable: runs the CLI on this process's arguments and exits with its code.
+import { existsSync } from 'node:fs'
 import module from 'node:module'
 import type * as Cli from './cli.js'
 
@@ -15,6 +16,13 @@ if (import.meta.url.endsWith('.ts')) {
   const library = await compiledLibrary('source', process.env)
   if (library !== undefined) registerLibrary(library)
   cli = library?.cli
+}
+// Built: the CLI from fw's bundle (`dist/bundle/`, scripts/bundle-dist.mjs), where the app's imports
+// of fw resolve too (package.json's exports), so both share one copy of fw in ~60 modules; tsc's
+// modules one by one when there is no bundle (a `tsc` run alone).
+if (cli === undefined) {
+  const bundled = new URL('../bundle/cli-cli.js', import.meta.url)
+  if (existsSync(bundled)) cli = bundled.href
 }
 const { runCli } = (cli === undefined ? await import('./cli.js') : await import(cli)) as typeof Cli
 

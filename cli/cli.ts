@@ -179,15 +179,26 @@ interface CommandSources {
   readonly stderr: Writable
 }
 
-/** Registers fw's commands and the app's (or the manifest's stand-ins); returns every path. */
-function registerCommands(cli: ListingCli, sources: CommandSources): Set<string> {
+/** What {@link registerCommands} registered. */
+interface Registered {
+  /** Every path, as `a b` strings. */
+  readonly taken: Set<string>
+  /** fw's own command classes as registered (`fw serve` with the app's flags). */
+  readonly builtins: CommandClass<FwContext>[]
+}
+
+/** Registers fw's commands and the app's (or the manifest's stand-ins). */
+function registerCommands(cli: ListingCli, sources: CommandSources): Registered {
   const { manifest, lists, kernel, writesManifest, stamp, stderr } = sources
   const taken = new Set<string>()
+  const builtins: CommandClass<FwContext>[] = []
   const serveFlags = manifest?.serveFlags ?? (lists ? [] : serveFlagsOf(kernel))
   for (const cls of [...BUILTIN_COMMANDS, Builtins.HelpCommand, Builtins.VersionCommand]) {
     // `fw serve` with the flags the app's plugins declared (`kernel.serveOptions`), from the
     // manifest when listing from it: `--help` reads the same either way.
-    cli.register(cls === ServeCommand ? ServeCommand.withRequirements(serveFlags) : cls)
+    const registered = cls === ServeCommand ? ServeCommand.withRequirements(serveFlags) : cls
+    cli.register(registered)
+    builtins.push(registered)
     for (const key of pathKeys(cls)) taken.add(key)
   }
   if (manifest !== undefined) {
@@ -203,7 +214,36 @@ function registerCommands(cli: ListingCli, sources: CommandSources): Set<string>
       writeManifest(writesManifest, stamp, describeCommands(cli, contributed), serveFlags)
     }
   }
-  return taken
+  return { taken, builtins }
+}
+
+/**
+ * The command `args` selects. clipanion compiles a parser of every registered command on each
+ * `process` (~20–30 ms for fw's own): when `args` starts with the path of one of fw's commands and
+ * no other command's path starts with the same word, a parser of that command alone selects it.
+ * What it refuses (an unknown option, a missing argument) goes to the whole CLI, so that errors and
+ * suggestions read as they always do (test/cli/help.test.ts, test/cli/route-list.test.ts).
+ */
+function selectCommand(
+  cli: ListingCli,
+  { taken, builtins }: Registered,
+  args: readonly string[],
+  context: FwContext,
+): Command<FwContext> {
+  const chosen = builtins.filter((cls) =>
+    cls.paths?.some((path) => path.length > 0 && path.every((p, i) => args[i] === p)),
+  )
+  const sharing = [...taken].filter((key) => key.split(' ')[0] === args[0])
+  if (chosen.length === 1 && sharing.length === (chosen[0]!.paths ?? []).length) {
+    const alone = new Cli<FwContext>({ binaryName: 'fw' })
+    alone.register(chosen[0]!)
+    try {
+      return alone.process([...args], context)
+    } catch {
+      // Refused: the whole CLI says why.
+    }
+  }
+  return cli.process([...args], context)
 }
 
 /**
@@ -257,7 +297,8 @@ export async function runCli(
     })
     const writesManifest = needs.app && needs.boot ? place : undefined
     const sources = { manifest, lists, kernel, writesManifest, stamp, stderr }
-    commands.push(...registerCommands(cli, sources))
+    const registered = registerCommands(cli, sources)
+    commands.push(...registered.taken)
 
     const context: FwContext = {
       ...Cli.defaultContext,
@@ -269,7 +310,7 @@ export async function runCli(
     }
     let command: Command<FwContext>
     try {
-      command = cli.process(args, context)
+      command = selectCommand(cli, registered, args, context)
     } catch (error) {
       return fail(error)
     }

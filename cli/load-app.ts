@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
-import { pathToFileURL } from 'node:url'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import type { AppFactory, Kernel } from 'fw'
 import { loadEnvFile } from './env-file.js'
 import { preferCompiled } from './prefer-compiled.js'
@@ -84,14 +84,18 @@ let typeScript = false
 /**
  * Lets this process import the TypeScript app module `file` (tsx's loader hooks), once; nothing
  * when it is JavaScript or the CLI runs through tsx already. From then on every module loaded
- * costs a round trip to tsx: fw's own are loaded from its compiled library (compile/library.ts),
- * a few chunks, unless `FW_COMPILE_CACHE=0`.
+ * costs a round trip to tsx: fw's own are its bundle's few modules, or without a bundle its compiled
+ * library (compile/library.ts), a few chunks, unless `FW_COMPILE_CACHE=0`.
  */
 export async function registerTypeScript(
   file: string,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<void> {
   if (typeScript || !/\.[cm]?tsx?$/.test(file) || runsTypeScript()) return
+  // fw's bundle (`dist/bundle/`, scripts/bundle-dist.mjs) is a few modules already, which the CLI
+  // and the app's imports of fw share: no compiled library (test/cli/compile-library.test.ts).
+  // Looked up before tsx is registered: a resolve after it is a blocking round trip to its thread.
+  const bundled = existsSync(fileURLToPath(new URL('../bundle/kernel-index.js', import.meta.url)))
   try {
     const { register } = await import('tsx/esm/api')
     register()
@@ -102,6 +106,7 @@ export async function registerTypeScript(
       { cause },
     )
   }
+  if (bundled) return
   const { compiledLibrary, registerLibrary } = await import('./compile/library.js')
   const library = await compiledLibrary('dist', env)
   if (library !== undefined) registerLibrary(library)

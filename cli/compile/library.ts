@@ -1,6 +1,7 @@
 // fw's compiled library, for the processes where tsx runs: the CLI from its TypeScript sources
 // (`node --import tsx -C fw-source cli/bin.ts`, as `npm run playground` and the tests run it), and
-// the built CLI once it registered tsx for a TypeScript app. Through tsx every module costs a round
+// the built CLI once it registered tsx for a TypeScript app when fw's dist/ has no bundle (`npm run
+// build` makes one, scripts/bundle-dist.mjs, which serves instead). Through tsx every module costs a round
 // trip to Node's hooks thread and tsx's work on it, and fw is ~230 modules: most of such a
 // command's time. The library is fw's package entries (`fw`, `fw/plugins/*`, …, not the
 // playground: it is an app) and, from the sources, the CLI, compiled by esbuild into a few chunks

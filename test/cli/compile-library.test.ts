@@ -145,7 +145,7 @@ test('from the sources: an edit to fw is compiled in, a broken file fails as wit
   }
 })
 
-test('built CLI, TypeScript app: fw from the library, the app as edited, errors as without', () => {
+test('built CLI, TypeScript app: fw from its bundle, the app as edited, errors as without', () => {
   const bin = join(repo, 'dist', 'cli', 'bin.js')
   const dir = mkdtempSync(join(tmpdir(), 'fw-ts-app-'))
   try {
@@ -167,18 +167,19 @@ ${routes}
     writeFileSync(join(dir, 'hello.ts'), 'export const hello = (): string => "hi"\n')
     writeFileSync(join(dir, 'app.ts'), app("  kernel.router.get('hello', hello).name('hello')"))
     const argv = ['--import', probe, bin, 'route:list', '--json']
-    const first = run(dir, argv)
+    // The built library's entries as tsc wrote them, and as the bundle holds them.
+    const report = { FW_REPORT_MODULES: '/app.ts,/kernel/index.js,/kernel-index.js,/.cache/fw/' }
+    const first = run(dir, argv, report)
     assert.is(first.status, 0, first.stderr)
     assert.equal(paths(first.stdout), ['hello'])
-    assert.equal(first.modules, [`file://${dir}/app.ts`])
-    const plain = run(dir, argv, OFF)
+    // The app's `fw` is the bundle the CLI runs from (scripts/bundle-dist.mjs), nothing compiled
+    // for it; the probe lists them sorted, and where the checkout and the temporary folder sort
+    // depends on their paths.
+    const bundled = [`file://${dir}/app.ts`, `file://${repo}dist/bundle/kernel-index.js`].sort()
+    assert.equal(first.modules, bundled)
+    const plain = run(dir, argv, { ...report, ...OFF })
     assert.is(first.stdout, plain.stdout)
-    // The probe lists them sorted; where the checkout and the temporary folder sort depends on
-    // their paths.
-    assert.equal(
-      plain.modules,
-      [`file://${dir}/app.ts`, `file://${repo}dist/kernel/index.js`].sort(),
-    )
+    assert.equal(plain.modules, bundled)
 
     writeFileSync(
       join(dir, 'app.ts'),
