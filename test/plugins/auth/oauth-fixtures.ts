@@ -9,6 +9,7 @@ import type { CommandContext, Kernel } from 'fw'
 import { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
 import { createMemoryLogger, type MemoryLogger } from 'fw/testing'
 import createApp from '../../../playground/app.js'
+import { openApp } from '../../fixtures/booted-app.js'
 import { APP_KEY } from './fixtures.js'
 
 export const CLIENT_ID = 'demo-api-key'
@@ -50,21 +51,14 @@ export async function createOAuthApp(
   }
   const logger = createMemoryLogger()
   const kernel = createApp({ env, logger })
-  await kernel.boot()
-  await kernel.plugin('database').prepare()
+  const app = await openApp(kernel, db, () => rmSync(dir, { recursive: true, force: true }))
   return {
-    kernel,
+    ...app,
     logger,
-    db,
     dir,
     env,
     privateKey: join(dir, 'keys', 'private.key'),
     publicKey: join(dir, 'keys', 'public.key'),
-    async close() {
-      await kernel.close()
-      await db.drop()
-      rmSync(dir, { recursive: true, force: true })
-    },
   }
 }
 
