@@ -7,12 +7,12 @@ import { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
 import { runCli as run } from 'fw/testing'
 import { createTempApp, type TempApp } from './temp-app.js'
 import { missingDatabase } from '../fixtures/cli-database.js'
+import { onPostgres } from '../fixtures/on-postgres.js'
 
 // The database commands on an app of the auth plugin and its own migrations, against a database of
 // this suite's own: a fresh PostgreSQL database on the PostgreSQL pass, a PGlite directory
 // otherwise (in-memory PGlite would not outlive each CLI process). The tests run in order, each
 // on the state the one before left.
-const postgres = /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '')
 const test = suite<{ app: TempApp; db?: TestDatabase; dir?: string; env: NodeJS.ProcessEnv }>(
   'migrate commands',
 )
@@ -46,7 +46,7 @@ test.before(async (context) => {
 import auth from ${JSON.stringify(import.meta.resolve('fw/plugins/auth'))}`,
     setup: APP,
   })
-  if (postgres) context.db = await createTestDatabase()
+  if (onPostgres) context.db = await createTestDatabase()
   else context.dir = mkdtempSync(join(tmpdir(), 'fw-migrate-commands-'))
   const url = context.db?.url ?? `pglite://${join(context.dir!, 'data')}`
   context.env = { ...context.app.env, DATABASE_URL: url }

@@ -16,6 +16,7 @@ import { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
 import { openEvents, type SseStream } from '../plugins/realtime/sse-client.js'
 import { HAPROXY, freePort, haproxyConfig } from './rolling-cluster.js'
 import { servePlayground, type ServedApp } from './serve-process.js'
+import { onPostgres } from '../fixtures/on-postgres.js'
 
 interface Context {
   db?: TestDatabase
@@ -26,7 +27,6 @@ interface Context {
   streams: SseStream[]
 }
 const test = suite<Context>('realtime cluster', { apps: [], streams: [] })
-const onPostgres = /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '')
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 /** HAProxy's status of each server (`UP`, `DOWN`, …), from its stats socket. */

@@ -13,8 +13,7 @@ import database, {
 } from 'fw/plugins/database'
 import { createTestKernel } from 'fw/testing'
 
-/** Whether this run is on PostgreSQL (`DATABASE_URL=postgresql://…`); else it is on PGlite. */
-export const onPostgres = /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '')
+export { onPostgres } from '../../fixtures/on-postgres.js'
 
 export class Gadget {
   id!: number
