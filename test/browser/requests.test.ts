@@ -3,7 +3,6 @@
 // byte-identical), selection and release, failed rows, the timeline, the server-log button, and
 // screenshots of the open bar for a person to look at.
 import { existsSync, readFileSync, statSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
@@ -18,6 +17,7 @@ import {
   withPage,
   type Playground,
 } from './harness.js'
+import { freePort } from '../fixtures/free-port.js'
 import { openTab, tab, tabIds, waitForRows } from './toolbar.js'
 
 const API_KEY = 'demo-api-key'
@@ -49,24 +49,13 @@ async function startWithLogFile(): Promise<Playground & { logFile: string }> {
   return { ...pg, logFile: pg.logFile!, close: () => pg.close() }
 }
 
-function closedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.on('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
-}
-
 test.before(async (context) => {
   // All at once; whatever started is kept for after() (which uvu runs even when this throws).
   const [browser, pg, off, closed] = await Promise.allSettled([
     launchBrowser(),
     startWithLogFile(),
     startPlayground({ FW_CONFIG: JSON.stringify({ features: ['debug'] }) }),
-    closedPort(),
+    freePort(),
   ])
   const value = <T>(r: PromiseSettledResult<T>) => (r.status === 'fulfilled' ? r.value : undefined)
   Object.assign(context, {
