@@ -37,6 +37,19 @@ export function oauthConfig(dir: string, features: string[] = ['authorization-se
   })
 }
 
+/** Runs `run` on a {@link createOAuthApp} app (with `options`), closing the app whatever happens. */
+export async function withOAuthApp(
+  run: (app: OAuthApp) => Promise<void>,
+  options: Parameters<typeof createOAuthApp>[0] = {},
+): Promise<void> {
+  const app = await createOAuthApp(options)
+  try {
+    await run(app)
+  } finally {
+    await app.close()
+  }
+}
+
 /** Builds, boots and migrates the playground with the authorization server (keys not generated). */
 export async function createOAuthApp(
   options: { features?: string[]; env?: Record<string, string> } = {},
