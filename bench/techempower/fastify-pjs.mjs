@@ -8,8 +8,7 @@
 // `PORT` and `DATABASE_URL`.
 import Fastify from 'fastify'
 import postgres from 'postgres'
-import { ADDED_FORTUNE } from './schema.mjs'
-import { escapeHtml, isMain, queryCount, randomId } from './peer.mjs'
+import { fortunesPage, queryCount, randomId, startWhenMain } from './peer.mjs'
 
 const world = {
   type: 'object',
@@ -46,13 +45,9 @@ export async function startFastifyPjs({ url, port = 0 }) {
   const worlds = { schema: { response: { 200: { type: 'array', items: world } } } }
   app.get('/queries', worlds, async (request) => readWorlds(queryCount(request.query.queries)))
   app.get('/fortunes', async (_request, reply) => {
-    const rows = [...(await sql`select id, message from fortune`)]
-    rows.push({ id: 0, message: ADDED_FORTUNE })
-    rows.sort((a, b) => (a.message < b.message ? -1 : a.message > b.message ? 1 : 0))
+    const rows = await sql`select id, message from fortune`
     reply.header('content-type', 'text/html; charset=utf-8')
-    return `<!DOCTYPE html><html><head><title>Fortunes</title></head><body><table><tr><th>id</th><th>message</th></tr>${rows
-      .map((f) => `<tr><td>${f.id}</td><td>${escapeHtml(f.message)}</td></tr>`)
-      .join('')}</table></body></html>`
+    return fortunesPage(rows)
   })
   app.get('/updates', worlds, async (request) => {
     const read = await readWorlds(queryCount(request.query.queries))
@@ -72,10 +67,4 @@ export async function startFastifyPjs({ url, port = 0 }) {
   }
 }
 
-if (isMain(import.meta.url)) {
-  const { port } = await startFastifyPjs({
-    url: process.env.DATABASE_URL,
-    port: Number(process.env.PORT ?? 8080),
-  })
-  console.log(`fastify + postgres.js techempower listening on http://127.0.0.1:${port}`)
-}
+await startWhenMain(import.meta.url, 'fastify + postgres.js', startFastifyPjs)

@@ -3,8 +3,7 @@
 // `onSend` hook. `node bench/techempower/fastify.mjs` with `PORT` and `DATABASE_URL`.
 import Fastify from 'fastify'
 import pg from 'pg'
-import { ADDED_FORTUNE } from './schema.mjs'
-import { escapeHtml, isMain, queryCount, randomId } from './peer.mjs'
+import { fortunesPage, queryCount, randomId, startWhenMain } from './peer.mjs'
 
 /** @param {{ url: string, port?: number }} options */
 export async function startFastify({ url, port = 0 }) {
@@ -29,12 +28,8 @@ export async function startFastify({ url, port = 0 }) {
   })
   app.get('/fortunes', async (_request, reply) => {
     const { rows } = await pool.query('select id, message from fortune')
-    rows.push({ id: 0, message: ADDED_FORTUNE })
-    rows.sort((a, b) => (a.message < b.message ? -1 : a.message > b.message ? 1 : 0))
     reply.header('content-type', 'text/html; charset=utf-8')
-    return `<!DOCTYPE html><html><head><title>Fortunes</title></head><body><table><tr><th>id</th><th>message</th></tr>${rows
-      .map((f) => `<tr><td>${f.id}</td><td>${escapeHtml(f.message)}</td></tr>`)
-      .join('')}</table></body></html>`
+    return fortunesPage(rows)
   })
   app.get('/updates', async (request) => {
     const n = queryCount(request.query.queries)
@@ -59,10 +54,4 @@ export async function startFastify({ url, port = 0 }) {
   }
 }
 
-if (isMain(import.meta.url)) {
-  const { port } = await startFastify({
-    url: process.env.DATABASE_URL,
-    port: Number(process.env.PORT ?? 8080),
-  })
-  console.log(`fastify techempower listening on http://127.0.0.1:${port}`)
-}
+await startWhenMain(import.meta.url, 'fastify', startFastify)

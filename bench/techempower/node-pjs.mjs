@@ -6,8 +6,7 @@
 import { Buffer } from 'node:buffer'
 import { createServer } from 'node:http'
 import postgres from 'postgres'
-import { ADDED_FORTUNE } from './schema.mjs'
-import { escapeHtml, isMain, queryCount, randomId } from './peer.mjs'
+import { fortunesPage, queryCount, randomId, startWhenMain } from './peer.mjs'
 
 /** @param {{ url: string, port?: number }} options */
 export async function startNodePjs({ url, port = 0 }) {
@@ -37,17 +36,10 @@ export async function startNodePjs({ url, port = 0 }) {
     '/db': (_req, res) => readWorld(randomId()).then((w) => json(res, w), fail(res)),
     '/queries': (req, res) => readWorlds(queriesOf(req.url)).then((w) => json(res, w), fail(res)),
     '/fortunes': (_req, res) =>
-      sql`select id, message from fortune`.then((found) => {
-        const rows = [...found, { id: 0, message: ADDED_FORTUNE }]
-        rows.sort((a, b) => (a.message < b.message ? -1 : a.message > b.message ? 1 : 0))
-        send(
-          res,
-          'text/html; charset=utf-8',
-          `<!DOCTYPE html><html><head><title>Fortunes</title></head><body><table><tr><th>id</th><th>message</th></tr>${rows
-            .map((f) => `<tr><td>${f.id}</td><td>${escapeHtml(f.message)}</td></tr>`)
-            .join('')}</table></body></html>`,
-        )
-      }, fail(res)),
+      sql`select id, message from fortune`.then(
+        (rows) => send(res, 'text/html; charset=utf-8', fortunesPage(rows)),
+        fail(res),
+      ),
     '/updates': async (req, res) => {
       try {
         const read = await readWorlds(queriesOf(req.url))
@@ -78,10 +70,4 @@ export async function startNodePjs({ url, port = 0 }) {
   }
 }
 
-if (isMain(import.meta.url)) {
-  const { port } = await startNodePjs({
-    url: process.env.DATABASE_URL,
-    port: Number(process.env.PORT ?? 8080),
-  })
-  console.log(`node:http + postgres.js techempower listening on http://127.0.0.1:${port}`)
-}
+await startWhenMain(import.meta.url, 'node:http + postgres.js', startNodePjs)

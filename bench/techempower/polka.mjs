@@ -4,8 +4,7 @@
 import { Buffer } from 'node:buffer'
 import polka from 'polka'
 import pg from 'pg'
-import { ADDED_FORTUNE } from './schema.mjs'
-import { escapeHtml, isMain, queryCount, randomId } from './peer.mjs'
+import { fortunesPage, queryCount, randomId, startWhenMain } from './peer.mjs'
 
 /** @param {{ url: string, port?: number }} options */
 export async function startPolka({ url, port = 0 }) {
@@ -39,17 +38,9 @@ export async function startPolka({ url, port = 0 }) {
       )
     })
     .get('/fortunes', (_req, res) => {
-      pool.query('select id, message from fortune').then(({ rows }) => {
-        rows.push({ id: 0, message: ADDED_FORTUNE })
-        rows.sort((a, b) => (a.message < b.message ? -1 : a.message > b.message ? 1 : 0))
-        send(
-          res,
-          'text/html; charset=utf-8',
-          `<!DOCTYPE html><html><head><title>Fortunes</title></head><body><table><tr><th>id</th><th>message</th></tr>${rows
-            .map((f) => `<tr><td>${f.id}</td><td>${escapeHtml(f.message)}</td></tr>`)
-            .join('')}</table></body></html>`,
-        )
-      }, failed(res))
+      pool
+        .query('select id, message from fortune')
+        .then(({ rows }) => send(res, 'text/html; charset=utf-8', fortunesPage(rows)), failed(res))
     })
     .get('/updates', async (req, res) => {
       try {
@@ -80,10 +71,4 @@ export async function startPolka({ url, port = 0 }) {
   }
 }
 
-if (isMain(import.meta.url)) {
-  const { port } = await startPolka({
-    url: process.env.DATABASE_URL,
-    port: Number(process.env.PORT ?? 8080),
-  })
-  console.log(`polka techempower listening on http://127.0.0.1:${port}`)
-}
+await startWhenMain(import.meta.url, 'polka', startPolka)

@@ -1,20 +1,11 @@
 // `fw dev` in a real Chromium, for an app without the debug plugin: the page has no toolbar, so a
 // file that fails to load shows in the page script's own plain overlay (`#fw-dev-overlay`), and
 // the change served once a save fixes it is said on the console after the page reloaded.
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import type { Browser, ConsoleMessage, Page } from 'playwright-core'
-import {
-  createTempPackage,
-  runInCopy,
-  type RunningApp,
-  type TempPackage,
-} from '../e2e/dev-process.js'
-import { launchBrowser, screenshot } from './harness.js'
-
-const test = suite<{ browser: Browser; app: TempPackage; dev: RunningApp; page: Page }>(
-  'browser: fw dev, plain overlay',
-)
+import type { ConsoleMessage } from 'playwright-core'
+import { createTempPackage } from '../e2e/dev-process.js'
+import { devSuite } from './dev-suite.js'
+import { screenshot } from './harness.js'
 
 /** How long a saved change may take to reach the page on a busy machine (a deadline, not a sleep). */
 const DEADLINE_MS = 30_000
@@ -38,24 +29,18 @@ export function page(): Reply {
 }
 `
 
-test.before(async (context) => {
-  context.app = createTempPackage({
-    app: './app.ts',
-    files: { 'app.ts': APP, 'controllers/page.ts': page('plain page, first') },
-  })
-  context.dev = await runInCopy(context.app, 'dev', { NODE_ENV: 'development' })
-  context.browser = await launchBrowser()
-  context.page = await context.browser.newPage()
-})
-
-test.after(async (context) => {
-  await context.browser?.close()
-  await context.dev?.stop()
-  context.app?.remove()
-})
+const test = devSuite(
+  'browser: fw dev, plain overlay',
+  () =>
+    createTempPackage({
+      app: './app.ts',
+      files: { 'app.ts': APP, 'controllers/page.ts': page('plain page, first') },
+    }),
+  { NODE_ENV: 'development' },
+)
 
 test('a broken file shows in the plain overlay with file:line; the fix reloads the page', async ({
-  app,
+  copy,
   browser,
   dev,
   page: browserPage,
@@ -68,7 +53,7 @@ test('a broken file shows in the plain overlay with file:line; the fix reloads t
   assert.is(await browserPage.locator('fw-debugbar').count(), 0, 'no toolbar on the page')
   await browserPage.evaluate(() => ((window as { marker?: number }).marker = 1))
 
-  app.replace('controllers/page.ts', "</html>')", "</html>'")
+  copy.replace('controllers/page.ts', "</html>')", "</html>'")
   const overlay = browserPage.locator('#fw-dev-overlay')
   await overlay.waitFor({ state: 'visible', timeout: DEADLINE_MS })
   assert.is(await overlay.getAttribute('role'), 'alert')
@@ -90,7 +75,7 @@ test('a broken file shows in the plain overlay with file:line; the fix reloads t
   assert.match((await late.textContent('#fw-dev-overlay')) ?? '', message)
   await late.close()
 
-  app.write('controllers/page.ts', page('plain page, fixed'))
+  copy.write('controllers/page.ts', page('plain page, fixed'))
   await browserPage.waitForFunction(
     () => document.querySelector('h1')?.textContent?.includes('plain page, fixed') === true,
     null,

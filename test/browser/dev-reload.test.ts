@@ -1,43 +1,22 @@
 // `fw dev` in a real Chromium: an open page reloads itself once a saved change is served and its
 // debug toolbar says what changed; a file that fails to load shows in the toolbar's overlay until a
 // save fixes it.
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import type { Browser, Page } from 'playwright-core'
-import {
-  copyPlayground,
-  runInCopy,
-  type PlaygroundCopy,
-  type RunningApp,
-} from '../e2e/dev-process.js'
-import { launchBrowser, screenshot } from './harness.js'
+import { copyPlayground } from '../e2e/dev-process.js'
+import { devSuite } from './dev-suite.js'
+import { screenshot } from './harness.js'
 
-const test = suite<{ browser: Browser; copy: PlaygroundCopy; app: RunningApp; page: Page }>(
-  'browser: fw dev reloads the open page',
-)
+const test = devSuite('browser: fw dev reloads the open page', copyPlayground)
 
 /** How long a saved change may take to reach the page on a busy machine (a deadline, not a sleep). */
 const DEADLINE_MS = 30_000
 
-test.before(async (context) => {
-  context.copy = copyPlayground()
-  context.app = await runInCopy(context.copy, 'dev')
-  context.browser = await launchBrowser()
-  context.page = await context.browser.newPage()
-})
-
-test.after(async (context) => {
-  await context.browser?.close()
-  await context.app?.stop()
-  context.copy?.remove()
-})
-
 test('reloads the open page after a saved view and says what changed', async ({
   copy,
-  app,
+  dev,
   page,
 }) => {
-  await page.goto(app.url)
+  await page.goto(dev.url)
   // The page listens on the reload stream once its script ran.
   await page.waitForFunction(() => (window as { __fwDev?: boolean }).__fwDev === true)
   await page.evaluate(() => ((window as { marker?: number }).marker = 1))

@@ -12,7 +12,7 @@ import logging from 'fw/plugins/logging'
 import { createMemoryLogger } from 'fw/testing'
 import { eventually } from '../plugins/jobs/fixtures.js'
 import { launchBrowser, newPage, screenshot } from './harness.js'
-import { openTab, tab, waitForRows } from './toolbar.js'
+import { openTab, pickRequest, tab, tableRows, waitForRows } from './toolbar.js'
 
 const receipt = defineJob('shop.receipt', {
   retries: 0,
@@ -78,20 +78,11 @@ test("a request's dispatched job is listed, and its runs show their events and S
   await waitForRows(page, 2)
   assert.is(await order(-1), 200)
   await waitForRows(page, 3)
-  const pick = (path: string) =>
-    page
-      .locator('fw-debugbar tr[data-row]')
-      .filter({ has: page.locator('button.pick', { hasText: path }) })
-      .locator('button.pick')
-  await openTab(page, 'requests')
-  await pick('/order/7').click()
+  await pickRequest(page, '/order/7')
   await tab(page, 'jobs').waitFor()
   assert.is(await tab(page, 'jobs').locator('.count').textContent(), '1')
   const panel = await openTab(page, 'jobs')
-  const cells = await panel
-    .locator('table.jobs tbody tr')
-    .first()
-    .evaluate((tr) => Array.from(tr.querySelectorAll('td'), (td) => td.textContent!.trim()))
+  const [cells = []] = await tableRows(panel, 'table.jobs')
   assert.is(cells[0], 'shop.receipt')
   assert.match(cells[1]!, /^[0-9a-f-]{36}$/)
   // The runs are read once the job ran (the worker polls every second).
@@ -100,11 +91,7 @@ test("a request's dispatched job is listed, and its runs show their events and S
   const run = panel.locator(`section.job[data-job="${cells[1]}"] .job-run`)
   await run.waitFor()
   assert.match((await run.locator('p').textContent()) ?? '', /Attempt 1 · completed/)
-  const events = await run
-    .locator('table.job-events tbody tr')
-    .evaluateAll((rows) =>
-      rows.map((tr) => Array.from(tr.querySelectorAll('td'), (td) => td.textContent!.trim())),
-    )
+  const events = await tableRows(run, 'table.job-events')
   assert.equal(
     events.map((e) => e[1]),
     ['job.started', 'query.executed', 'log.written', 'job.completed'],
@@ -113,8 +100,7 @@ test("a request's dispatched job is listed, and its runs show their events and S
   assert.is(events[2]![2], 'info: receipt sent')
   await screenshot(page, 'jobs-tab')
   // The failed job's run shows its failure.
-  await openTab(page, 'requests')
-  await pick('/order/-1').click()
+  await pickRequest(page, '/order/-1')
   const failedPanel = await openTab(page, 'jobs')
   await failedPanel.locator('button.runs').click()
   const failed = failedPanel.locator('.job-run')

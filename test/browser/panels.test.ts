@@ -2,8 +2,15 @@
 // plugins/debug/README.md "The browser toolbar" for Logs/Exceptions, Auth, the request body, Time,
 // the Exceptions tab, Domain and API, plus the Route, Session, Views and Migrations tabs.
 import * as assert from 'uvu/assert'
-import type { Browser, Locator, Page, Request } from 'playwright-core'
-import { browserSuite, screenshot, signIn, startPlayground, withPage as pageOf } from './harness.js'
+import type { Locator, Page, Request } from 'playwright-core'
+import {
+  browserSuite,
+  screenshot,
+  signIn,
+  startPlayground,
+  withPage,
+  type BrowserSuite,
+} from './harness.js'
 import { openTab, tab, tabIds, waitForRows } from './toolbar.js'
 
 /** Access tokens live this long, so the Auth test can watch one expire. */
@@ -118,9 +125,19 @@ const msOf = (text: string): number => Number(text.replace(/ ms$/, '').replace(/
 /** Half the display step of `ms()` in the toolbar (2 decimals below 10, 1 below 100, else 0). */
 const halfStep = (v: number): number => (v < 10 ? 0.005 : v < 100 ? 0.05 : 0.5)
 
-/** The harness's `withPage`, waiting at most 10 s for anything. */
-function withPage<T>(browser: Browser, body: (page: Page, problems: string[]) => Promise<T>) {
-  return pageOf(browser, body, { timeout: 10_000 })
+/**
+ * A test on a page of its own (the harness's `withPage`, waiting at most 10 s for anything): `body`
+ * gets the page, the suite's context and the page's console errors.
+ */
+function pageTest(
+  name: string,
+  body: (page: Page, context: BrowserSuite, problems: string[]) => Promise<void>,
+): void {
+  test(name, (context) =>
+    withPage(context.browser, (page, problems) => body(page, context, problems), {
+      timeout: 10_000,
+    }),
+  )
 }
 
 /** Opens the playground's home page and waits for the toolbar's row of it. */
@@ -150,11 +167,9 @@ async function apiTab(page: Page, url: string) {
 // ---------------------------------------------------------------------------------------------
 // Logs, Exceptions
 
-test('Logs and Exceptions aggregate every request with a request column until one is selected', async ({
-  browser,
-  pg,
-}) => {
-  await withPage(browser, async (page, problems) => {
+pageTest(
+  'Logs and Exceptions aggregate every request with a request column until one is selected',
+  async (page, { pg }, problems) => {
     await home(page, pg.url)
     assert.equal(await tabIds(page).then((t) => t.includes('logs')), false, 'no log line yet')
     assert.is(await call(page, '/_demo/log?message=first-line', { headers: json }), 200)
@@ -221,17 +236,15 @@ test('Logs and Exceptions aggregate every request with a request column until on
       [],
       'nothing but the failed responses on the console',
     )
-  })
-})
+  },
+)
 
 // ---------------------------------------------------------------------------------------------
 // Auth
 
-test('Auth follows the newest request unless one is selected, and turns red at expiry', async ({
-  browser,
-  pg,
-}) => {
-  await withPage(browser, async (page) => {
+pageTest(
+  'Auth follows the newest request unless one is selected, and turns red at expiry',
+  async (page, { pg }) => {
     // The page's own request: the editor's web session.
     await signIn(page, pg.url, '/', 'editor', 'editor-pass')
     await waitForRows(page, 1)
@@ -298,17 +311,15 @@ test('Auth follows the newest request unless one is selected, and turns red at e
     assert.is(await auth.locator('[data-expiry]').getAttribute('class'), 'bad')
     assert.match((await auth.locator('[data-expiry]').textContent()) ?? '', '(expired)')
     await screenshot(page, 'panels-auth-expired')
-  })
-})
+  },
+)
 
 // ---------------------------------------------------------------------------------------------
 // Request body
 
-test('the request body: above every tab, collapsed, decoded, masked at every size, kept to 8 KB, never sent', async ({
-  browser,
-  pg,
-}) => {
-  await withPage(browser, async (page) => {
+pageTest(
+  'the request body: above every tab, collapsed, decoded, masked at every size, kept to 8 KB, never sent',
+  async (page, { pg }) => {
     const seen: Request[] = []
     page.on('request', (r) => seen.push(r))
     // Signed in as a user the dev panel answers (usertype ≥ 90): the server log is offered.
@@ -437,17 +448,15 @@ test('the request body: above every tab, collapsed, decoded, masked at every siz
         .join('\n'),
     )
     assert.not.match(stored, 'hunter2', 'nor kept in storage or cookies')
-  })
-})
+  },
+)
 
 // ---------------------------------------------------------------------------------------------
 // Time
 
-test('Time: client = server + remainder; the SQL share is red above half; figures absent without input', async ({
-  browser,
-  pg,
-}) => {
-  await withPage(browser, async (page) => {
+pageTest(
+  'Time: client = server + remainder; the SQL share is red above half; figures absent without input',
+  async (page, { pg }) => {
     await home(page, pg.url)
     assert.is(await call(page, '/_demo/queries?n=50', { headers: json }), 200)
     assert.is(await call(page, '/_demo/log?message=timed', { headers: json }), 200)
@@ -520,17 +529,15 @@ test('Time: client = server + remainder; the SQL share is red above half; figure
     assert.is(await figure('server').textContent(), '12.5 ms')
     assert.is(await share.textContent(), '16% of server time')
     assert.match(await textOf(panelOf(page, 'time')), 'The browser measured no client time')
-  })
-})
+  },
+)
 
 // ---------------------------------------------------------------------------------------------
 // Exceptions tab
 
-test('the Exceptions tab turns red with a warning mark; rows without details point to the error log', async ({
-  browser,
-  pg,
-}) => {
-  await withPage(browser, async (page) => {
+pageTest(
+  'the Exceptions tab turns red with a warning mark; rows without details point to the error log',
+  async (page, { pg }) => {
     await home(page, pg.url)
     assert.is(await tab(page, 'exceptions').count(), 0, 'nothing raised yet')
     assert.is(await call(page, '/_demo/ping', { headers: json }), 200)
@@ -543,26 +550,20 @@ test('the Exceptions tab turns red with a warning mark; rows without details poi
     assert.match((await button.getAttribute('class')) ?? '', /\balert\b/)
     assert.match((await button.textContent()) ?? '', /^⚠ Exceptions/)
     await openTab(page, 'exceptions')
-    assert.equal(await cells(page, 'table.exceptions tbody tr'), [
-      [
-        `#${html} GET /_demo/error`,
-        '1 raised',
-        'The messages are in the application error log.',
-        '500',
-      ],
-    ])
+    const htmlRow = [
+      `#${html} GET /_demo/error`,
+      '1 raised',
+      'The messages are in the application error log.',
+      '500',
+    ]
+    assert.equal(await cells(page, 'table.exceptions tbody tr'), [htmlRow])
 
     // A JSON error carries its details: the message itself, no pointer to the log.
     assert.is(await call(page, '/_demo/error?as=json', { headers: json }), 500)
     const detailed = await rowFor(page, '/_demo/error?as=json')
     await openTab(page, 'exceptions')
     assert.equal(await cells(page, 'table.exceptions tbody tr'), [
-      [
-        `#${html} GET /_demo/error`,
-        '1 raised',
-        'The messages are in the application error log.',
-        '500',
-      ],
+      htmlRow,
       [
         `#${detailed} GET /_demo/error?as=json`,
         'Error',
@@ -571,17 +572,15 @@ test('the Exceptions tab turns red with a warning mark; rows without details poi
       ],
     ])
     assert.match((await button.textContent()) ?? '', /^⚠ Exceptions/)
-  })
-})
+  },
+)
 
 // ---------------------------------------------------------------------------------------------
 // Domain
 
-test('the Domain tab: models loaded, a service recorded and its measured call timed', async ({
-  browser,
-  pg,
-}) => {
-  await withPage(browser, async (page) => {
+pageTest(
+  'the Domain tab: models loaded, a service recorded and its measured call timed',
+  async (page, { pg }) => {
     await home(page, pg.url)
     assert.is(await tab(page, 'domain').count(), 0, 'the home page touches no model or service')
     const headers = { ...json, apikey: API_KEY }
@@ -603,17 +602,15 @@ test('the Domain tab: models loaded, a service recorded and its measured call ti
     assert.ok(msOf(services[1]![3]!) > 0, 'the measured call has a duration')
     assert.is(services.length, 2)
     assert.match(await textOf(domain), 'measure(name, fn)')
-  })
-})
+  },
+)
 
 // ---------------------------------------------------------------------------------------------
 // API
 
-test("the API tab lists the playground's own document and sends an operation, recorded as a row", async ({
-  browser,
-  pg,
-}) => {
-  await withPage(browser, async (page) => {
+pageTest(
+  "the API tab lists the playground's own document and sends an operation, recorded as a row",
+  async (page, { pg }) => {
     const { api, ops, send } = await apiTab(page, pg.url)
     assert.match(await textOf(api), 'from /api/openapi.json, sent to /api/v1')
     // The document `fw api:docs` writes (the openapi plugin wrote it when the playground started).
@@ -652,14 +649,12 @@ test("the API tab lists the playground's own document and sends an operation, re
     await openTab(page, 'requests')
     const rows = await cells(page, 'tr[data-row]')
     assert.equal(rows[0]!.slice(1, 4), ['GET', '/api/v1/products/7', '200'])
-  })
-})
+  },
+)
 
-test('the API tab lists the operations and sends them through the real server to the prefix', async ({
-  browser,
-  pg,
-}) => {
-  await withPage(browser, async (page) => {
+pageTest(
+  'the API tab lists the operations and sends them through the real server to the prefix',
+  async (page, { pg }) => {
     const doc = {
       openapi: '3.0.3',
       info: { title: 'panels', version: '1' },
@@ -804,17 +799,15 @@ test('the API tab lists the operations and sends them through the real server to
       headers: { ...json, apikey: API_KEY },
     })
     assert.match(created.body.toString(), '"sku":"API-TAB-0001"')
-  })
-})
+  },
+)
 
 // ---------------------------------------------------------------------------------------------
 // Route, Session, Views, Migrations
 
-test('Route, Session, Views and Migrations show their data when present and are absent otherwise', async ({
-  browser,
-  pg,
-}) => {
-  await withPage(browser, async (page) => {
+pageTest(
+  'Route, Session, Views and Migrations show their data when present and are absent otherwise',
+  async (page, { pg }) => {
     // An anonymous first visit: a route and a view, no cookie, every migration ran.
     await home(page, pg.url)
     let ids = await tabIds(page)
@@ -894,7 +887,7 @@ test('Route, Session, Views and Migrations show their data when present and are 
       JSON.stringify(cookies),
     )
     assert.match(await textOf(session), 'Cookies')
-  })
-})
+  },
+)
 
 test.run()

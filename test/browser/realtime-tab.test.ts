@@ -3,10 +3,11 @@
 // reach), and one refused a stream shows the refusal in red.
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import type { Browser, Page } from 'playwright-core'
+import type { Browser } from 'playwright-core'
 import { json } from 'fw'
 import { launchBrowser, newPage, screenshot, startPlayground, type Playground } from './harness.js'
-import { openTab, tab } from './toolbar.js'
+import { onPostgres } from '../fixtures/on-postgres.js'
+import { openTab, pickRequest, tab, tableRows } from './toolbar.js'
 
 const test = suite<{ browser: Browser; pg: Playground }>('browser: realtime tab')
 
@@ -27,23 +28,6 @@ test.after(async ({ browser, pg }) => {
   await pg?.close()
 })
 
-/** The rows of the open Realtime panel, as their cells' text. */
-function cells(page: Page): Promise<string[][]> {
-  return page
-    .locator('fw-debugbar table.realtime tbody tr')
-    .evaluateAll((trs) =>
-      trs.map((tr) => Array.from(tr.querySelectorAll('td'), (td) => td.textContent!.trim())),
-    )
-}
-
-async function pick(page: Page, path: string): Promise<void> {
-  await openTab(page, 'requests')
-  const row = page.locator('fw-debugbar tr[data-row]').filter({
-    has: page.locator('button.pick', { hasText: path }),
-  })
-  await row.locator('button.pick').click()
-}
-
 test('lists a publication of the selected request, and a refused stream in red', async ({
   browser,
   pg,
@@ -55,11 +39,11 @@ test('lists a publication of the selected request, and a refused stream in red',
     const published = await page.evaluate(() =>
       fetch('/test/announce').then((r) => r.json() as Promise<{ id: string }>),
     )
-    await pick(page, '/test/announce')
+    await pickRequest(page, '/test/announce')
     await tab(page, 'realtime').waitFor()
     assert.is(await tab(page, 'realtime').locator('.count').textContent(), '1')
     await openTab(page, 'realtime')
-    const [row] = await cells(page)
+    const [row] = await tableRows(page, 'fw-debugbar table.realtime')
     assert.equal(row!.slice(0, 6), [
       'published',
       'products',
@@ -67,9 +51,7 @@ test('lists a publication of the selected request, and a refused stream in red',
       published.id,
       `${JSON.stringify({ note: 'sale' }).length} B`,
       // On PostgreSQL an event goes out through NOTIFY to every instance; on PGlite it stays here.
-      /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '')
-        ? 'every instance'
-        : 'this process',
+      onPostgres ? 'every instance' : 'this process',
     ])
     await screenshot(page, 'realtime-tab')
 
@@ -77,11 +59,11 @@ test('lists a publication of the selected request, and a refused stream in red',
       fetch('/events/nowhere', { headers: { accept: 'application/json' } }).then((r) => r.status),
     )
     assert.is(refused, 404)
-    await pick(page, '/events/nowhere')
+    await pickRequest(page, '/events/nowhere')
     await tab(page, 'realtime').waitFor()
     assert.match((await tab(page, 'realtime').getAttribute('class')) ?? '', /\balert\b/)
     await openTab(page, 'realtime')
-    const [refusal] = await cells(page)
+    const [refusal] = await tableRows(page, 'fw-debugbar table.realtime')
     assert.equal(refusal!.slice(0, 3), ['refused', 'nowhere', 'unknown'])
     // The browser reports the refusal it was asked for; nothing else went wrong.
     assert.equal(problems, [

@@ -3,7 +3,6 @@
 // byte-identical), selection and release, failed rows, the timeline, the server-log button, and
 // screenshots of the open bar for a person to look at.
 import { existsSync, readFileSync, statSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
@@ -15,9 +14,10 @@ import {
   screenshot,
   signIn,
   startPlayground,
-  withPage as pageOf,
+  withPage,
   type Playground,
 } from './harness.js'
+import { freePort } from '../fixtures/free-port.js'
 import { openTab, tab, tabIds, waitForRows } from './toolbar.js'
 
 const API_KEY = 'demo-api-key'
@@ -49,24 +49,13 @@ async function startWithLogFile(): Promise<Playground & { logFile: string }> {
   return { ...pg, logFile: pg.logFile!, close: () => pg.close() }
 }
 
-function closedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.on('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
-}
-
 test.before(async (context) => {
   // All at once; whatever started is kept for after() (which uvu runs even when this throws).
   const [browser, pg, off, closed] = await Promise.allSettled([
     launchBrowser(),
     startWithLogFile(),
     startPlayground({ FW_CONFIG: JSON.stringify({ features: ['debug'] }) }),
-    closedPort(),
+    freePort(),
   ])
   const value = <T>(r: PromiseSettledResult<T>) => (r.status === 'fulfilled' ? r.value : undefined)
   Object.assign(context, {
@@ -82,19 +71,24 @@ test.after(async ({ browser, pg, off }) => {
   await Promise.all([browser?.close(), pg?.close(), off?.close()])
 })
 
-/** The harness's `withPage`, failing the test when the page or the toolbar threw uncaught. */
-function withPage(
-  browser: Browser,
-  run: (page: Page, problems: string[]) => Promise<void>,
-): Promise<void> {
-  return pageOf(browser, async (page, problems) => {
-    page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`))
-    await run(page, problems)
-    assert.equal(
-      problems.filter((p) => p.startsWith('pageerror:')),
-      [],
-    )
-  })
+/**
+ * A test on a page of its own (the harness's `withPage`), failing when the page or the toolbar
+ * threw uncaught: `body` gets the page, the suite's context and the page's console errors.
+ */
+function pageTest(
+  name: string,
+  body: (page: Page, context: Context, problems: string[]) => Promise<void>,
+): void {
+  test(name, (context) =>
+    withPage(context.browser, async (page, problems) => {
+      page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`))
+      await body(page, context, problems)
+      assert.equal(
+        problems.filter((p) => p.startsWith('pageerror:')),
+        [],
+      )
+    }),
+  )
 }
 
 /** Opens a page and waits for its toolbar. */
@@ -209,11 +203,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 // 1 ─ Tabs ────────────────────────────────────────────────────────────────────────────────────
 
-test('tabs appear only when the payload carries their data; Client is always there', async ({
-  browser,
-  pg,
-}) => {
-  await withPage(browser, async (page) => {
+pageTest(
+  'tabs appear only when the payload carries their data; Client is always there',
+  async (page, { pg }) => {
     // A plain server-rendered page: no queries, no migrations, nothing thrown, nothing logged.
     await visit(page, `${pg.url}/`)
     const plain = await tabIds(page)
@@ -265,16 +257,14 @@ test('tabs appear only when the payload carries their data; Client is always the
     assert.equal(await tabIds(page), ['client'])
     await tab(page, 'client').click()
     await page.locator('fw-debugbar .panel[data-panel="client"]').waitFor()
-  })
-})
+  },
+)
 
 // 2 ─ Requests tab ────────────────────────────────────────────────────────────────────────────
 
-test('lists every request the page made, its own included, newest first: fetch and XHR', async ({
-  browser,
-  pg,
-}) => {
-  await withPage(browser, async (page) => {
+pageTest(
+  'lists every request the page made, its own included, newest first: fetch and XHR',
+  async (page, { pg }) => {
     await visit(page, `${pg.url}/`)
     const ownId = await page.evaluate(
       () =>
@@ -314,14 +304,12 @@ test('lists every request the page made, its own included, newest first: fetch a
       assert.match(String(id), /^[0-9a-f]{16}$/)
     assert.ok((products.queries ?? 0) >= 2, 'the list runs a count and a select')
     assert.is(rows[1]!.queries, String(products.queries))
-  })
-})
+  },
+)
 
-test("the /products page's table calls appear as rows, for a guest too", async ({
-  browser,
-  pg,
-}) => {
-  await withPage(browser, async (page) => {
+pageTest(
+  "the /products page's table calls appear as rows, for a guest too",
+  async (page, { pg }) => {
     await page.goto(`${pg.url}/products`)
     await page.locator('#product-status').filter({ hasText: 'of' }).waitFor()
     await waitForRows(page, 2)
@@ -339,8 +327,8 @@ test("the /products page's table calls appear as rows, for a guest too", async (
     await openTab(page, 'requests')
     rows = await readRows(page)
     assert.match(rows[0]!.path, /^\/products\/table\?draw=2&start=20&length=20/)
-  })
-})
+  },
+)
 
 /** What the page sees of its own requests; run in a page with and without the toolbar. */
 interface Seen {
@@ -596,12 +584,9 @@ function probe(page: Page, closed: number): Promise<Seen> {
   )
 }
 
-test("the page's own fetch and XHR results are identical with and without the toolbar", async ({
-  browser,
-  pg,
-  closed,
-}) => {
-  await withPage(browser, async (page) => {
+pageTest(
+  "the page's own fetch and XHR results are identical with and without the toolbar",
+  async (page, { pg, closed }) => {
     // The same origin, a page the framework never saw: no toolbar.
     await page.route(`${pg.url}/__plain`, (route) =>
       route.fulfill({
@@ -683,15 +668,12 @@ test("the page's own fetch and XHR results are identical with and without the to
     // No status: the XHRs to the closed port (one asynchronous, one synchronous), the one
     // cancelled by a new open(), and the four rejected fetches.
     assert.is(rows.filter((row) => row.status.startsWith('failed')).length, 3 + 4)
-  })
-})
+  },
+)
 
-test('one row per request of a reused or synchronous XHR; paths resolve against <base href>', async ({
-  browser,
-  pg,
-  closed,
-}) => {
-  await withPage(browser, async (page) => {
+pageTest(
+  'one row per request of a reused or synchronous XHR; paths resolve against <base href>',
+  async (page, { pg, closed }) => {
     await visit(page, `${pg.url}/`)
     await evaluateNamed(
       page,
@@ -775,45 +757,41 @@ test('one row per request of a reused or synchronous XHR; paths resolve against 
     const ids = rows.map((r) => r.id).filter((id) => id !== '')
     assert.is(new Set(ids).size, ids.length)
     assert.is(ids.length, 9)
-  })
-})
+  },
+)
 
-test('a wrapped fetch resolves to a Response the page can still read', async ({ browser, pg }) => {
-  await withPage(browser, async (page) => {
-    await visit(page, `${pg.url}/`)
-    const seen = await page.evaluate(async () => {
-      const promise = fetch('/_demo/queries?n=2')
-      const isPromise = promise instanceof Promise
-      const res = await promise
-      // Give the toolbar every chance to read what it reads.
-      await new Promise((r) => setTimeout(r, 100))
-      const unread = !res.bodyUsed
-      const body = (await res.json()) as { _debug?: { queries?: { count?: number } } }
-      const xhr = await new Promise<{ state: number; status: number; text: string }>((resolve) => {
-        const x = new XMLHttpRequest()
-        x.open('GET', '/_demo/text')
-        x.onload = () => resolve({ state: x.readyState, status: x.status, text: x.responseText })
-        x.send()
-      })
-      return { isPromise, unread, count: body._debug?.queries?.count, xhr }
+pageTest('a wrapped fetch resolves to a Response the page can still read', async (page, { pg }) => {
+  await visit(page, `${pg.url}/`)
+  const seen = await page.evaluate(async () => {
+    const promise = fetch('/_demo/queries?n=2')
+    const isPromise = promise instanceof Promise
+    const res = await promise
+    // Give the toolbar every chance to read what it reads.
+    await new Promise((r) => setTimeout(r, 100))
+    const unread = !res.bodyUsed
+    const body = (await res.json()) as { _debug?: { queries?: { count?: number } } }
+    const xhr = await new Promise<{ state: number; status: number; text: string }>((resolve) => {
+      const x = new XMLHttpRequest()
+      x.open('GET', '/_demo/text')
+      x.onload = () => resolve({ state: x.readyState, status: x.status, text: x.responseText })
+      x.send()
     })
-    assert.equal(seen, {
-      isPromise: true,
-      unread: true,
-      count: 2,
-      xhr: { state: 4, status: 200, text: 'Hello from the fw playground.\n' },
-    })
-    await waitForRows(page, 3)
+    return { isPromise, unread, count: body._debug?.queries?.count, xhr }
   })
+  assert.equal(seen, {
+    isPromise: true,
+    unread: true,
+    count: 2,
+    xhr: { state: 4, status: 200, text: 'Hello from the fw playground.\n' },
+  })
+  await waitForRows(page, 3)
 })
 
 // 3 ─ Selection ───────────────────────────────────────────────────────────────────────────────
 
-test('clicking a request switches the other tabs to it; again, or its chip, releases', async ({
-  browser,
-  pg,
-}) => {
-  await withPage(browser, async (page) => {
+pageTest(
+  'clicking a request switches the other tabs to it; again, or its chip, releases',
+  async (page, { pg }) => {
     // Default on a server-rendered page: the page's own request, even after newer ones.
     await visitThreeRows(page, pg.url)
     const route = async () => {
@@ -857,14 +835,12 @@ test('clicking a request switches the other tabs to it; again, or its chip, rele
     await page.locator('fw-debugbar .chip').click()
     assert.is(await chip(page), null)
     assert.match(await route(), /#1 GET \//)
-  })
-})
+  },
+)
 
-test('the whole row selects: its status, time, queries or id cell; the log button keeps its action', async ({
-  browser,
-  pg,
-}) => {
-  await withPage(browser, async (page) => {
+pageTest(
+  'the whole row selects: its status, time, queries or id cell; the log button keeps its action',
+  async (page, { pg }) => {
     await visitThreeRows(page, pg.url)
     await openTab(page, 'requests')
     const row = (n: number) => page.locator(`fw-debugbar tr[data-row="${n}"]`)
@@ -890,17 +866,14 @@ test('the whole row selects: its status, time, queries or id cell; the log butto
       await logButton.click()
       assert.is(await chip(page), '#2 GET /_demo/queries?n=3 ×')
     }
-  })
-})
+  },
+)
 
 // 4 ─ Failed rows ─────────────────────────────────────────────────────────────────────────────
 
-test('failed rows are red: 4xx, 5xx, no status, a 200 that raised; rows without debug data too', async ({
-  browser,
-  pg,
-  closed,
-}) => {
-  await withPage(browser, async (page) => {
+pageTest(
+  'failed rows are red: 4xx, 5xx, no status, a 200 that raised; rows without debug data too',
+  async (page, { pg, closed }) => {
     // A same-origin JSON response the framework never saw: no header, no `_debug`.
     await page.route(`${pg.url}/__undebugged.json`, (route) =>
       route.fulfill({ contentType: 'application/json', body: '{"plain":true}' }),
@@ -969,16 +942,14 @@ test('failed rows are red: 4xx, 5xx, no status, a 200 that raised; rows without 
     await page.locator('fw-debugbar tr[data-row="5"] button.pick').click()
     const ex = await openTab(page, 'exceptions')
     assert.match((await ex.textContent()) ?? '', /threw on purpose/)
-  })
-})
+  },
+)
 
 // 5 ─ Timeline ────────────────────────────────────────────────────────────────────────────────
 
-test('timeline: one axis, oldest first; clicking a bar picks the request', async ({
-  browser,
-  pg,
-}) => {
-  await withPage(browser, async (page) => {
+pageTest(
+  'timeline: one axis, oldest first; clicking a bar picks the request',
+  async (page, { pg }) => {
     await visit(page, `${pg.url}/`)
     for (const url of ['/_demo/ping', '/_demo/queries?n=5', '/_demo/text']) {
       await sleep(30)
@@ -1064,8 +1035,8 @@ test('timeline: one axis, oldest first; clicking a bar picks the request', async
     const quickBar = await page.locator(`fw-debugbar [data-bar="${nQuick}"]`).boundingBox()
     assert.ok(quickBar!.x < slowBar!.x + slowBar!.width)
     assert.ok(quickBar!.x >= slowBar!.x)
-  })
-})
+  },
+)
 
 // 6 ─ Server log button ───────────────────────────────────────────────────────────────────────
 
@@ -1078,11 +1049,9 @@ async function loggedLine(file: string, id: string): Promise<void> {
   throw new Error(`no log line of ${id} in ${file}`)
 }
 
-test('server log button: asks the dev panel through the unwrapped fetch and shows the lines', async ({
-  browser,
-  pg,
-}) => {
-  await withPage(browser, async (page) => {
+pageTest(
+  'server log button: asks the dev panel through the unwrapped fetch and shows the lines',
+  async (page, { pg }) => {
     // The dev panel answers a user of usertype >= 90 (or a grant holder).
     await signIn(page, pg.url, '/')
     await tab(page, 'client').waitFor()
@@ -1113,15 +1082,12 @@ test('server log button: asks the dev panel through the unwrapped fetch and show
     await sleep(100)
     assert.is(await rowCount(page), before, 'no row for the toolbar’s own call')
     assert.not.ok((await readRows(page)).some((r) => r.path.startsWith('/devpanel')))
-  })
-})
+  },
+)
 
-test('server log button: none for a guest, whom the dev panel answers 403, nor without the panel', async ({
-  browser,
-  pg,
-  off,
-}) => {
-  await withPage(browser, async (page) => {
+pageTest(
+  'server log button: none for a guest, whom the dev panel answers 403, nor without the panel',
+  async (page, { pg, off }) => {
     const asked: string[] = []
     page.on('request', (r) => {
       if (r.url().includes('/devpanel/')) asked.push(r.url())
@@ -1149,33 +1115,31 @@ test('server log button: none for a guest, whom the dev panel answers 403, nor w
     await waitForRows(page, 2)
     await openTab(page, 'requests')
     assert.is(await page.locator('fw-debugbar [data-log]').count(), 0, 'no dev panel: no button')
-  })
-})
+  },
+)
 
 // 7 ─ Screenshots ─────────────────────────────────────────────────────────────────────────────
 
-test('screenshots of the open bar: requests, SQL, Auth', async ({ browser, pg }) => {
-  await withPage(browser, async (page) => {
-    await page.setViewportSize({ width: 1280, height: 800 })
-    await signIn(page, pg.url, '/products')
-    await page.locator('#product-status').filter({ hasText: 'of' }).waitFor()
-    await waitForRows(page, 2)
-    // The table's call (row 2) ran the list's statements; the page's own request may have found
-    // the session in the token cache and run none.
-    await openTab(page, 'requests')
-    await page.locator('fw-debugbar tr[data-row="2"] button.pick').click()
-    await page.locator('fw-debugbar .chip').waitFor()
-    for (const [id, name] of [
-      ['requests', 'requests'],
-      ['sql', 'sql'],
-      ['auth', 'auth'],
-    ] as const) {
-      await openTab(page, id)
-      await screenshot(page, name)
-      const file = join(SCREENSHOTS, `${name}.png`)
-      assert.ok(statSync(file).size > 5000, file)
-    }
-  })
+pageTest('screenshots of the open bar: requests, SQL, Auth', async (page, { pg }) => {
+  await page.setViewportSize({ width: 1280, height: 800 })
+  await signIn(page, pg.url, '/products')
+  await page.locator('#product-status').filter({ hasText: 'of' }).waitFor()
+  await waitForRows(page, 2)
+  // The table's call (row 2) ran the list's statements; the page's own request may have found
+  // the session in the token cache and run none.
+  await openTab(page, 'requests')
+  await page.locator('fw-debugbar tr[data-row="2"] button.pick').click()
+  await page.locator('fw-debugbar .chip').waitFor()
+  for (const [id, name] of [
+    ['requests', 'requests'],
+    ['sql', 'sql'],
+    ['auth', 'auth'],
+  ] as const) {
+    await openTab(page, id)
+    await screenshot(page, name)
+    const file = join(SCREENSHOTS, `${name}.png`)
+    assert.ok(statSync(file).size > 5000, file)
+  }
 })
 
 test.run()

@@ -1,6 +1,6 @@
 // The debug toolbar in a page: its tab buttons, its open panel and its requests count, reached
 // inside its shadow root (Playwright's CSS locators pierce open shadow roots).
-import type { Page } from 'playwright-core'
+import type { Locator, Page } from 'playwright-core'
 
 /** The toolbar's tab button. */
 export const tab = (page: Page, id: string) => page.locator(`fw-debugbar [data-tab="${id}"]`)
@@ -23,6 +23,27 @@ export async function openTab(page: Page, id: string) {
   if ((await button.getAttribute('aria-selected')) !== 'true') await button.click()
   await page.locator(`fw-debugbar .panel[data-panel="${id}"]`).waitFor()
   return panel(page)
+}
+
+/** Selects the request whose path is `path`: opens the requests tab and clicks the row's path. */
+export async function pickRequest(page: Page, path: string): Promise<void> {
+  await openTab(page, 'requests')
+  const row = page.locator('fw-debugbar tr[data-row]').filter({
+    has: page.locator('button.pick', { hasText: path }),
+  })
+  await row.locator('button.pick').click()
+}
+
+/**
+ * The body rows of `table` (a CSS selector) in `scope`, each as its cells' trimmed text, once it
+ * has a first row.
+ */
+export async function tableRows(scope: Page | Locator, table: string): Promise<string[][]> {
+  const rows = scope.locator(`${table} tbody tr`)
+  await rows.first().waitFor()
+  return rows.evaluateAll((trs) =>
+    trs.map((tr) => Array.from(tr.querySelectorAll('td'), (td) => td.textContent!.trim())),
+  )
 }
 
 /** Waits until the requests tab counts at least `n` rows. */

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import * as assert from 'uvu/assert'
 import { browserSuite, screenshot, signIn, startPlayground, withPage } from './harness.js'
-import { openTab, tab } from './toolbar.js'
+import { openTab, pickRequest, tab, tableRows } from './toolbar.js'
 
 /** A real 1×1 PNG, which the browser can draw. */
 const PNG = Buffer.from(
@@ -41,18 +41,11 @@ test('an uploaded image is shown, and the Uploads tab lists its file', async ({ 
       return image !== null && image.complete && image.naturalWidth === 1
     })
     // The upload request is the newest row; selecting it shows what it received.
-    await openTab(page, 'requests')
-    const row = page.locator('fw-debugbar tr[data-row]').filter({
-      has: page.locator('button.pick', { hasText: '/admin/images/upload/3' }),
-    })
-    await row.locator('button.pick').click()
+    await pickRequest(page, '/admin/images/upload/3')
     await tab(page, 'uploads').waitFor()
     assert.is(await tab(page, 'uploads').locator('.count').textContent(), '1')
     const panel = await openTab(page, 'uploads')
-    const cells = await panel
-      .locator('table.uploads tbody tr')
-      .first()
-      .evaluate((tr) => Array.from(tr.querySelectorAll('td'), (td) => td.textContent!.trim()))
+    const [cells = []] = await tableRows(panel, 'table.uploads')
     assert.equal(cells.slice(0, 5), [
       'image',
       'desk.png',

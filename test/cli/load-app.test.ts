@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { runCli } from 'fw/testing'
+import { runCli, type CliResult } from 'fw/testing'
 import { createTempApp, type TempApp } from './temp-app.js'
 
 const test = suite('load-app')
@@ -32,44 +32,44 @@ test('loads the app named by FW_APP, relative to the cwd', async () => {
   assert.match(stdout, '"hello"')
 })
 
-test('exits 1 with one line when the app module does not exist', async () => {
-  const { code, stderr } = await runCli(['route:list'], {
-    env: { FW_APP: join(app.root, 'missing.ts') },
-  })
+/** An app module that throws on import. */
+const BROKEN = "throw new Error('cannot start')\n"
+
+/** `fw route:list` on the app module `file` of the temp app's folder, written first from `source`. */
+async function routeListOf(
+  file: string,
+  source?: string,
+  env: NodeJS.ProcessEnv = {},
+): Promise<CliResult> {
+  if (source !== undefined) writeFileSync(join(app.root, file), source)
+  return runCli(['route:list'], { env: { FW_APP: join(app.root, file), ...env } })
+}
+
+/** Asserts exit 1 with a one-line message holding each of `parts`. */
+function assertOneLineError({ code, stderr }: CliResult, ...parts: string[]): void {
   assert.is(code, 1)
   assert.is(stderr.trim().split('\n').length, 1)
-  assert.match(stderr, 'missing.ts')
-  assert.match(stderr, 'does not exist')
+  for (const part of parts) assert.match(stderr, part)
+}
+
+test('exits 1 with one line when the app module does not exist', async () => {
+  assertOneLineError(await routeListOf('missing.ts'), 'missing.ts', 'does not exist')
 })
 
 test('exits 1 with one line and no stack when the app module throws on import', async () => {
-  writeFileSync(join(app.root, 'broken.mjs'), "throw new Error('cannot start')\n")
-  const { code, stderr } = await runCli(['route:list'], {
-    env: { FW_APP: join(app.root, 'broken.mjs') },
-  })
-  assert.is(code, 1)
-  assert.is(stderr.trim().split('\n').length, 1)
-  assert.match(stderr, 'cannot start')
-  assert.not.match(stderr, '    at ')
+  const result = await routeListOf('broken.mjs', BROKEN)
+  assertOneLineError(result, 'cannot start')
+  assert.not.match(result.stderr, '    at ')
 })
 
 test('shows the stack of a failing app module under FW_DEBUG', async () => {
-  writeFileSync(join(app.root, 'broken.mjs'), "throw new Error('cannot start')\n")
-  const { code, stderr } = await runCli(['route:list'], {
-    env: { FW_APP: join(app.root, 'broken.mjs'), FW_DEBUG: '1' },
-  })
+  const { code, stderr } = await routeListOf('broken.mjs', BROKEN, { FW_DEBUG: '1' })
   assert.is(code, 1)
   assert.match(stderr, '    at ')
 })
 
 test('exits 1 with one line when the module does not default-export a factory', async () => {
-  writeFileSync(join(app.root, 'plain.mjs'), 'export const x = 1\n')
-  const { code, stderr } = await runCli(['route:list'], {
-    env: { FW_APP: join(app.root, 'plain.mjs') },
-  })
-  assert.is(code, 1)
-  assert.is(stderr.trim().split('\n').length, 1)
-  assert.match(stderr, 'default-export')
+  assertOneLineError(await routeListOf('plain.mjs', 'export const x = 1\n'), 'default-export')
 })
 
 test('loads .env beside the app without overriding what the environment sets', async () => {

@@ -1,18 +1,18 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import pg from 'pg'
 import { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
 import { runCli as run } from 'fw/testing'
 import { createTempApp, type TempApp } from './temp-app.js'
+import { missingDatabase } from '../fixtures/cli-database.js'
+import { onPostgres } from '../fixtures/on-postgres.js'
 
 // The database commands on an app of the auth plugin and its own migrations, against a database of
 // this suite's own: a fresh PostgreSQL database on the PostgreSQL pass, a PGlite directory
 // otherwise (in-memory PGlite would not outlive each CLI process). The tests run in order, each
 // on the state the one before left.
-const postgres = /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '')
 const test = suite<{ app: TempApp; db?: TestDatabase; dir?: string; env: NodeJS.ProcessEnv }>(
   'migrate commands',
 )
@@ -46,7 +46,7 @@ test.before(async (context) => {
 import auth from ${JSON.stringify(import.meta.resolve('fw/plugins/auth'))}`,
     setup: APP,
   })
-  if (postgres) context.db = await createTestDatabase()
+  if (onPostgres) context.db = await createTestDatabase()
   else context.dir = mkdtempSync(join(tmpdir(), 'fw-migrate-commands-'))
   const url = context.db?.url ?? `pglite://${join(context.dir!, 'data')}`
   context.env = { ...context.app.env, DATABASE_URL: url }
@@ -72,10 +72,7 @@ test('read-only commands on a database that does not exist: exit 1 naming it, no
   env,
   dir,
 }) => {
-  const name = `fw_missing_${process.pid}`
-  const url = postgres
-    ? `postgresql://postgres@127.0.0.1:5432/${name}`
-    : `pglite://${join(dir!, name)}`
+  const { name, url, assertStillMissing } = missingDatabase(dir ?? tmpdir())
   for (const args of [['migrate', '--status'], ['migrate:rollback'], ['db:seed']]) {
     const { code, stderr } = await runCli(args, { env: { ...env, DATABASE_URL: url } })
     assert.is(code, 1, args.join(' '))
@@ -83,13 +80,7 @@ test('read-only commands on a database that does not exist: exit 1 naming it, no
     assert.match(stderr, 'does not exist')
     assert.not.match(stderr, '    at ')
   }
-  if (postgres) {
-    const client = new pg.Client({ connectionString: process.env.DATABASE_URL })
-    await client.connect()
-    const { rows } = await client.query('select 1 from pg_database where datname = $1', [name])
-    await client.end()
-    assert.is(rows.length, 0, 'no database was created')
-  } else assert.not.ok(existsSync(join(dir!, name)), 'no PGlite directory was created')
+  await assertStillMissing()
 })
 
 test('migrate runs a plugin migration before the app migrations that depend on it', async ({

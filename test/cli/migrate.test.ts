@@ -1,10 +1,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
 import { runCli as run } from 'fw/testing'
+import { cliDatabase, type CliDatabase } from '../fixtures/cli-database.js'
 
 /** The CLI with room for a loaded machine (the playground's migrate and seed take 20 s there). */
 const runCli = (args: readonly string[], options: { env: NodeJS.ProcessEnv }) =>
@@ -13,22 +10,8 @@ const runCli = (args: readonly string[], options: { env: NodeJS.ProcessEnv }) =>
 // `fw migrate` on the playground, against a database of this suite's own: a fresh PostgreSQL
 // database on the PostgreSQL pass, a PGlite directory otherwise (in-memory PGlite would not outlive
 // each CLI process).
-const test = suite<{ db?: TestDatabase; dir?: string; url: string }>('migrate', { url: '' })
-
-test.before(async (context) => {
-  if (/^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '')) {
-    context.db = await createTestDatabase()
-    context.url = context.db.url
-  } else {
-    context.dir = mkdtempSync(join(tmpdir(), 'fw-migrate-'))
-    context.url = `pglite://${context.dir}`
-  }
-})
-
-test.after(async ({ db, dir }) => {
-  await db?.drop()
-  if (dir !== undefined) rmSync(dir, { recursive: true, force: true })
-})
+const test = suite<CliDatabase>('migrate', { url: '' })
+cliDatabase(test, 'fw-migrate-')
 
 test('lists the pending migration, runs it with the seed, then has nothing left to do', async ({
   url,

@@ -5,6 +5,7 @@ import * as assert from 'uvu/assert'
 import { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
 import { servePlayground, type ServedApp } from './serve-process.js'
 import { startTcpProxy, type TcpProxy } from './tcp-proxy.js'
+import { onPostgres } from '../fixtures/on-postgres.js'
 
 // The playground behind a TCP proxy that refuses, freezes and comes back (issue "Resilience and
 // security under attack, load and faults", items 3, 4 and 7): it starts and serves without its
@@ -17,7 +18,6 @@ interface Context {
   app?: ServedApp
 }
 const test = suite<Context>('database faults', {})
-const onPostgres = /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '')
 
 const API = { accept: 'application/json', apikey: 'demo-api-key' }
 

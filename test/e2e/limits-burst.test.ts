@@ -4,6 +4,7 @@ import * as assert from 'uvu/assert'
 import { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
 import { Client } from 'pg'
 import { servePlayground, type ServedApp } from './serve-process.js'
+import { onPostgres } from '../fixtures/on-postgres.js'
 
 // A burst of 100 requests to a rate-limited route, split over two `fw serve` processes on one
 // PostgreSQL database: the limiter counts in the shared table, one atomic statement a hit, so
@@ -14,7 +15,6 @@ import { servePlayground, type ServedApp } from './serve-process.js'
 // this suite exists only on the PostgreSQL pass (DATABASE_URL=postgresql://…; CI runs it); the
 // one-process burst on either database is in test/plugins/limits/stores.test.ts.
 const test = suite<{ db?: TestDatabase; apps: ServedApp[] }>('limits burst', { apps: [] })
-const onPostgres = /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '')
 const app = fileURLToPath(new URL('fixtures/limited-app.ts', import.meta.url))
 
 test.after(async (context) => {

@@ -2,6 +2,7 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
 import { servePlayground, type ServedApp } from './serve-process.js'
+import { onPostgres } from '../fixtures/on-postgres.js'
 
 // A burst of wrong passwords for one user, split over two playground processes on one
 // PostgreSQL database: every attempt reserves its lockout slot in the shared table before its
@@ -9,7 +10,6 @@ import { servePlayground, type ServedApp } from './serve-process.js'
 // answer 429. PGlite belongs to one process, so this suite exists only on the PostgreSQL pass
 // (DATABASE_URL=postgresql://…; CI runs it). The one-process burst is in test/plugins/auth/.
 const test = suite<{ db?: TestDatabase; apps: ServedApp[] }>('lockout burst', { apps: [] })
-const onPostgres = /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '')
 
 test.after(async (context) => {
   await Promise.all(context.apps.map((app) => app.stop()))

@@ -14,8 +14,10 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
 import { openEvents, type SseStream } from '../plugins/realtime/sse-client.js'
-import { HAPROXY, freePort, haproxyConfig } from './rolling-cluster.js'
+import { freePort } from '../fixtures/free-port.js'
+import { HAPROXY, haproxyConfig } from './rolling-cluster.js'
 import { servePlayground, type ServedApp } from './serve-process.js'
+import { onPostgres } from '../fixtures/on-postgres.js'
 
 interface Context {
   db?: TestDatabase
@@ -26,7 +28,6 @@ interface Context {
   streams: SseStream[]
 }
 const test = suite<Context>('realtime cluster', { apps: [], streams: [] })
-const onPostgres = /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '')
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 /** HAProxy's status of each server (`UP`, `DOWN`, …), from its stats socket. */

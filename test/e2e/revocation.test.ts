@@ -3,6 +3,7 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
 import { servePlayground, type ServedApp } from './serve-process.js'
+import { onPostgres } from '../fixtures/on-postgres.js'
 
 // A token logged out on one playground process is refused by another process on the same
 // PostgreSQL database at once, though that process has it in its 1 s verification cache: the
@@ -17,7 +18,6 @@ interface Context {
   second?: ServedApp
 }
 const test = suite<Context>('revocation', { apps: [] })
-const onPostgres = /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '')
 
 test.before(async (context) => {
   if (!onPostgres) return

@@ -11,6 +11,7 @@ import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { createTempApp, type TempApp } from '../cli/temp-app.js'
 import { servePlayground, type ServedApp } from './serve-process.js'
+import { freePort } from '../fixtures/free-port.js'
 
 /** Where Debian's package puts HAProxy (`.ci/run` installs it). */
 export const HAPROXY = '/usr/sbin/haproxy'
@@ -91,18 +92,6 @@ function rollingApp(database: boolean): TempApp {
         : '',
       `  kernel.register(health, { diskSpace: false, memoryLimit: false, cache: false })`,
     ].join('\n'),
-  })
-}
-
-/** A port free on 127.0.0.1 now (HAProxy's config needs it before HAProxy binds it). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo
-      server.close(() => resolve(port))
-    })
   })
 }
 

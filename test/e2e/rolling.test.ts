@@ -15,8 +15,8 @@ import * as assert from 'uvu/assert'
 import { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
 import { runCli } from 'fw/testing'
 import { HAPROXY, startCluster, startLoad, type Cluster } from './rolling-cluster.js'
+import { onPostgres } from '../fixtures/on-postgres.js'
 
-const onPostgres = /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '')
 const dbName = onPostgres ? 'PostgreSQL' : 'PGlite'
 
 const test = suite<{ db?: TestDatabase; cluster?: Cluster }>('rolling restart behind HAProxy')

@@ -3,12 +3,12 @@ import * as assert from 'uvu/assert'
 import pg from 'pg'
 import { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
 import { servePlayground } from './serve-process.js'
+import { onPostgres } from '../fixtures/on-postgres.js'
 
 // Several processes starting at once against one PostgreSQL database must migrate and seed
 // exactly once. PGlite is single-process, so this suite exists only on the PostgreSQL pass
 // (DATABASE_URL=postgresql://…; CI runs that pass).
 const test = suite<{ db?: TestDatabase }>('seed-race')
-const onPostgres = /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '')
 
 async function count(url: string, sql: string): Promise<number> {
   const client = new pg.Client({ connectionString: url })

@@ -13,8 +13,6 @@ import { runCli } from 'fw/testing'
 import { createTempApp, type TempApp } from '../cli/temp-app.js'
 import { servePlayground, type ServedApp } from './serve-process.js'
 
-const onPostgres = /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '')
-
 const test = suite<{ db?: TestDatabase; apps: TempApp[]; served: ServedApp[] }>(
   'maintenance across instances',
 )
@@ -28,6 +26,7 @@ import health from ${JSON.stringify(import.meta.resolve('fw/plugins/health'))}`,
   kernel.register(health, { diskSpace: false, memoryLimit: false, cache: false })`,
   })
 }
+import { onPostgres } from '../fixtures/on-postgres.js'
 
 test.before(async (context) => {
   context.db = onPostgres ? await createTestDatabase() : undefined

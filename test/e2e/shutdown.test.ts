@@ -4,13 +4,13 @@ import { performance } from 'node:perf_hooks'
 import { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
 import { RawConnection, type RawResponse } from './raw-http.js'
 import { servePlayground, type ServedApp } from './serve-process.js'
+import { onPostgres } from '../fixtures/on-postgres.js'
 
 // SIGTERM under load: `fw serve` (production) with 64 keep-alive connections each sending
 // `/_demo/queries?n=5` back to back. Every request whose bytes reached the socket is answered;
 // the drain ends every connection with a `Connection: close` answer, and the clients stop there.
 // PGlite in memory, or a fresh PostgreSQL database when DATABASE_URL is postgresql://….
 const test = suite<{ db?: TestDatabase; app?: ServedApp }>('shutdown')
-const onPostgres = /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '')
 const CONNECTIONS = 64
 const PATH = '/_demo/queries?n=5'
 

@@ -7,6 +7,7 @@ import { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
 import { createMemoryLogger, type MemoryLogger } from 'fw/testing'
 import createApp from '../../examples/conduit/app.js'
 import { appSuite } from '../fixtures/app-suite.js'
+import { openApp } from '../fixtures/booted-app.js'
 
 export interface Conduit {
   kernel: Kernel
@@ -20,17 +21,7 @@ export async function startConduit(env: NodeJS.ProcessEnv = {}): Promise<Conduit
   const db = await createTestDatabase()
   const logger = createMemoryLogger()
   const kernel = createApp({ env: { ...env, DATABASE_URL: db.url, NODE_ENV: 'test' }, logger })
-  await kernel.boot()
-  await kernel.plugin('database').prepare()
-  return {
-    kernel,
-    logger,
-    db,
-    async close() {
-      await kernel.close()
-      await db.drop()
-    },
-  }
+  return { ...(await openApp(kernel, db)), logger }
 }
 
 /** A request to the API: `body` as JSON, `token` as `Authorization: Token …`. */

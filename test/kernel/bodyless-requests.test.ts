@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { json } from 'fw'
 import { createTestKernel } from 'fw/testing'
+import { listening } from '../fixtures/listening.js'
 
 // The server skips Node's drain of a request that declared no body (kernel/http/server.ts
 // `nothingToDrain`). These requests go over a real socket, keep-alive and pipelined, and count the
@@ -87,8 +88,7 @@ const get = (path: string, extra = '') => `GET ${path} HTTP/1.1\r\nHost: t\r\n${
 
 test('GETs one after another and pipelined are answered in order, with no drain', async () => {
   const kernel = app()
-  const { port } = await kernel.listen(0, '127.0.0.1')
-  try {
+  await listening(kernel, async (port) => {
     const drains = await countingDrains(async () => {
       const pipelined = Array.from({ length: 8 }, (_, i) => get(`/probe/${i}`)).join('')
       const answers = await exchange(port, pipelined, 8)
@@ -105,15 +105,12 @@ test('GETs one after another and pipelined are answered in order, with no drain'
       assert.equal(files.map(bodyOf), [{ file: true }, { file: true }])
     })
     assert.is(drains, 0)
-  } finally {
-    await kernel.close(500)
-  }
+  })
 })
 
 test('a body nobody read is still drained: the next request on the socket is answered', async () => {
   const kernel = app()
-  const { port } = await kernel.listen(0, '127.0.0.1')
-  try {
+  await listening(kernel, async (port) => {
     const body = JSON.stringify({ filler: 'x'.repeat(2000) })
     let answers: string[] = []
     const drains = await countingDrains(async () => {
@@ -129,15 +126,12 @@ test('a body nobody read is still drained: the next request on the socket is ans
     assert.equal(answers.map(bodyOf), [{ ignored: true }, { n: '1' }, { n: '2' }])
     // The POST's and the chunked GET's bodies were drained by Node; the last GET had none.
     assert.is(drains, 2)
-  } finally {
-    await kernel.close(500)
-  }
+  })
 })
 
 test('a body is still read when a route asks, and a request without one reads as empty', async () => {
   const kernel = app()
-  const { port } = await kernel.listen(0, '127.0.0.1')
-  try {
+  await listening(kernel, async (port) => {
     const posted = await fetch(`http://127.0.0.1:${port}/probe/echo`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -147,9 +141,7 @@ test('a body is still read when a route asks, and a request without one reads as
     const [read, after] = await exchange(port, get('/probe/read') + get('/probe/3'), 2)
     assert.equal(bodyOf(read!), { body: {} })
     assert.equal(bodyOf(after!), { n: '3' })
-  } finally {
-    await kernel.close(500)
-  }
+  })
 })
 
 test.run()

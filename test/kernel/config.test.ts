@@ -4,7 +4,6 @@ import {
   createKernel,
   defineConfig,
   definePlugin,
-  type FwError,
   hasFeature,
   isDevelopment,
   resolveConfig,
@@ -14,7 +13,7 @@ import {
   type UserConfig,
 } from 'fw'
 import database from 'fw/plugins/database'
-import { thrownFwError } from '../fixtures/thrown.js'
+import { rejectedFwError, thrownFwError } from '../fixtures/thrown.js'
 
 const test = suite('config')
 const root = '/tmp/fw-config-test'
@@ -107,12 +106,7 @@ test('a plugin slice fails register() naming the key and what it must be', () =>
 
 test('a plugin with a slice registered twice fails boot as a duplicate, not as a taken key', async () => {
   const kernel = kernelWith({}).register(shop)
-  try {
-    await kernel.boot()
-    assert.unreachable('boot should fail')
-  } catch (error) {
-    assert.is((error as FwError).code, 'FW_ERR_PLUGIN_DUPLICATE')
-  }
+  assert.is((await rejectedFwError(() => kernel.boot())).code, 'FW_ERR_PLUGIN_DUPLICATE')
 })
 
 test('masks the value of a secret key in a config error', () => {

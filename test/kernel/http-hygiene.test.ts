@@ -7,6 +7,7 @@ import { join } from 'node:path'
 import { html, json, text } from 'fw'
 import { createTestKernel } from 'fw/testing'
 import type { UserConfig } from 'fw'
+import { listening } from '../fixtures/listening.js'
 
 const test = suite('http hygiene')
 
@@ -72,8 +73,7 @@ test('http.security_headers configures each header; an empty value leaves it out
 
 test('the headers are on the wire too, and a request with two Host headers gets 400', async () => {
   const kernel = app()
-  const { port } = await kernel.listen(0, '127.0.0.1')
-  try {
+  await listening(kernel, async (port) => {
     const res = await fetch(`http://127.0.0.1:${port}/page`)
     assert.is(res.headers.get('x-content-type-options'), 'nosniff')
     assert.is(res.headers.get('x-frame-options'), 'DENY')
@@ -86,23 +86,18 @@ test('the headers are on the wire too, and a request with two Host headers gets 
     assert.match(casing, /^HTTP\/1\.1 400 /)
     const one = await raw(port, 'GET /data HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n')
     assert.match(one, /^HTTP\/1\.1 200 /)
-  } finally {
-    await kernel.close(500)
-  }
+  })
 })
 
 test('X-Forwarded-Proto makes a request secure only behind a trusted proxy', async () => {
   for (const trust of [false, true]) {
     const kernel = app({ http: { trust_proxy: trust } })
-    const { port } = await kernel.listen(0, '127.0.0.1')
-    try {
+    await listening(kernel, async (port) => {
       const res = await fetch(`http://127.0.0.1:${port}/scheme`, {
         headers: { 'x-forwarded-proto': 'https' },
       })
       assert.equal(await res.json(), { secure: trust }, `trust_proxy ${trust}`)
-    } finally {
-      await kernel.close(500)
-    }
+    })
   }
 })
 
@@ -157,8 +152,7 @@ test('HSTS on the socket: behind a trusted proxy saying https, static files too;
 test('X-Forwarded-For names the client only behind a trusted proxy, over a real socket', async () => {
   for (const trust of [false, true]) {
     const kernel = app({ http: { trust_proxy: trust } })
-    const { port } = await kernel.listen(0, '127.0.0.1')
-    try {
+    await listening(kernel, async (port) => {
       const res = await fetch(`http://127.0.0.1:${port}/client`, {
         headers: { 'x-forwarded-for': '203.0.113.7, 10.0.0.1' },
       })
@@ -167,9 +161,7 @@ test('X-Forwarded-For names the client only behind a trusted proxy, over a real 
         { ip: trust ? '203.0.113.7' : '127.0.0.1', host: `127.0.0.1:${port}` },
         `trust_proxy ${trust}`,
       )
-    } finally {
-      await kernel.close(500)
-    }
+    })
   }
 })
 

@@ -12,6 +12,7 @@ import { Application } from '../../playground/entities/application.js'
 import { Category } from '../../playground/entities/category.js'
 import { Product, PRODUCT_COLUMNS } from '../../playground/entities/product.js'
 import { User, verifyPassword } from 'fw/plugins/auth'
+import { onPostgres } from '../fixtures/on-postgres.js'
 
 /**
  * sha256 of the JSON of every product's `toData()`, ordered by id. It changes only when the demo
@@ -169,7 +170,6 @@ test('generates varied products: unique skus, ~15 % inactive, NULL notes, every 
 
 test('creates alice without an application key, her second factor pending, and seals it on a start with one', async () => {
   // Two starts on one database: a fresh PostgreSQL database, or a PGlite directory.
-  const onPostgres = /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '')
   const db = onPostgres ? await createTestDatabase() : undefined
   const dir = onPostgres ? undefined : mkdtempSync(join(tmpdir(), 'fw-seed-'))
   const url = db?.url ?? `pglite://${dir}`

@@ -32,10 +32,8 @@ test('row 1: no key and no same-origin session → 403 APIKeyMissing', async ({ 
   })
   assert.is(res.status, 403)
   assert.equal(res.json(), {
-    status: 403,
-    statusmessage: 'Forbidden',
+    ...envelope(403, 'APIKeyMissing'),
     message: 'An API key is required.',
-    error: 'APIKeyMissing',
   })
 })
 
@@ -44,10 +42,8 @@ test('row 2: an unknown key → 401 APIKeyInvalid', async ({ app }) => {
     const res = await app.kernel.inject({ url: URL, headers: { apikey: key } })
     assert.is(res.status, 401)
     assert.equal(res.json(), {
-      status: 401,
-      statusmessage: 'Authentication failure',
+      ...envelope(401, 'APIKeyInvalid'),
       message: 'The API key is not valid.',
-      error: 'APIKeyInvalid',
     })
   }
 })

@@ -1,32 +1,19 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { createHash } from 'node:crypto'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { createTestDatabase, runStatement, type TestDatabase } from 'fw/plugins/database'
+import { runStatement } from 'fw/plugins/database'
 import { createMemoryLogger, runCli } from 'fw/testing'
 import createApp from '../../../playground/app.js'
+import { cliDatabase, type CliDatabase } from '../../fixtures/cli-database.js'
 
 // `fw app:create <name>` on the playground, against a database of this suite's own (a PGlite
 // directory, or a fresh PostgreSQL database on the PostgreSQL pass).
-const test = suite<{ db?: TestDatabase; dir?: string; url: string }>('api app:create', { url: '' })
+const test = suite<CliDatabase>('api app:create', { url: '' })
+cliDatabase(test, 'fw-app-create-')
 
 test.before(async (context) => {
-  if (/^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '')) {
-    context.db = await createTestDatabase()
-    context.url = context.db.url
-  } else {
-    context.dir = mkdtempSync(join(tmpdir(), 'fw-app-create-'))
-    context.url = `pglite://${context.dir}`
-  }
   const migrated = await runCli(['migrate'], { env: { DATABASE_URL: context.url } })
   assert.is(migrated.code, 0, migrated.stderr)
-})
-
-test.after(async ({ db, dir }) => {
-  await db?.drop()
-  if (dir !== undefined) rmSync(dir, { recursive: true, force: true })
 })
 
 test('creates an application, prints key and secret once, stores only hashes; the key works', async ({

@@ -3,6 +3,7 @@ import type { Kernel } from 'fw'
 import { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
 import { createMemoryLogger } from 'fw/testing'
 import createApp from '../../../playground/app.js'
+import { openApp } from '../../fixtures/booted-app.js'
 
 /** The playground's API key (playground/README.md). */
 export const DEMO_KEY = 'demo-api-key'
@@ -34,16 +35,7 @@ export async function playgroundApp(
     },
     logger: createMemoryLogger(),
   })
-  await kernel.boot()
-  await kernel.plugin('database').prepare()
-  return {
-    kernel,
-    db,
-    async close() {
-      await kernel.close()
-      await db.drop()
-    },
-  }
+  return openApp(kernel, db)
 }
 
 /** A cookie's value from `Set-Cookie`. */

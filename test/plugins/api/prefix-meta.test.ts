@@ -3,9 +3,10 @@
 // is not a path is refused when the plugin registers.
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { FwError, html } from 'fw'
+import { html } from 'fw'
 import api from 'fw/plugins/api'
 import { createTestKernel } from 'fw/testing'
+import { rejectedFwError } from '../../fixtures/thrown.js'
 
 const test = suite('api: the injected API prefix')
 
@@ -52,15 +53,9 @@ test('without api.prefix no page changes', async () => {
 
 for (const bad of ['api/v1', '/api v1', '/api/"><script>', 'https://x.example/api']) {
   test(`refuses api.prefix ${JSON.stringify(bad)} when the plugin registers`, async () => {
-    try {
-      const kernel = app(bad)
-      await kernel.boot()
-      assert.unreachable('boot should fail')
-    } catch (error) {
-      assert.instance(error, FwError)
-      assert.match((error as Error).message, 'api.prefix')
-      assert.match((error as Error).message, 'give a path such as /api/v1')
-    }
+    const error = await rejectedFwError(() => app(bad).boot())
+    assert.match(error.message, 'api.prefix')
+    assert.match(error.message, 'give a path such as /api/v1')
   })
 }
 

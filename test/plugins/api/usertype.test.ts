@@ -5,6 +5,7 @@ import * as assert from 'uvu/assert'
 import type { Identity } from 'fw'
 import api, { API_PIPELINE, minUsertype } from 'fw/plugins/api'
 import { createTestKernel } from 'fw/testing'
+import { envelope } from './fixtures.js'
 
 const test = suite('api minUsertype')
 
@@ -34,10 +35,8 @@ test('a user below the usertype is refused (403 envelope); reads stay open', asy
   const write = await kernel.inject({ method: 'POST', url: '/api/items', headers })
   assert.is(write.status, 403)
   assert.equal(write.json(), {
-    status: 403,
-    statusmessage: 'Forbidden',
+    ...envelope(403, 'InsufficientUsertype'),
     message: 'Your account may not do this.',
-    error: 'InsufficientUsertype',
   })
   assert.is((await kernel.inject({ url: '/api/items', headers })).status, 200)
 })

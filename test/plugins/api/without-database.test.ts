@@ -2,9 +2,9 @@
 // with a `checkKey` of the app's own, and refuses to boot without one, naming both ways out.
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { FwError } from 'fw'
 import api, { API_PIPELINE } from 'fw/plugins/api'
 import { createTestKernel } from 'fw/testing'
+import { rejectedFwError } from '../../fixtures/thrown.js'
 
 const test = suite('api without the database plugin')
 
@@ -28,14 +28,9 @@ test('checks keys with checkKey and offers no fw app:create', async () => {
 
 test('refuses to boot without checkKey, naming the database plugin and the option', async () => {
   const kernel = createTestKernel({ plugins: [[api]] })
-  try {
-    await kernel.boot()
-    assert.unreachable('boot should fail')
-  } catch (error) {
-    assert.instance(error, FwError)
-    assert.is((error as FwError).code, 'FW_ERR_API_NO_KEY_CHECK')
-    assert.match((error as Error).message, 'Register it, or pass { checkKey }')
-  }
+  const error = await rejectedFwError(() => kernel.boot())
+  assert.is(error.code, 'FW_ERR_API_NO_KEY_CHECK')
+  assert.match(error.message, 'Register it, or pass { checkKey }')
 })
 
 test.run()

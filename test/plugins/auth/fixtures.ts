@@ -10,6 +10,7 @@ import database, { createTestDatabase, type TestDatabase } from 'fw/plugins/data
 import views from 'fw/plugins/views'
 import { root as playgroundRoot } from '../../../playground/app.js'
 import { seedDemoUsers } from '../../../playground/auth/seed-users.js'
+import { openApp } from '../../fixtures/booted-app.js'
 
 export const APP_KEY = 'base64:auth-suite-application-key-0123456789'
 export const ALICE_SECRET = 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP'
@@ -71,17 +72,7 @@ export async function createAuthApp(
   kernel.router.match(['GET', 'POST', 'DELETE'], 'probe/whoami', async (ctx) => ({
     identity: (await ctx.identity()) ?? null,
   }))
-  await kernel.boot()
-  await kernel.plugin('database').prepare()
-  return {
-    kernel,
-    db,
-    clock,
-    async close() {
-      await kernel.close()
-      await db.drop()
-    },
-  }
+  return { ...(await openApp(kernel, db)), clock }
 }
 
 /** The TOTP code of a secret at a time (Unix ms). */

@@ -9,6 +9,7 @@ import type { CommandContext, Kernel } from 'fw'
 import { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
 import { createMemoryLogger, type MemoryLogger } from 'fw/testing'
 import createApp from '../../../playground/app.js'
+import { openApp } from '../../fixtures/booted-app.js'
 import { APP_KEY } from './fixtures.js'
 
 export const CLIENT_ID = 'demo-api-key'
@@ -36,6 +37,19 @@ export function oauthConfig(dir: string, features: string[] = ['authorization-se
   })
 }
 
+/** Runs `run` on a {@link createOAuthApp} app (with `options`), closing the app whatever happens. */
+export async function withOAuthApp(
+  run: (app: OAuthApp) => Promise<void>,
+  options: Parameters<typeof createOAuthApp>[0] = {},
+): Promise<void> {
+  const app = await createOAuthApp(options)
+  try {
+    await run(app)
+  } finally {
+    await app.close()
+  }
+}
+
 /** Builds, boots and migrates the playground with the authorization server (keys not generated). */
 export async function createOAuthApp(
   options: { features?: string[]; env?: Record<string, string> } = {},
@@ -50,21 +64,14 @@ export async function createOAuthApp(
   }
   const logger = createMemoryLogger()
   const kernel = createApp({ env, logger })
-  await kernel.boot()
-  await kernel.plugin('database').prepare()
+  const app = await openApp(kernel, db, () => rmSync(dir, { recursive: true, force: true }))
   return {
-    kernel,
+    ...app,
     logger,
-    db,
     dir,
     env,
     privateKey: join(dir, 'keys', 'private.key'),
     publicKey: join(dir, 'keys', 'public.key'),
-    async close() {
-      await kernel.close()
-      await db.drop()
-      rmSync(dir, { recursive: true, force: true })
-    },
   }
 }
 

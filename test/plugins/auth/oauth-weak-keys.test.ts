@@ -8,8 +8,9 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { FwError } from 'fw'
-import { createOAuthApp, oauthConfig, type OAuthApp } from './oauth-fixtures.js'
+
+import { rejectedFwError } from '../../fixtures/thrown.js'
+import { oauthConfig, withOAuthApp, type OAuthApp } from './oauth-fixtures.js'
 
 const test = suite('auth weak signing keys')
 const bin = fileURLToPath(new URL('../../../cli/bin.ts', import.meta.url))
@@ -26,58 +27,41 @@ function writePair(app: OAuthApp, bits: number, half: 'both' | 'public' = 'both'
 }
 
 test('a 1024-bit pair stops kernel.listen() with an error naming the file and the size', async () => {
-  const app = await createOAuthApp()
-  try {
+  await withOAuthApp(async (app) => {
     writePair(app, 1024)
-    const error = await app.kernel.listen(0, '127.0.0.1').then(
-      () => undefined,
-      (e: unknown) => e,
-    )
-    assert.instance(error, FwError)
-    assert.is((error as FwError).code, 'FW_ERR_AUTH_SIGNING_KEY_WEAK')
-    assert.match(
-      (error as FwError).message,
-      `The private signing key ${app.privateKey} is a 1024-bit RSA key`,
-    )
-    assert.match((error as FwError).message, 'fw keys:generate --force')
+    const error = await rejectedFwError(() => app.kernel.listen(0, '127.0.0.1'))
+    assert.is(error.code, 'FW_ERR_AUTH_SIGNING_KEY_WEAK')
+    assert.match(error.message, `The private signing key ${app.privateKey} is a 1024-bit RSA key`)
+    assert.match(error.message, 'fw keys:generate --force')
     // The health check agrees: a pair the server cannot sign with is down, not degraded.
     const report = await app.kernel.plugin('health').run()
     assert.is(report.checks.signing_keys!.status, 'down')
     assert.match(report.checks.signing_keys!.message, /1024 bits/)
-  } finally {
-    await app.close()
-  }
+  })
 })
 
 test('a weak public key alone is named too', async () => {
-  const app = await createOAuthApp()
-  try {
+  await withOAuthApp(async (app) => {
     writePair(app, 2048)
     writePair(app, 1024, 'public')
-    const error = (await app.kernel.listen(0, '127.0.0.1').catch((e: unknown) => e)) as FwError
+    const error = await rejectedFwError(() => app.kernel.listen(0, '127.0.0.1'))
     assert.is(error.code, 'FW_ERR_AUTH_SIGNING_KEY_WEAK')
     assert.match(error.message, `The public signing key ${app.publicKey} is a 1024-bit RSA key`)
-  } finally {
-    await app.close()
-  }
+  })
 })
 
 test('a 2048-bit pair, or none yet, lets the server start', async () => {
   for (const bits of [2048, 0]) {
-    const app = await createOAuthApp()
-    try {
+    await withOAuthApp(async (app) => {
       if (bits > 0) writePair(app, bits)
       const { url } = await app.kernel.listen(0, '127.0.0.1')
       assert.ok(url.startsWith('http://'), String(bits))
-    } finally {
-      await app.close()
-    }
+    })
   }
 })
 
 test('fw serve exits 1 with the message, before listening', async () => {
-  const app = await createOAuthApp()
-  try {
+  await withOAuthApp(async (app) => {
     writePair(app, 1024)
     const child = spawn(
       process.execPath,
@@ -100,9 +84,7 @@ test('fw serve exits 1 with the message, before listening', async () => {
     assert.match(out, 'FW_ERR_AUTH_SIGNING_KEY_WEAK')
     assert.match(out, `${app.privateKey} is a 1024-bit RSA key`)
     assert.not.match(out, /listening on/)
-  } finally {
-    await app.close()
-  }
+  })
 })
 
 test.run()

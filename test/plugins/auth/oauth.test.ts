@@ -13,6 +13,7 @@ import {
   passwordGrant,
   runContributed,
   tokenRequest,
+  withOAuthApp,
   type OAuthApp,
 } from './oauth-fixtures.js'
 
@@ -339,14 +340,14 @@ off(
 )
 
 off('the feature name is case-insensitive', async () => {
-  const app = await createOAuthApp({ features: ['Authorization-Server'] })
-  try {
-    const res = await tokenRequest(app.kernel, {})
-    assert.is(res.status, 400)
-    assert.is(res.json<{ error: string }>().error, 'invalid_request')
-  } finally {
-    await app.close()
-  }
+  await withOAuthApp(
+    async (app) => {
+      const res = await tokenRequest(app.kernel, {})
+      assert.is(res.status, 400)
+      assert.is(res.json<{ error: string }>().error, 'invalid_request')
+    },
+    { features: ['Authorization-Server'] },
+  )
 })
 
 off.run()

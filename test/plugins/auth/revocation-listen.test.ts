@@ -6,13 +6,13 @@ import pg from 'pg'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { createAuthApp, login, type AuthApp } from './fixtures.js'
+import { onPostgres } from '../../fixtures/on-postgres.js'
 
 interface Context {
   app: AuthApp
   sql: pg.Client
 }
 const test = suite<Context>('auth revocation notifications', {} as Context)
-const onPostgres = /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '')
 
 test.before(async (context) => {
   if (!onPostgres) return

@@ -10,6 +10,7 @@ import { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
 import { runCli as run, type CliResult } from 'fw/testing'
 import { createTempApp, type TempApp } from '../../cli/temp-app.js'
 import { runCommands } from '../../fixtures/fw-commands.js'
+import { onPostgres } from '../../fixtures/on-postgres.js'
 
 /** The CLI with room for a loaded machine (PGlite's start alone can take seconds there). */
 const runCli = (args: readonly string[], options: { env: NodeJS.ProcessEnv; input?: string }) =>
@@ -30,8 +31,7 @@ test.before(async (context) => {
 import auth from ${JSON.stringify(import.meta.resolve('fw/plugins/auth'))}`,
     setup: `  kernel.register(database, {}).register(auth)`,
   })
-  if (/^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? ''))
-    context.db = await createTestDatabase()
+  if (onPostgres) context.db = await createTestDatabase()
   else context.dir = mkdtempSync(join(tmpdir(), 'fw-user-commands-'))
   const url = context.db?.url ?? `pglite://${join(context.dir!, 'data')}`
   context.env = { ...context.app.env, DATABASE_URL: url, FW_APP_KEY: APP_KEY }

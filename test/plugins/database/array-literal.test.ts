@@ -1,8 +1,6 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { databaseSuite } from './fixtures.js'
-import { EntitySchema } from '@mikro-orm/core'
-import { defineMigration } from 'fw/plugins/database'
+import { databaseSuite, oneTable } from './fixtures.js'
 import { arrayLiteral } from '../../../plugins/database/array-literal.js'
 
 // An array property (`type: 'string[]'`, a `text[]` column) holds exactly the strings it was
@@ -13,21 +11,7 @@ class Note {
   tags: string[] = []
 }
 
-const NoteSchema = new EntitySchema<Note>({
-  class: Note,
-  tableName: 'notes',
-  properties: {
-    id: { type: 'integer', primary: true, autoincrement: true },
-    tags: { type: 'string[]' },
-  },
-})
-
-const migrations = [
-  defineMigration({
-    name: 'Migration20260101000000_create_notes',
-    up: ['create table notes (id serial primary key, tags text[] not null)'],
-  }),
-]
+const notes = oneTable(Note, 'notes', { tags: ['string[]', 'text[] not null'] })
 
 /** Every string MikroORM's own literal changed: an unquoted `null`, outer blanks, escapes. */
 const AWKWARD = [
@@ -56,7 +40,7 @@ literal('quotes every element and escapes only quotes and backslashes', () => {
 
 literal.run()
 
-const test = databaseSuite('database: array properties', { entities: [NoteSchema], migrations })
+const test = databaseSuite('database: array properties', notes)
 
 test('writes and reads back every string exactly, through the ORM and through SQL', async ({
   kernel,

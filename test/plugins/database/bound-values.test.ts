@@ -1,7 +1,5 @@
 import * as assert from 'uvu/assert'
-import { databaseSuite } from './fixtures.js'
-import { EntitySchema } from '@mikro-orm/core'
-import { defineMigration } from 'fw/plugins/database'
+import { databaseSuite, oneTable } from './fixtures.js'
 
 // Every statement of the ORM's reaches the database with its values as bound parameters, never
 // as SQL text (bound-execute.ts), and answers the same on PGlite and PostgreSQL: a `;`, a quote or
@@ -15,35 +13,18 @@ class Note {
   at!: Date
 }
 
-const NoteSchema = new EntitySchema<Note>({
-  class: Note,
-  tableName: 'notes',
-  properties: {
-    id: { type: 'integer', primary: true, autoincrement: true },
-    body: { type: 'text' },
-    meta: { type: 'json' },
-    at: { type: 'datetime' },
-  },
+const notes = oneTable(Note, 'notes', {
+  body: ['text', 'text not null'],
+  meta: ['json', 'jsonb not null'],
+  at: ['datetime', 'timestamptz not null'],
 })
-
-const migrations = [
-  defineMigration({
-    name: 'Migration20260101000000_create_notes',
-    up: [
-      'create table notes (id serial primary key, body text not null, meta jsonb not null, at timestamptz not null)',
-    ],
-  }),
-]
 
 interface Sent {
   sql: string
   bindings: unknown[]
 }
 
-const test = databaseSuite<{ sent: Sent[] }>('database: bound values', {
-  entities: [NoteSchema],
-  migrations,
-})
+const test = databaseSuite<{ sent: Sent[] }>('database: bound values', notes)
 
 test.before(async (context) => {
   context.sent = []

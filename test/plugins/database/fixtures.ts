@@ -3,16 +3,17 @@ import { suite, type Test } from 'uvu'
 import type { KernelOptions } from 'fw'
 import database, {
   createTestDatabase,
+  defineMigration,
   Migration,
   type DatabaseApi,
   type DatabaseOptions,
   type PrepareResult,
+  type SqlMigration,
   type TestDatabase,
 } from 'fw/plugins/database'
 import { createTestKernel } from 'fw/testing'
 
-/** Whether this run is on PostgreSQL (`DATABASE_URL=postgresql://…`); else it is on PGlite. */
-export const onPostgres = /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '')
+export { onPostgres } from '../../fixtures/on-postgres.js'
 
 export class Gadget {
   id!: number
@@ -69,6 +70,46 @@ export class CreateGadgets extends Migration {
 }
 
 export const migrations = [{ name: 'Migration20261121000000_create_gadgets', class: CreateGadgets }]
+
+/** A {@link oneTable}'s column: its MikroORM type (`'text'`, `'string[]'`, `'json'`…) and SQL definition. */
+export type OneTableColumn = readonly [type: string, sql: string]
+
+/** The entities and migrations of a {@link oneTable}, for `databaseSuite` or the database plugin. */
+export interface OneTable<T> {
+  entities: [EntitySchema<T>]
+  migrations: [SqlMigration]
+}
+
+/**
+ * One table of a suite's own, mapped to `entity`: an `id serial primary key` and `columns`, in
+ * their order, plus `more` statements after the `create table` (an index, say).
+ *
+ * @example
+ * class Note { id!: number; tags: string[] = [] }
+ * const test = databaseSuite('…', oneTable(Note, 'notes', { tags: ['string[]', 'text[] not null'] }))
+ */
+export function oneTable<T extends { id: number }>(
+  entity: new () => T,
+  table: string,
+  columns: { [K in Exclude<keyof T & string, 'id'>]: OneTableColumn },
+  more: string[] = [],
+): OneTable<T> {
+  const entries = Object.entries<OneTableColumn>(columns)
+  const schema = new EntitySchema<T>({
+    class: entity,
+    tableName: table,
+    properties: {
+      id: { type: 'integer', primary: true, autoincrement: true },
+      ...Object.fromEntries(entries.map(([name, [type]]) => [name, { type }])),
+    } as never,
+  })
+  const definitions = entries.map(([name, [, sql]]) => `, ${name} ${sql}`).join('')
+  const migration = defineMigration({
+    name: `Migration20260101000000_create_${table}`,
+    up: [`create table ${table} (id serial primary key${definitions})`, ...more],
+  })
+  return { entities: [schema], migrations: [migration] }
+}
 
 /** What a {@link databaseSuite}'s tests get: the database of their own and the booted kernel. */
 export interface DatabaseSuite {

@@ -1,7 +1,6 @@
 import * as assert from 'uvu/assert'
-import { databaseSuite } from './fixtures.js'
-import { EntitySchema } from '@mikro-orm/core'
-import { defineMigration, uniqueViolation } from 'fw/plugins/database'
+import { uniqueViolation } from 'fw/plugins/database'
+import { databaseSuite, oneTable } from './fixtures.js'
 
 // `uniqueViolation(error)` tells a refused duplicate (SQLSTATE 23505) and names its constraint,
 // whichever path wrote: the fast path's StatementError, the ORM's flush, or a driver error as the
@@ -12,26 +11,14 @@ class Handle {
   name!: string
 }
 
-const HandleSchema = new EntitySchema<Handle>({
-  class: Handle,
-  tableName: 'handles',
-  properties: {
-    id: { type: 'integer', primary: true, autoincrement: true },
-    name: { type: 'string' },
-  },
-})
+const handles = oneTable(
+  Handle,
+  'handles',
+  { name: ['string', "text not null check (name <> '')"] },
+  ['create unique index handles_name_lower_unique on handles (lower(name))'],
+)
 
-const migrations = [
-  defineMigration({
-    name: 'Migration20260101000000_create_handles',
-    up: [
-      "create table handles (id serial primary key, name text not null check (name <> ''))",
-      'create unique index handles_name_lower_unique on handles (lower(name))',
-    ],
-  }),
-]
-
-const test = databaseSuite('database: unique violations', { entities: [HandleSchema], migrations })
+const test = databaseSuite('database: unique violations', handles)
 
 test.before(async (context) => {
   await context.kernel.plugin('database').sql`insert into handles (name) values ('taken')`

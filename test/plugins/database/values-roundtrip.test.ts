@@ -1,14 +1,10 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import fc from 'fast-check'
-import { EntitySchema } from '@mikro-orm/core'
 import type { Kernel } from 'fw'
-import database, {
-  createTestDatabase,
-  defineMigration,
-  type TestDatabase,
-} from 'fw/plugins/database'
+import database, { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
 import { createTestKernel } from 'fw/testing'
+import { oneTable } from './fixtures.js'
 import { DEMO_KEY, playgroundApp, type PlaygroundApp } from '../api/fixtures.js'
 import {
   call,
@@ -30,21 +26,7 @@ class Memo {
   body!: string
 }
 
-const MemoSchema = new EntitySchema<Memo>({
-  class: Memo,
-  tableName: 'memos',
-  properties: {
-    id: { type: 'integer', primary: true, autoincrement: true },
-    body: { type: 'text' },
-  },
-})
-
-const migrations = [
-  defineMigration({
-    name: 'Migration20260101000000_create_memos',
-    up: ['create table memos (id serial primary key, body text not null)'],
-  }),
-]
+const memos = oneTable(Memo, 'memos', { body: ['text', 'text not null'] })
 
 interface Ctx {
   db: TestDatabase
@@ -60,7 +42,7 @@ const test = suite<Ctx>('database: any value round-trips on every path', {} as C
 test.before(async (context) => {
   context.db = await createTestDatabase()
   context.kernel = createTestKernel({
-    plugins: [[database, { url: context.db.url, entities: [MemoSchema], migrations }]],
+    plugins: [[database, { url: context.db.url, ...memos }]],
   })
   await context.kernel.boot()
   await context.kernel.plugin('database').prepare()

@@ -1,12 +1,12 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import pg from 'pg'
 import { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
 import { runCli as run } from 'fw/testing'
 import { createTempApp, type TempApp } from '../../cli/temp-app.js'
+import { missingDatabase } from '../../fixtures/cli-database.js'
 
 // `fw health:check` in a process whose database is not open yet: opening it (here made to take
 // 2.5 s by the app's migrations loader, longer than the 2 s default timeout) happens before the
@@ -55,12 +55,9 @@ test('opening the database is not counted against the database check timeout', a
 })
 
 test('a database that does not exist is down, named, and not created', async (context) => {
-  const name = `fw_missing_${process.pid}`
   const dir = mkdtempSync(join(tmpdir(), 'fw-health-missing-'))
   const postgres = context.db.url.startsWith('postgres')
-  const url = postgres
-    ? `postgresql://postgres@127.0.0.1:5432/${name}`
-    : `pglite://${join(dir, name)}`
+  const { name, url, assertStillMissing } = missingDatabase(dir)
   try {
     const { code, stdout } = await runCli(['health:check', '--json'], {
       env: app(context, '', url),
@@ -72,13 +69,7 @@ test('a database that does not exist is down, named, and not created', async (co
     const named = postgres ? `"${name}" does not exist` : `${name} does not exist`
     assert.match(report.checks.database!.message, named)
     assert.is(code, 2)
-    if (postgres) {
-      const client = new pg.Client({ connectionString: process.env.DATABASE_URL })
-      await client.connect()
-      const { rows } = await client.query('select 1 from pg_database where datname = $1', [name])
-      await client.end()
-      assert.is(rows.length, 0, 'no database was created')
-    } else assert.not.ok(existsSync(join(dir, name)), 'no PGlite directory was created')
+    await assertStillMissing()
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }

@@ -5,13 +5,8 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import appFactory from './worker-app.js'
 import { eventually, sleep } from './fixtures.js'
-import {
-  onPostgres,
-  processDatabase,
-  startFw,
-  stopWorkers,
-  type FwProcess,
-} from './worker-process.js'
+import { onPostgres } from '../../fixtures/on-postgres.js'
+import { processDatabase, startFw, stopWorkers, type FwProcess } from './worker-process.js'
 
 const test = suite('jobs schedule')
 

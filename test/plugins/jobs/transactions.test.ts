@@ -7,13 +7,19 @@ import { eventually, jobsKernel, sleep } from './fixtures.js'
 
 const test = suite('jobs transactions')
 
-test('runs a job dispatched in a committed transaction once, and one rolled back never', async () => {
+/** A job named `name` whose runs record their payload's `n` in `seen`, in the order they ran. */
+function recordingJob(name: string) {
   const seen: number[] = []
-  const record = defineJob('tx.record', {
+  const record = defineJob(name, {
     handler: ({ n }: { n: number }) => {
       seen.push(n)
     },
   })
+  return { record, seen }
+}
+
+test('runs a job dispatched in a committed transaction once, and one rolled back never', async () => {
+  const { record, seen } = recordingJob('tx.record')
   const h = await jobsKernel([record])
   try {
     const jobs = h.kernel.plugin('jobs')
@@ -49,12 +55,7 @@ test('runs a job dispatched in a committed transaction once, and one rolled back
 test('the first dispatch of a process, inside a transaction, commits or rolls back with it', async () => {
   // No worker and no earlier use: on PGlite the queue's client would open on the one connection
   // the transaction holds (plugins/jobs/jobs-runtime.ts opens one on the transaction instead).
-  const seen: number[] = []
-  const record = defineJob('tx.first', {
-    handler: ({ n }: { n: number }) => {
-      seen.push(n)
-    },
-  })
+  const { record, seen } = recordingJob('tx.first')
   const h = await jobsKernel([record])
   try {
     const jobs = h.kernel.plugin('jobs')

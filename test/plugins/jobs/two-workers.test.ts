@@ -5,7 +5,8 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import appFactory, { noop } from './worker-app.js'
 import { eventually, sleep } from './fixtures.js'
-import { onPostgres, processDatabase, startFw, stopWorkers } from './worker-process.js'
+import { onPostgres } from '../../fixtures/on-postgres.js'
+import { processDatabase, startFw, stopWorkers } from './worker-process.js'
 
 const test = suite('jobs two workers')
 const JOBS = 1000

@@ -3,6 +3,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import type { CliResult } from 'fw/testing'
 import { runCommands, type FwCommand } from '../../fixtures/fw-commands.js'
+import { onPostgres } from '../../fixtures/on-postgres.js'
 
 const bin = fileURLToPath(new URL('../../../cli/bin.ts', import.meta.url))
 export const workerApp = fileURLToPath(new URL('./worker-app.ts', import.meta.url))
@@ -105,9 +106,6 @@ export async function stopWorkers(workers: readonly FwProcess[]): Promise<void> 
   for (const w of workers) w.child.kill('SIGTERM')
   await Promise.all(workers.map((w) => w.exited))
 }
-
-/** True when the suites run on a PostgreSQL server (DATABASE_URL), where processes share it. */
-export const onPostgres = /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '')
 
 /**
  * A {@link processDatabase}, migrated by `fw migrate` and given `commands` after it (jobs

@@ -12,13 +12,13 @@ import database, { createTestDatabase, type TestDatabase } from 'fw/plugins/data
 import debug from 'fw/plugins/debug'
 import realtime, { type RealtimeOptions } from 'fw/plugins/realtime'
 import { openEvents } from './sse-client.js'
+import { onPostgres } from '../../fixtures/on-postgres.js'
 
 interface Context {
   db?: TestDatabase
   kernels: Kernel[]
 }
 const test = suite<Context>('realtime', { kernels: [] })
-const onPostgres = /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? '')
 
 const channels: RealtimeOptions['channels'] = {
   news: { authorize: 'public' },
