@@ -1,5 +1,5 @@
 import { compileErrors } from './error-codes.js'
-import { compileRoute, type ChainDeps, type CompiledRoute } from './route-chain.js'
+import { compileRoute, prepareRoute, type ChainDeps, type CompiledRoute } from './route-chain.js'
 import type { Route } from './router/route.js'
 import type { Router } from './router/router.js'
 import type { BindingLoader, ControllerClass, Middleware } from './types.js'
@@ -53,7 +53,7 @@ export class CompiledRoutes {
 
   /** Compiles what routes leave to first need (body schemas), before listening. */
   prepareAll(router: Router): void {
-    for (const route of router.routes()) this.compiled(route).prepare()
+    for (const route of router.routes()) prepareRoute(this.compiled(route))
   }
 
   /** The route compiled (once) into its chain. */

@@ -15,7 +15,7 @@ import {
   type InjectResponse,
 } from './http/inject.js'
 import { Reply, toReply } from './reply.js'
-import type { CompiledRoute } from './route-chain.js'
+import { awaitRoute, callRoute, type CompiledRoute } from './route-chain.js'
 import type { RouteMatch } from './router/route.js'
 import type { RequestCycle } from './request-cycle-deps.js'
 import { enterRequest, enterScope, leaveRequest, leaveScope } from './scope.js'
@@ -179,8 +179,8 @@ function missed(cycle: RequestCycle, ctx: RequestContext): RouteMatch | Reply {
 }
 
 /**
- * The route's chain, composed at boot (kernel/route-chain.ts): its `async` chain followed to its
- * reply, or its synchronous handler called in this turn (one that returns a promise anyway is
+ * The route's chain, its variant chosen at boot (kernel/route-chain.ts): {@link awaitRoute}
+ * followed to its reply, or {@link callRoute}, the synchronous handler called in this turn (one that returns a promise anyway is
  * followed to its reply, and its route scoped from then on). Then the reply's way back, and the
  * request scope left once that is done. Never throws.
  */
@@ -190,10 +190,10 @@ function runRoute(
   compiled: CompiledRoute,
   scoped: boolean,
 ): MaybePromise<Reply> {
-  if (compiled.chain !== undefined) return routeAwaiting(cycle, ctx, compiled.chain(ctx), scoped)
+  if (compiled.waits) return routeAwaiting(cycle, ctx, awaitRoute(ctx, compiled), scoped)
   let reply: MaybePromise<Reply>
   try {
-    const result = compiled.call(ctx)
+    const result = callRoute(ctx, compiled)
     if (isThenable(result)) {
       compiled.scope.waited()
       return routeAwaiting(cycle, ctx, result, scoped)

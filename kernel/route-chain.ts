@@ -5,37 +5,41 @@ import { isThenable } from './hook-runner.js'
 import { Reply, toReply } from './reply.js'
 import { RouteScope } from './scope.js'
 import type { Route } from './router/route.js'
-import type { BindingLoader, ControllerClass, Middleware, Next } from './types.js'
+import type { BindingLoader, ControllerClass, Handler, Middleware, Next } from './types.js'
 import { compileBodyCheck, type BodyCheck } from './validation.js'
 
-// A route compiled at boot: what it refers to by name resolved, and its chain composed once into
-// one function of two kinds. A route with nothing that waits (no middleware, bindings or body
-// schema, a handler that is not `async`) gets `call`: the controller made, the handler called, its
-// result as it came. Any other gets `chain`, plain `async`/`await`: middleware onion-style around
-// the action. The request cycle (kernel/request-cycle.ts) runs one or the other and is the one
-// place that looks at whether an answer came now or later.
+// A route compiled at boot: what it refers to by name resolved, and which of its chain's two
+// variants it runs decided once. A route with nothing that waits (no middleware, bindings or body
+// schema, a handler that is not `async`) runs `callRoute`: the controller made, the handler
+// called, its result as it came. Any other runs `awaitRoute`, plain `async`/`await`: middleware
+// onion-style around the action. Each step is a named function (`farm-studio walk` follows them);
+// the request cycle (kernel/request-cycle.ts) looks at whether an answer came now or later.
 
-/** A route compiled at boot: its parts resolved, its chain composed. */
+/** A route compiled at boot: its parts resolved, its chain's variant chosen. */
 export interface CompiledRoute {
   readonly route: Route
   /** The handler as `route.matched` and `fw route:list` show it. */
   readonly name: string
-  /** The route's chain when some part of it waits; undefined when none does (then `call`). */
-  readonly chain: ((ctx: RequestContext) => Promise<Reply>) | undefined
   /**
-   * The handler of a route whose parts are all synchronous, called with its `action` phase
-   * recorded: its result as the handler returned it (a promise only from a handler that is not
-   * declared `async` but returned one anyway: `ended` records the phase once it settled).
+   * True when some part of the route waits (middleware, bindings, a body schema, an `async`
+   * handler): it runs {@link awaitRoute}, else {@link callRoute}.
    */
-  readonly call: (ctx: RequestContext) => unknown
+  readonly waits: boolean
+  /** Middleware, outermost first. */
+  readonly layers: readonly Layer[]
+  /** Placeholder name and the loader of its model, for implicit binding. */
+  readonly bindings: readonly (readonly [string, BindingLoader])[]
+  /** The body check, compiled on first need (ajv costs a command that only lists routes). */
+  readonly check: (() => BodyCheck) | undefined
+  /** How the handler is called: a plain function, a controller's method, a classic action. */
+  readonly calls: 'function' | 'method' | 'classic'
+  readonly handler: Handler | undefined
+  readonly controller: ControllerClass | undefined
+  readonly method: string
   /** Whether the chain runs in the request scope, when that is on (kernel/scope.ts). */
   readonly scope: RouteScope
-  /** Compiles the body schema now (the kernel calls it before it listens). */
-  prepare(): void
 }
 
-/** The handler, called for one request with the controller made for it (if any). */
-type Invoke = (ctx: RequestContext, controller: Controller | undefined) => unknown
 type Controller = Record<string, (...args: unknown[]) => unknown>
 
 /** One middleware of a route and its name (for `FW_ERR_MIDDLEWARE_NO_REPLY`). */
@@ -58,11 +62,11 @@ interface Inner {
 
 /**
  * Compiles a route: its named middleware and bindings resolved (an unknown name fails here, at
- * boot), its handler resolved to a function or a controller's method, and its chain composed: the
- * synchronous `call` when nothing of the route waits, else the `async` `chain`.
+ * boot), its handler resolved to a function or a controller's method, and its chain's variant
+ * chosen: {@link callRoute} when nothing of the route waits, else {@link awaitRoute}.
  */
 export function compileRoute(route: Route, deps: ChainDeps): CompiledRoute {
-  const [invoke, controller, target] = resolveHandler(route, deps)
+  const [handler, controller, method] = resolveHandler(route, deps)
   const layers = route.middleware.map((name): Layer => {
     const fn = deps.middleware(name)
     if (!fn) throw compileErrors.error('FW_ERR_MIDDLEWARE_UNKNOWN', { route: route.path, name })
@@ -78,30 +82,31 @@ export function compileRoute(route: Route, deps: ChainDeps): CompiledRoute {
   let compiledCheck: BodyCheck | undefined
   const check =
     schema === undefined ? undefined : () => (compiledCheck ??= compileBodyCheck(route, schema))
-  const parts: ActionParts = { invoke, controller, bindings, check }
-  const mayWait =
+  const target = handler ?? controller!.prototype[method]
+  const waits =
     layers.length > 0 || bindings.length > 0 || check !== undefined || isAsyncFunction(target)
-  const chain = !mayWait
-    ? undefined
-    : layers.length === 0
-      ? (ctx: RequestContext) => action(ctx, parts, undefined)
-      : (ctx: RequestContext) => throughMiddleware(ctx, layers, parts)
-  return {
-    route,
-    name: handlerName(route),
-    chain,
-    call: (ctx) => call(ctx, parts),
-    scope: new RouteScope(mayWait),
-    prepare: () => void check?.(),
-  }
+  const calls = handler !== undefined ? 'function' : route.classic ? 'classic' : 'method'
+  const [name, scope] = [handlerName(route), new RouteScope(waits)]
+  return { route, name, waits, layers, bindings, check, calls, handler, controller, method, scope }
 }
 
-/** What the action runs: bindings, the body check, the controller and the handler. */
-interface ActionParts {
-  readonly invoke: Invoke
-  readonly controller: ControllerClass | undefined
-  readonly bindings: readonly (readonly [string, BindingLoader])[]
-  readonly check: (() => BodyCheck) | undefined
+/**
+ * Compiles what the route compiles on first need (its body schema), now: the kernel calls it for
+ * every route before it listens, so a served route never compiles on a request and a broken
+ * schema fails the start.
+ */
+export function prepareRoute(compiled: CompiledRoute): void {
+  compiled.check?.()
+}
+
+/**
+ * The chain of a route that waits: its middleware, if any, around its action. Rejects with what a
+ * part threw; the cycle makes that the error reply.
+ */
+export function awaitRoute(ctx: RequestContext, compiled: CompiledRoute): Promise<Reply> {
+  return compiled.layers.length === 0
+    ? action(ctx, compiled, undefined)
+    : throughMiddleware(ctx, compiled)
 }
 
 /**
@@ -110,17 +115,13 @@ interface ActionParts {
  * One promise per layer, the middleware's own: only an inner layer's reply is checked through a
  * `then` (the outermost is checked here). `bench/limits.ts` measures a layer's cost.
  */
-async function throughMiddleware(
-  ctx: RequestContext,
-  layers: readonly Layer[],
-  parts: ActionParts,
-): Promise<Reply> {
+async function throughMiddleware(ctx: RequestContext, compiled: CompiledRoute): Promise<Reply> {
   const log = ctx.log
   const start = log.now()
   const inner: Inner = { duration: 0 }
   try {
-    const outer = layers[0]!
-    return replied(outer, await outer.fn(ctx, nextOf(ctx, layers, 1, parts, inner)))
+    const outer = compiled.layers[0]!
+    return replied(outer, await outer.fn(ctx, nextOf(ctx, compiled, 1, inner)))
   } finally {
     const end = log.now()
     const duration = Math.max(0, end - start - inner.duration)
@@ -129,19 +130,13 @@ async function throughMiddleware(
 }
 
 /** `next()` for the layer before `i`: middleware `i`, or the action after the last. */
-function nextOf(
-  ctx: RequestContext,
-  layers: readonly Layer[],
-  i: number,
-  parts: ActionParts,
-  inner: Inner,
-): Next {
+function nextOf(ctx: RequestContext, compiled: CompiledRoute, i: number, inner: Inner): Next {
   return () => {
     // What `next()` gives a middleware is a promise, also of what fails synchronously.
     try {
-      if (i === layers.length) return action(ctx, parts, inner)
-      const layer = layers[i]!
-      const reply = layer.fn(ctx, nextOf(ctx, layers, i + 1, parts, inner))
+      if (i === compiled.layers.length) return action(ctx, compiled, inner)
+      const layer = compiled.layers[i]!
+      const reply = layer.fn(ctx, nextOf(ctx, compiled, i + 1, inner))
       return reply.then((answered) => replied(layer, answered))
     } catch (error) {
       return Promise.reject(error as Error)
@@ -162,22 +157,22 @@ function replied(layer: Layer, reply: Reply): Reply {
  */
 async function action(
   ctx: RequestContext,
-  parts: ActionParts,
+  compiled: CompiledRoute,
   inner: Inner | undefined,
 ): Promise<Reply> {
-  for (const [param, loader] of parts.bindings) {
+  for (const [param, loader] of compiled.bindings) {
     const value = ctx.params[param]
     const loaded = value === undefined ? undefined : await loader(value, ctx)
     if (loaded === undefined || loaded === null) return notFoundReply(ctx)
     ctx.models[param] = loaded
   }
-  if (parts.check !== undefined) await parts.check()(ctx)
+  if (compiled.check !== undefined) await compiled.check()(ctx)
   const log = ctx.log
   const from = log.now()
-  const controller = makeController(ctx, parts.controller, from)
+  const controller = makeController(ctx, compiled.controller, from)
   const start = controller === undefined ? from : log.now()
   try {
-    return toReply(await parts.invoke(ctx, controller))
+    return toReply(await callHandler(ctx, compiled, controller))
   } finally {
     const end = ended(ctx, start)
     if (inner !== undefined) inner.duration += end - from
@@ -189,14 +184,14 @@ async function action(
  * A handler not declared `async` that returned a promise anyway has its phase recorded once it
  * settled (test/kernel/hooks.test.ts).
  */
-function call(ctx: RequestContext, parts: ActionParts): unknown {
+export function callRoute(ctx: RequestContext, compiled: CompiledRoute): unknown {
   const log = ctx.log
   const from = log.now()
-  const controller = makeController(ctx, parts.controller, from)
+  const controller = makeController(ctx, compiled.controller, from)
   const start = controller === undefined ? from : log.now()
   let result: unknown
   try {
-    result = parts.invoke(ctx, controller)
+    result = callHandler(ctx, compiled, controller)
   } catch (error) {
     ended(ctx, start)
     throw error
@@ -228,6 +223,22 @@ function makeController(
   return instance
 }
 
+/** The handler: the plain function, or the method of the controller made for this request. */
+function callHandler(
+  ctx: RequestContext,
+  compiled: CompiledRoute,
+  controller: Controller | undefined,
+): unknown {
+  switch (compiled.calls) {
+    case 'function':
+      return compiled.handler!(ctx)
+    case 'method':
+      return controller![compiled.method]!(ctx)
+    case 'classic':
+      return controller![compiled.method]!(ctx.match?.legacy?.args ?? [], ctx)
+  }
+}
+
 /** Records the `action` phase, also when the handler throws or rejects; its end. */
 function ended(ctx: RequestContext, start: number): number {
   const log = ctx.log
@@ -247,16 +258,13 @@ export function handlerName(route: Route): string {
 const isAsyncFunction = (fn: unknown): boolean =>
   typeof fn === 'function' && /^Async(Generator)?Function$/.test(fn.constructor.name)
 
-/**
- * A handler reference as the call the action makes (a plain function's, a controller method's,
- * a classic action's with its legacy arguments), the controller class, and the function called.
- */
+/** A handler reference as a plain function, or a controller class and its method's name. */
 function resolveHandler(
   route: Route,
   deps: ChainDeps,
-): [Invoke, ControllerClass | undefined, unknown] {
+): [Handler | undefined, ControllerClass | undefined, string] {
   const h = route.handler
-  if (typeof h === 'function') return [(ctx) => h(ctx), undefined, h]
+  if (typeof h === 'function') return [h, undefined, '']
   let cls: ControllerClass | undefined
   let method: string
   if (typeof h === 'string') {
@@ -268,13 +276,9 @@ function resolveHandler(
   } else {
     ;[cls, method] = h
   }
-  const target = (cls.prototype as Record<string, unknown>)[method]
-  if (typeof target !== 'function') {
+  if (typeof (cls.prototype as Record<string, unknown>)[method] !== 'function') {
     const action = `${cls.name}.${method}`
     throw compileErrors.error('FW_ERR_CONTROLLER_ACTION', { route: route.path, action })
   }
-  const invoke: Invoke = route.classic
-    ? (ctx, instance) => instance![method]!(ctx.match?.legacy?.args ?? [], ctx)
-    : (ctx, instance) => instance![method]!(ctx)
-  return [invoke, cls, target]
+  return [undefined, cls, method]
 }
