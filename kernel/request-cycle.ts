@@ -1,4 +1,4 @@
-import type { RequestContext, RequestInit } from './context.js'
+import { RequestContext, type RequestInit } from './context.js'
 import {
   errorReplied,
   maintenanceReply,
@@ -73,7 +73,7 @@ export function respond(
   init: RequestInit,
   log = new EventLog(),
 ): MaybePromise<Reply> {
-  const ctx = cycle.deps.context(init, log)
+  const ctx = new RequestContext(cycle.deps.kernel, init, log)
   // `currentContext()` finds the request in everything that runs synchronously from here.
   const previous = enterRequest(ctx)
   try {

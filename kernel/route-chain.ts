@@ -12,8 +12,9 @@ import { compileBodyCheck, type BodyCheck } from './validation.js'
 // variants it runs decided once. A route with nothing that waits (no middleware, bindings or body
 // schema, a handler that is not `async`) runs `callRoute`: the controller made, the handler
 // called, its result as it came. Any other runs `awaitRoute`, plain `async`/`await`: middleware
-// onion-style around the action. Each step is a named function (`farm-studio walk` follows them);
-// the request cycle (kernel/request-cycle.ts) looks at whether an answer came now or later.
+// onion-style around the action. Each step is a named function (`farm-studio walk` follows them).
+// The request cycle (kernel/request-cycle.ts) looks at whether an answer came now or later; here
+// only `callRoute` does, for a handler not declared `async` that returned a promise anyway.
 
 /** A route compiled at boot: its parts resolved, its chain's variant chosen. */
 export interface CompiledRoute {
