@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks'
 import { installBuiltinRouting } from './builtin-routing.js'
 import { CompiledRoutes } from './compiled-routes.js'
 import { ConfigResolver, hasFeature, isDevelopment, type FwConfig } from './config.js'
-import { RequestContext, type RequestInit } from './context.js'
+import type { RequestInit } from './context.js'
 import { kernelErrors } from './error-codes.js'
 import type { PhaseName } from './events.js'
 import { runIsolated, runSeries } from './hook-runner.js'
@@ -80,7 +80,7 @@ export class Kernel {
       maintenance: this.maintenance,
       development: this.#development,
       scoped: () => this.#scoped,
-      context: (init, log) => new RequestContext(this, init, log),
+      kernel: this,
       securityHeaders: this.config.http.security_headers,
     })
   }

@@ -1,9 +1,9 @@
 import type { BuiltinRouting } from './builtin-routing.js'
 import type { CompiledRoutes } from './compiled-routes.js'
-import type { RequestContext, RequestInit } from './context.js'
+import type { RequestContext } from './context.js'
 import type { ErrorReplyDeps } from './error-replies.js'
-import type { EventLog } from './events.js'
 import type { KernelHooks } from './hooks.js'
+import type { Kernel } from './kernel-type.js'
 import {
   securityHeaders,
   type SecurityHeaders,
@@ -27,8 +27,8 @@ export interface RequestCycleDeps extends ErrorReplyDeps {
   readonly maintenance: MaintenanceProbe
   /** True when a plugin asked for the request scope (`kernel.useRequestScope()`). */
   scoped(): boolean
-  /** A request's context (the kernel's, handed to handlers and taps as `ctx`). */
-  context(init: RequestInit, log: EventLog): RequestContext
+  /** The kernel each request's context (`ctx`, handed to handlers and taps) belongs to. */
+  readonly kernel: Kernel
   /** `http.security_headers`: what every response (and every HTML page) carries. */
   readonly securityHeaders: SecurityHeadersConfig
 }

@@ -1,4 +1,4 @@
-import type { RequestContext, RequestInit } from './context.js'
+import { RequestContext, type RequestInit } from './context.js'
 import {
   errorReplied,
   maintenanceReply,
@@ -15,13 +15,7 @@ import {
   type InjectResponse,
 } from './http/inject.js'
 import { Reply, toReply } from './reply.js'
-import {
-  actionDone,
-  awaitRoute,
-  callHandler,
-  makeController,
-  type CompiledRoute,
-} from './route-chain.js'
+import { awaitRoute, callRoute, type CompiledRoute } from './route-chain.js'
 import type { RouteMatch } from './router/route.js'
 import type { RequestCycle } from './request-cycle-deps.js'
 import { enterRequest, enterScope, leaveRequest, leaveScope } from './scope.js'
@@ -79,7 +73,7 @@ export function respond(
   init: RequestInit,
   log = new EventLog(),
 ): MaybePromise<Reply> {
-  const ctx = cycle.deps.context(init, log)
+  const ctx = new RequestContext(cycle.deps.kernel, init, log)
   // `currentContext()` finds the request in everything that runs synchronously from here.
   const previous = enterRequest(ctx)
   try {
@@ -128,11 +122,11 @@ function route(cycle: RequestCycle, ctx: RequestContext): MaybePromise<Reply> {
   // With only the kernel's own route taps, ask the router directly: same answer, no loop.
   const { routing, hooks } = cycle.deps
   const match = routing.only() ? routing.direct(ctx) : runBail(hooks.route, ctx)
-  if (isThenable(match)) return routeAwaiting(cycle, ctx, match, start)
+  if (isThenable(match)) return matchAwaiting(cycle, ctx, match, start)
   return dispatch(cycle, ctx, match, start)
 }
 
-async function routeAwaiting(
+async function matchAwaiting(
   cycle: RequestCycle,
   ctx: RequestContext,
   match: Promise<RouteMatch | undefined>,
@@ -165,28 +159,11 @@ function dispatch(
   const matched = { method, path: route.path, name: route.name, handler: compiled.name, params }
   log.record('route.matched', matched, end)
   // The chain (with its error reply and the response's taps) runs in the request scope when a
-  // plugin asked for it and the route may wait (test/kernel/scope.test.ts).
-  if (!cycle.deps.scoped() || !compiled.scope.needed) return runRoute(cycle, ctx, compiled)
-  let answered: MaybePromise<Reply>
-  try {
-    answered = enterScope(ctx, runRoute, cycle, ctx, compiled)
-  } catch (error) {
-    leaveScope() // a controller's constructor threw: the cycle's step answers it
-    throw error
-  }
+  // plugin asked for it and the route may wait (test/kernel/scope.test.ts); `runRoute` leaves it.
+  if (!cycle.deps.scoped() || !compiled.scope.needed) return runRoute(cycle, ctx, compiled, false)
+  const answered = enterScope(ctx, runRoute, cycle, ctx, compiled, true)
   compiled.scope.answered()
-  if (isThenable(answered)) return scopeSettled(answered)
-  leaveScope()
   return answered
-}
-
-/** The scoped chain's reply, once it settled and the scope is left. */
-async function scopeSettled(answered: Promise<Reply>): Promise<Reply> {
-  try {
-    return await answered
-  } finally {
-    leaveScope()
-  }
 }
 
 /** A request no route matched: 405 when the path answers other methods, the fallback, 404. */
@@ -202,44 +179,56 @@ function missed(cycle: RequestCycle, ctx: RequestContext): RouteMatch | Reply {
 }
 
 /**
- * The route's chain, chosen at boot: {@link awaitRoute} for a route that waits by construction,
- * else its handler called in this turn; a handler that returns a promise anyway is followed to its
- * reply (and its route scoped from then on). Then the reply's way back.
+ * The route's chain, its variant chosen at boot (kernel/route-chain.ts): {@link awaitRoute}
+ * followed to its reply, or {@link callRoute}, the synchronous handler called in this turn (one that returns a promise anyway is
+ * followed to its reply, and its route scoped from then on). Then the reply's way back, and the
+ * request scope left once that is done. Never throws.
  */
 function runRoute(
   cycle: RequestCycle,
   ctx: RequestContext,
   compiled: CompiledRoute,
+  scoped: boolean,
 ): MaybePromise<Reply> {
-  if (compiled.mayWait) return finishAwaiting(cycle, ctx, awaitRoute(ctx, compiled))
-  const log = ctx.log
-  const controller = makeController(ctx, compiled)
-  const start = log.now()
-  let result: unknown
+  if (compiled.waits) return routeAwaiting(cycle, ctx, awaitRoute(ctx, compiled), scoped)
+  let reply: MaybePromise<Reply>
   try {
-    result = callHandler(ctx, compiled, controller)
+    const result = callRoute(ctx, compiled)
+    if (isThenable(result)) {
+      compiled.scope.waited()
+      return routeAwaiting(cycle, ctx, result, scoped)
+    }
+    reply = finish(cycle, ctx, toReply(result))
   } catch (error) {
-    actionDone(log, start)
-    return finish(cycle, ctx, fail(cycle, ctx, error))
+    reply = finish(cycle, ctx, fail(cycle, ctx, error))
   }
-  if (isThenable(result)) {
-    compiled.scope.waited()
-    return finishAwaiting(cycle, ctx, settleAction(log, start, result))
-  }
-  actionDone(log, start)
-  return finish(cycle, ctx, toReply(result))
+  if (!scoped) return reply
+  if (isThenable(reply)) return routeAwaiting(cycle, ctx, reply, true, true)
+  leaveScope()
+  return reply
 }
 
-/** What a synchronous route's handler promised, as a reply, once it settled. */
-async function settleAction(
-  log: EventLog,
-  start: number,
-  result: Promise<unknown>,
+/**
+ * What a route's chain promised, as a reply (a rejection is the error reply), on its way back
+ * ({@link finish}, unless `finished` already), then the request scope left when it was entered.
+ */
+async function routeAwaiting(
+  cycle: RequestCycle,
+  ctx: RequestContext,
+  pending: Promise<unknown>,
+  scoped: boolean,
+  finished = false,
 ): Promise<Reply> {
   try {
-    return toReply(await result)
+    let reply: Reply
+    try {
+      reply = toReply(await pending)
+    } catch (error) {
+      reply = await fail(cycle, ctx, error)
+    }
+    return finished ? reply : await finish(cycle, ctx, reply)
   } finally {
-    actionDone(log, start)
+    if (scoped) leaveScope()
   }
 }
 

@@ -1,50 +1,52 @@
 import type { RequestContext } from './context.js'
 import { notFoundReply } from './error-replies.js'
 import { compileErrors } from './error-codes.js'
-import type { EventLog } from './events.js'
+import { isThenable } from './hook-runner.js'
 import { Reply, toReply } from './reply.js'
 import { RouteScope } from './scope.js'
 import type { Route } from './router/route.js'
-import type { BindingLoader, ControllerClass, Handler, Middleware } from './types.js'
+import type { BindingLoader, ControllerClass, Handler, Middleware, Next } from './types.js'
 import { compileBodyCheck, type BodyCheck } from './validation.js'
 
-// A route compiled at boot: what it refers to by name resolved, and its chain chosen once. The
-// request cycle (kernel/request-cycle.ts) runs it: `callHandler` for a route that waits for
-// nothing, `awaitRoute` for one that does, then the reply's way back. Nothing here branches on
-// whether something answered now or later: the cycle is the one place that does.
+// A route compiled at boot: what it refers to by name resolved, and which of its chain's two
+// variants it runs decided once. A route with nothing that waits (no middleware, bindings or body
+// schema, a handler that is not `async`) runs `callRoute`: the controller made, the handler
+// called, its result as it came. Any other runs `awaitRoute`, plain `async`/`await`: middleware
+// onion-style around the action. Each step is a named function (`farm-studio walk` follows them).
+// The request cycle (kernel/request-cycle.ts) looks at whether an answer came now or later; here
+// only `callRoute` does, for a handler not declared `async` that returned a promise anyway.
 
-/** A route compiled at boot: its parts resolved, and whether its chain is the `async` one. */
+/** A route compiled at boot: its parts resolved, its chain's variant chosen. */
 export interface CompiledRoute {
   readonly route: Route
-  /** Middleware, each with the check that it answered a `Reply`, outermost first. */
-  readonly layers: readonly Layer[]
-  /** Placeholder name and the loader of its model, for implicit binding. */
-  readonly bindings: readonly (readonly [string, BindingLoader])[]
-  readonly body: LazyBodyCheck | undefined
-  /** A plain function handler; undefined for a controller's method. */
-  readonly handler: Handler | undefined
-  readonly controller: ControllerClass | undefined
-  readonly method: string
   /** The handler as `route.matched` and `fw route:list` show it. */
   readonly name: string
   /**
-   * True when the route waits by construction (middleware, bindings, a body schema, an `async`
-   * handler): its chain is {@link awaitRoute}, and it runs in the request scope when that is on.
+   * True when some part of the route waits (middleware, bindings, a body schema, an `async`
+   * handler): it runs {@link awaitRoute}, else {@link callRoute}.
    */
-  readonly mayWait: boolean
+  readonly waits: boolean
+  /** Middleware, outermost first. */
+  readonly layers: readonly Layer[]
+  /** Placeholder name and the loader of its model, for implicit binding. */
+  readonly bindings: readonly (readonly [string, BindingLoader])[]
+  /** The body check, compiled on first need (ajv costs a command that only lists routes). */
+  readonly check: (() => BodyCheck) | undefined
+  /** How the handler is called: a plain function, a controller's method, a classic action. */
+  readonly calls: 'function' | 'method' | 'classic'
+  readonly handler: Handler | undefined
+  readonly controller: ControllerClass | undefined
+  readonly method: string
   /** Whether the chain runs in the request scope, when that is on (kernel/scope.ts). */
   readonly scope: RouteScope
 }
 
-/** One middleware of a route, and the check that it answered a `Reply`. */
+type Controller = Record<string, (...args: unknown[]) => unknown>
+
+/** One middleware of a route and its name (for `FW_ERR_MIDDLEWARE_NO_REPLY`). */
 interface Layer {
   readonly fn: Middleware
-  readonly checked: (reply: Reply) => Reply
-}
-
-/** A route's body check, compiled on first need (ajv costs a command that only lists routes). */
-interface LazyBodyCheck {
-  check(): BodyCheck
+  readonly name: string
 }
 
 /** What compiling a route needs from the kernel: what routes refer to by name. */
@@ -54,21 +56,22 @@ export interface ChainDeps {
   binding(model: string): BindingLoader | undefined
 }
 
+/** What a chain's parts share for one request: the time the controller and action phases took. */
+interface Inner {
+  duration: number
+}
+
 /**
  * Compiles a route: its named middleware and bindings resolved (an unknown name fails here, at
- * boot), its handler resolved to a function or a controller's method, and its chain chosen: the
- * synchronous one when nothing of the route waits, else the `async` one.
+ * boot), its handler resolved to a function or a controller's method, and its chain's variant
+ * chosen: {@link callRoute} when nothing of the route waits, else {@link awaitRoute}.
  */
 export function compileRoute(route: Route, deps: ChainDeps): CompiledRoute {
   const [handler, controller, method] = resolveHandler(route, deps)
-  const layers = route.middleware.map((name) => {
+  const layers = route.middleware.map((name): Layer => {
     const fn = deps.middleware(name)
     if (!fn) throw compileErrors.error('FW_ERR_MIDDLEWARE_UNKNOWN', { route: route.path, name })
-    const checked = (reply: Reply): Reply => {
-      if (reply instanceof Reply) return reply
-      throw compileErrors.error('FW_ERR_MIDDLEWARE_NO_REPLY', { name })
-    }
-    return { fn, checked }
+    return { fn, name }
   })
   const bindings = Object.entries(route.bindings).map(([param, model]) => {
     const loader = deps.binding(model)
@@ -77,15 +80,15 @@ export function compileRoute(route: Route, deps: ChainDeps): CompiledRoute {
     return [param, loader] as const
   })
   const schema = route.schema?.body
-  let check: BodyCheck | undefined
-  const body =
-    schema === undefined ? undefined : { check: () => (check ??= compileBodyCheck(route, schema)) }
+  let compiledCheck: BodyCheck | undefined
+  const check =
+    schema === undefined ? undefined : () => (compiledCheck ??= compileBodyCheck(route, schema))
   const target = handler ?? controller!.prototype[method]
-  const mayWait =
-    layers.length > 0 || bindings.length > 0 || body !== undefined || isAsyncFunction(target)
-  const scope = new RouteScope(mayWait)
-  const name = handlerName(route)
-  return { route, layers, bindings, body, handler, controller, method, name, mayWait, scope }
+  const waits =
+    layers.length > 0 || bindings.length > 0 || check !== undefined || isAsyncFunction(target)
+  const calls = handler !== undefined ? 'function' : route.classic ? 'classic' : 'method'
+  const [name, scope] = [handlerName(route), new RouteScope(waits)]
+  return { route, name, waits, layers, bindings, check, calls, handler, controller, method, scope }
 }
 
 /**
@@ -94,40 +97,58 @@ export function compileRoute(route: Route, deps: ChainDeps): CompiledRoute {
  * schema fails the start.
  */
 export function prepareRoute(compiled: CompiledRoute): void {
-  compiled.body?.check()
+  compiled.check?.()
 }
 
 /**
- * The chain of a route that waits: its middleware, onion-style, around its action. Rejects with
- * what a part threw; the cycle makes that the error reply.
+ * The chain of a route that waits: its middleware, if any, around its action. Rejects with what a
+ * part threw; the cycle makes that the error reply.
  */
-export async function awaitRoute(ctx: RequestContext, compiled: CompiledRoute): Promise<Reply> {
-  if (compiled.layers.length === 0) return action(ctx, compiled)
+export function awaitRoute(ctx: RequestContext, compiled: CompiledRoute): Promise<Reply> {
+  return compiled.layers.length === 0
+    ? action(ctx, compiled, undefined)
+    : throughMiddleware(ctx, compiled)
+}
+
+/**
+ * The middleware, outermost first, each given as `next()` the rest of the chain, around the
+ * action; then the `middleware` phase: the chain's time less the action's and the controller's.
+ * One promise per layer, the middleware's own: only an inner layer's reply is checked through a
+ * `then` (the outermost is checked here). `bench/limits.ts` measures a layer's cost.
+ */
+async function throughMiddleware(ctx: RequestContext, compiled: CompiledRoute): Promise<Reply> {
   const log = ctx.log
   const start = log.now()
-  const before = log.size
+  const inner: Inner = { duration: 0 }
   try {
-    return await layer(ctx, compiled, 0)
+    const outer = compiled.layers[0]!
+    return replied(outer, await outer.fn(ctx, nextOf(ctx, compiled, 1, inner)))
   } finally {
-    // The middleware phase is the chain's time less the action's and the controller's.
     const end = log.now()
-    const duration = Math.max(0, end - start - innerDuration(log, before))
+    const duration = Math.max(0, end - start - inner.duration)
     log.record('phase.completed', { name: 'middleware', start, duration }, end)
   }
 }
 
-/** Middleware `i`, given as `next()` the rest of the chain: the next middleware, or the action. */
-function layer(ctx: RequestContext, compiled: CompiledRoute, i: number): Promise<Reply> {
-  const { fn, checked } = compiled.layers[i]!
-  const last = i + 1 === compiled.layers.length
-  return fn(ctx, () => {
+/** `next()` for the layer before `i`: middleware `i`, or the action after the last. */
+function nextOf(ctx: RequestContext, compiled: CompiledRoute, i: number, inner: Inner): Next {
+  return () => {
     // What `next()` gives a middleware is a promise, also of what fails synchronously.
     try {
-      return last ? action(ctx, compiled) : layer(ctx, compiled, i + 1)
+      if (i === compiled.layers.length) return action(ctx, compiled, inner)
+      const layer = compiled.layers[i]!
+      const reply = layer.fn(ctx, nextOf(ctx, compiled, i + 1, inner))
+      return reply.then((answered) => replied(layer, answered))
     } catch (error) {
       return Promise.reject(error as Error)
     }
-  }).then(checked)
+  }
+}
+
+/** What a middleware answered, which must be a reply (test/kernel/middleware.test.ts). */
+function replied(layer: Layer, reply: Reply): Reply {
+  if (reply instanceof Reply) return reply
+  throw compileErrors.error('FW_ERR_MIDDLEWARE_NO_REPLY', { name: layer.name })
 }
 
 /**
@@ -135,67 +156,96 @@ function layer(ctx: RequestContext, compiled: CompiledRoute, i: number): Promise
  * the handler called and its result made a reply. Bindings run inside the middleware, so
  * authentication answers first and an unauthenticated caller cannot learn which records exist.
  */
-async function action(ctx: RequestContext, compiled: CompiledRoute): Promise<Reply> {
+async function action(
+  ctx: RequestContext,
+  compiled: CompiledRoute,
+  inner: Inner | undefined,
+): Promise<Reply> {
   for (const [param, loader] of compiled.bindings) {
     const value = ctx.params[param]
     const loaded = value === undefined ? undefined : await loader(value, ctx)
     if (loaded === undefined || loaded === null) return notFoundReply(ctx)
     ctx.models[param] = loaded
   }
-  if (compiled.body !== undefined) await compiled.body.check()(ctx)
-  const controller = makeController(ctx, compiled)
-  const start = ctx.log.now()
+  if (compiled.check !== undefined) await compiled.check()(ctx)
+  const log = ctx.log
+  const from = log.now()
+  const controller = makeController(ctx, compiled.controller, from)
+  const start = controller === undefined ? from : log.now()
   try {
     return toReply(await callHandler(ctx, compiled, controller))
   } finally {
-    actionDone(ctx.log, start)
+    const end = ended(ctx, start)
+    if (inner !== undefined) inner.duration += end - from
   }
+}
+
+/**
+ * The synchronous route's action: the controller made, the handler called, its result as it came.
+ * A handler not declared `async` that returned a promise anyway has its phase recorded once it
+ * settled (test/kernel/hooks.test.ts).
+ */
+export function callRoute(ctx: RequestContext, compiled: CompiledRoute): unknown {
+  const log = ctx.log
+  const from = log.now()
+  const controller = makeController(ctx, compiled.controller, from)
+  const start = controller === undefined ? from : log.now()
+  let result: unknown
+  try {
+    result = callHandler(ctx, compiled, controller)
+  } catch (error) {
+    ended(ctx, start)
+    throw error
+  }
+  if (!isThenable(result)) {
+    ended(ctx, start)
+    return result
+  }
+  return result.then(
+    (value) => (ended(ctx, start), value),
+    (error: unknown) => {
+      ended(ctx, start)
+      throw error
+    },
+  )
 }
 
 /** The route's controller made for this request (the `controller` phase); none for a function. */
-export function makeController(
+function makeController(
   ctx: RequestContext,
-  compiled: CompiledRoute,
+  cls: ControllerClass | undefined,
+  start: number,
 ): Controller | undefined {
-  if (compiled.controller === undefined) return undefined
+  if (cls === undefined) return undefined
+  const instance = new cls() as Controller
   const log = ctx.log
-  const built = log.now()
-  const instance = new compiled.controller() as Controller
   const end = log.now()
-  log.record('phase.completed', { name: 'controller', start: built, duration: end - built }, end)
+  log.record('phase.completed', { name: 'controller', start, duration: end - start }, end)
   return instance
 }
 
-type Controller = Record<string, (...args: unknown[]) => unknown>
-
 /** The handler: the plain function, or the method of the controller made for this request. */
-export function callHandler(
+function callHandler(
   ctx: RequestContext,
   compiled: CompiledRoute,
-  instance?: Controller,
+  controller: Controller | undefined,
 ): unknown {
-  if (instance === undefined) return compiled.handler!(ctx)
-  return compiled.route.classic
-    ? instance[compiled.method]!(ctx.match?.legacy?.args ?? [], ctx)
-    : instance[compiled.method]!(ctx)
+  switch (compiled.calls) {
+    case 'function':
+      return compiled.handler!(ctx)
+    case 'method':
+      return controller![compiled.method]!(ctx)
+    case 'classic':
+      return controller![compiled.method]!(ctx.match?.legacy?.args ?? [], ctx)
+  }
 }
 
-/** Records the `action` phase, also when the handler throws or rejects. */
-export function actionDone(log: EventLog, start: number): void {
+/** Records the `action` phase, also when the handler throws or rejects; its end. */
+function ended(ctx: RequestContext, start: number): number {
+  const log = ctx.log
   const end = log.now()
   log.record('phase.completed', { name: 'action', start, duration: end - start }, end)
-}
-
-/** The time the `action` and `controller` phases recorded since event `from` took. */
-function innerDuration(log: EventLog, from: number): number {
-  let inner = 0
-  const events = log.all()
-  for (let i = from; i < events.length; i++) {
-    const e = events[i]!
-    if (e.type === 'phase.completed' && (e.data.name === 'action' || e.data.name === 'controller'))
-      inner += e.data.duration
-  }
-  return inner
+  return end
 }
 
 /** The display name of a route's handler, as `fw route:list` and `route.matched` show it. */

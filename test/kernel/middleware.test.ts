@@ -92,6 +92,23 @@ test('answers 500 without details when middleware forgets to return the reply', 
   )
 })
 
+test('names the inner middleware that forgot to return the reply, not the one around it', async () => {
+  const kernel = createTestKernel()
+  const forgetful = async (_ctx: unknown, next: () => Promise<unknown>): Promise<void> => {
+    await next()
+  }
+  kernel.middleware('outer', tag('outer', []))
+  kernel.middleware('forgetful', forgetful as unknown as Middleware)
+  kernel.router.get('x', () => ({})).middleware('outer', 'forgetful')
+  const res = await kernel.inject({ url: '/x', headers: { accept: 'application/json' } })
+  assert.is(res.status, 500)
+  assert.match(
+    String((kernel.logger.entries[0]!.context!.error as Error).message),
+    "Middleware 'forgetful' did not return a reply",
+  )
+  assert.equal(phasesOf(res.events), ['routing', 'action', 'middleware'])
+})
+
 test('lets middleware change the reply on the way out', async () => {
   const kernel = createTestKernel()
   kernel.middleware('powered', async (_ctx, next) => (await next()).header('x-powered-by', 'fw'))
