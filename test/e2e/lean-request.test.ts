@@ -32,14 +32,24 @@ test('the playground answers a synchronous route without creating a promise per 
     // Warm up: the first request opens the database (the database plugin's request tap waits).
     for (let i = 0; i < 5; i++) assert.is((await fetch(`${app.url}/_demo/ping`)).status, 200)
     const before = await count()
+    const started = Date.now()
     const n = 200
     for (let i = 0; i < n; i++) {
       const res = await fetch(`${app.url}/_demo/ping`)
       assert.is(res.status, 200)
       assert.equal(await res.json(), { hello: 'world', n: 1 })
     }
-    const perRequest = ((await count()) - before) / n
-    assert.ok(perRequest < 0.5, `${perRequest} promises per request`)
+    const during = (await count()) - before
+    // What the app's timers create meanwhile (the pools, the maintenance poll) is not the
+    // requests': as many promises as it makes in an idle spell of the same length are discounted.
+    const idleFrom = await count()
+    await new Promise((r) => setTimeout(r, Date.now() - started))
+    const idle = (await count()) - idleFrom
+    const perRequest = (during - idle) / n
+    assert.ok(
+      perRequest < 0.5,
+      `${perRequest} promises per request (${during} during, ${idle} idle)`,
+    )
   } finally {
     await app.stop()
   }
