@@ -7,6 +7,7 @@
 import { createHash, hkdfSync } from 'node:crypto'
 import jwt from 'jsonwebtoken'
 import pg from 'pg'
+import { selectArticles } from '../../examples/conduit/article-sql.js'
 import { jsonApp, send, serve } from './baseline-polka.js'
 
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 })
@@ -26,19 +27,11 @@ function numbered(sql: string): string {
   return sql.replace(/\?/g, () => `$${++n}`)
 }
 
-const SELECT = (
-  body: boolean,
-) => `select a.id, a.slug, a.title, a.description,${body ? ' a.body,' : ''} a.tag_list,
-    a.created_at, a.updated_at, u.username, p.bio, p.image,
-    exists (select 1 from follows f where f.follower_id = ? and f.followed_id = a.author_id) as following,
-    exists (select 1 from favorites v where v.user_id = ? and v.article_id = a.id) as favorited,
-    (select count(*) from favorites v where v.article_id = a.id)::int as favorites_count
-  from articles a
-  join users u on u.id = a.author_id
-  left join user_profiles p on p.user_id = a.author_id`
-const LIST = numbered(`${SELECT(false)} order by a.created_at desc, a.id desc limit ? offset ?`)
+const LIST = numbered(
+  `${selectArticles(false)} order by a.created_at desc, a.id desc limit ? offset ?`,
+)
 const COUNT = 'select count(*)::int as n from articles a'
-const ONE = numbered(`${SELECT(true)} where a.slug = ?`)
+const ONE = numbered(`${selectArticles(true)} where a.slug = ?`)
 
 interface Row {
   slug: string

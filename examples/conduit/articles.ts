@@ -1,5 +1,6 @@
 import type { RequestContext } from 'fw'
 import { isoDate, query, queryOne, type Profile, type Row } from './data.js'
+import { selectArticles } from './article-sql.js'
 import { failure } from './errors.js'
 
 /** An article as RealWorld shows it; the lists leave out `body`. */
@@ -14,24 +15,6 @@ export interface ArticleView {
   favorited: boolean
   favoritesCount: number
   author: Profile
-}
-
-/**
- * One statement reads a page of articles with everything shown about each: the author's profile
- * (a join), whether the viewer follows the author and favorited the article (`exists`), and the
- * article's favorites (a count on the `favorites_article` index). The viewer is bound twice;
- * the same columns serve the lists and the single article, so a page costs the same whatever its
- * size: this statement and the count.
- */
-function selectArticles(withBody: boolean): string {
-  return `select a.id, a.slug, a.title, a.description,${withBody ? ' a.body,' : ''} a.tag_list,
-    a.created_at, a.updated_at, u.username, p.bio, p.image,
-    exists (select 1 from follows f where f.follower_id = ? and f.followed_id = a.author_id) as following,
-    exists (select 1 from favorites v where v.user_id = ? and v.article_id = a.id) as favorited,
-    (select count(*) from favorites v where v.article_id = a.id)::int as favorites_count
-  from articles a
-  join users u on u.id = a.author_id
-  left join user_profiles p on p.user_id = a.author_id`
 }
 
 const LIST_SQL = selectArticles(false)

@@ -1,13 +1,13 @@
 // An app made by `fw new` in a temp folder, linked to this repository instead of installed (no
 // network): `node_modules/fw` is the repository, the tools its package.json names are the
 // repository's copies. Its tests then run with `fw` resolved to the TypeScript sources.
-import { spawn } from 'node:child_process'
 import { mkdirSync, mkdtempSync, symlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import * as assert from 'uvu/assert'
 import { runCli, type CliResult } from 'fw/testing'
 import { repoRoot } from '../docs/examples.js'
+import { runOnSources } from '../fixtures/node-on-sources.js'
 
 /** A fresh temp folder to make apps in. */
 export function workFolder(): string {
@@ -33,25 +33,11 @@ export function fwIn(dir: string, args: readonly string[]): Promise<CliResult> {
 }
 
 /** Runs the app's tests as `npm test` does, `fw` from the sources: exit code and output. */
-export function runAppTests(dir: string, files: readonly string[]): Promise<CliResult> {
-  const args = ['--import', 'tsx', '--conditions', 'fw-source', '--test', ...files]
+export async function runAppTests(dir: string, files: readonly string[]): Promise<CliResult> {
   // The suite's own FW_APP and DATABASE_URL must not reach the app: it runs on its own defaults.
-  const { FW_APP: _app, DATABASE_URL: _url, ...env } = process.env
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, args, {
-      cwd: dir,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()))
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()))
-    const timer = setTimeout(() => child.kill('SIGKILL'), 400_000)
-    child.on('error', fail)
-    child.on('close', (code) => {
-      clearTimeout(timer)
-      done({ code: code ?? 1, stdout, stderr })
-    })
+  const run = await runOnSources(dir, ['--test', ...files], {
+    timeoutMs: 400_000,
+    without: ['FW_APP', 'DATABASE_URL'],
   })
+  return { code: run.code, stdout: run.stdout, stderr: run.stderr }
 }

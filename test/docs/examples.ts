@@ -10,11 +10,11 @@
 // program), `fw` resolving to the sources through the `fw-source` condition, so no dist/ is
 // needed either. Then its tests (`test/**/*.test.ts`) run through uvu and must pass; an example
 // without tests whose block says `run` is executed and must exit 0.
-import { spawn } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { dirname, isAbsolute, join, normalize, relative, resolve, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import ts from 'typescript'
+import { runOnSources } from '../fixtures/node-on-sources.js'
 
 /** The repository root: `node_modules/fw` links here. */
 export const repoRoot = fileURLToPath(new URL('../..', import.meta.url))
@@ -267,34 +267,22 @@ export interface RunResult {
 }
 
 /** Runs `node --import tsx -C fw-source <args>` in `dir`, collecting stdout and stderr. */
-function runNode(dir: string, args: readonly string[], timeoutMs: number): Promise<RunResult> {
-  const argv = ['--import', 'tsx', '--conditions', 'fw-source', ...args]
+async function runNode(
+  dir: string,
+  args: readonly string[],
+  timeoutMs: number,
+): Promise<RunResult> {
   // The suite's own FW_APP (if any) must not leak in: an example's CLI test names its own app.
-  const { FW_APP: _app, ...env } = process.env
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, argv, {
-      cwd: dir,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    let output = ''
-    child.stdout.on('data', (c: Buffer) => (output += c.toString()))
-    child.stderr.on('data', (c: Buffer) => (output += c.toString()))
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs)
-    child.on('error', fail)
-    child.on('close', (code, signal) => {
-      clearTimeout(timer)
-      done({
-        command: `node ${argv.join(' ')}`,
-        code: code ?? 1,
-        // uvu colours its report whatever the environment says; the message wants plain text.
-        output:
-          // eslint-disable-next-line no-control-regex -- the escape that starts a colour
-          output.replace(/\x1b\[[0-9;]*m/g, '') +
-          (signal === 'SIGKILL' ? `\n(killed after ${timeoutMs} ms)` : ''),
-      })
-    })
-  })
+  const run = await runOnSources(dir, args, { timeoutMs, without: ['FW_APP'] })
+  return {
+    command: run.command,
+    code: run.code,
+    // uvu colours its report whatever the environment says; the message wants plain text.
+    output:
+      // eslint-disable-next-line no-control-regex -- the escape that starts a colour
+      run.output.replace(/\x1b\[[0-9;]*m/g, '') +
+      (run.killed ? `\n(killed after ${timeoutMs} ms)` : ''),
+  }
 }
 
 /** The test files of the package (`test/**\/*.test.ts`), relative to `dir`. */

@@ -37,43 +37,54 @@ function check(files: Record<string, string>): { code: number; out: string } {
 
 const plugin = (deps: string) => `export default definePlugin({ name: 'a', ${deps}, setup() {} })\n`
 
-test('declared imports pass: values from a required plugin, types or a side module from an optional one', () => {
-  const run = check({
-    'plugins/a/index.ts':
+// One row a tree: plugin a's index.ts and a side module of it, the exit code, what the output
+// names, and what it must not.
+interface Case {
+  readonly name: string
+  readonly index: string
+  readonly x: string
+  readonly code: 0 | 1
+  readonly says?: string
+  readonly saysNot?: string
+}
+const CASES: readonly Case[] = [
+  {
+    name: 'declared imports pass: values from a required plugin, types or a side module from an optional one',
+    index:
       "import { b } from 'fw/plugins/b'\n" + plugin("dependsOn: ['b'], optionalDependsOn: ['c']"),
-    'plugins/a/x.ts':
-      "import type { C } from 'fw/plugins/c'\nimport { shared } from 'fw/plugins/b/shared'\n",
-  })
-  assert.is(run.code, 0, run.out)
-})
+    x: "import type { C } from 'fw/plugins/c'\nimport { shared } from 'fw/plugins/b/shared'\n",
+    code: 0,
+  },
+  {
+    name: 'an import of a plugin that is not declared fails, types included',
+    index: plugin("dependsOn: ['b']"),
+    x: "import type { C } from 'fw/plugins/c'\n",
+    code: 1,
+    says: "plugins/a/x.ts imports fw/plugins/c, but plugin 'a' does not list 'c'",
+  },
+  {
+    name: "a value from an optional plugin's index fails; a side module of it passes",
+    index: plugin("optionalDependsOn: ['b']"),
+    x: "import { b } from 'fw/plugins/b'\nimport { shared } from 'fw/plugins/b/shared'\n",
+    code: 1,
+    says: "plugins/a/x.ts imports fw/plugins/b: a value from 'b'",
+    saysNot: 'fw/plugins/b/shared',
+  },
+  {
+    name: 'a relative import into another plugin counts as importing it',
+    index: plugin('setup2: 1'),
+    x: "import { shared } from '../b/shared.js'\n",
+    code: 1,
+    says: "does not list 'b'",
+  },
+]
 
-test('an import of a plugin that is not declared fails, types included', () => {
-  const run = check({
-    'plugins/a/index.ts': plugin("dependsOn: ['b']"),
-    'plugins/a/x.ts': "import type { C } from 'fw/plugins/c'\n",
+for (const c of CASES)
+  test(c.name, () => {
+    const run = check({ 'plugins/a/index.ts': c.index, 'plugins/a/x.ts': c.x })
+    assert.is(run.code, c.code, run.out)
+    if (c.says !== undefined) assert.match(run.out, c.says)
+    if (c.saysNot !== undefined) assert.not.match(run.out, c.saysNot)
   })
-  assert.is(run.code, 1)
-  assert.match(run.out, "plugins/a/x.ts imports fw/plugins/c, but plugin 'a' does not list 'c'")
-})
-
-test("a value from an optional plugin's index fails; a side module of it passes", () => {
-  const run = check({
-    'plugins/a/index.ts': plugin("optionalDependsOn: ['b']"),
-    'plugins/a/x.ts':
-      "import { b } from 'fw/plugins/b'\nimport { shared } from 'fw/plugins/b/shared'\n",
-  })
-  assert.is(run.code, 1)
-  assert.match(run.out, "plugins/a/x.ts imports fw/plugins/b: a value from 'b'")
-  assert.not.match(run.out, 'fw/plugins/b/shared')
-})
-
-test('a relative import into another plugin counts as importing it', () => {
-  const run = check({
-    'plugins/a/index.ts': plugin('setup2: 1'),
-    'plugins/a/x.ts': "import { shared } from '../b/shared.js'\n",
-  })
-  assert.is(run.code, 1)
-  assert.match(run.out, "does not list 'b'")
-})
 
 test.run()

@@ -25,7 +25,7 @@ function gated() {
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
 
-test('answers a request in flight at close() with Connection: close, then closes its socket', async () => {
+test('lets a request in flight at close() finish, answered with Connection: close, then closes its socket', async () => {
   const { kernel, release } = gated()
   const { port } = await kernel.listen(0, '127.0.0.1')
   const conn = await RawConnection.open(port)
@@ -41,6 +41,7 @@ test('answers a request in flight at close() with Connection: close, then closes
   assert.is(res?.headers.connection, 'close')
   await conn.closed
   await closing
+  assert.is(kernel.state, 'closed')
   assert.equal(conn.tally(), { sent: 2, answered: 2, unanswered: 0, closedBeforeSent: 0 })
 })
 

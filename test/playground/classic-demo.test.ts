@@ -1,7 +1,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { Kernel } from 'fw'
-import { playground } from '../fixtures/booted-app.js'
+import { demoPlayground } from '../fixtures/booted-app.js'
 
 interface Echo {
   controller: string
@@ -16,10 +16,7 @@ const test = suite('playground classic controller demo')
 let kernel: Kernel
 
 test.before(() => {
-  // An in-memory database the suite never queries: nothing is written to playground/var/db.
-  // Features without `debug`: these suites compare exact JSON bodies, which the debug plugin
-  // annotates with `_debug` in development (test/plugins/debug covers that).
-  kernel = playground({ FW_CONFIG: '{"features":["DevPanel"]}' })('pglite://memory')
+  kernel = demoPlayground()
 })
 
 test('reaches demo/echo through ?r= with an option', async () => {

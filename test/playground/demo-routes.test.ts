@@ -4,17 +4,13 @@ import { readFileSync } from 'node:fs'
 import type { Kernel } from 'fw'
 import { createMemoryLogger, expectEvent } from 'fw/testing'
 import createApp from '../../playground/app.js'
-import { playground } from '../fixtures/booted-app.js'
+import { demoPlayground } from '../fixtures/booted-app.js'
 
 const test = suite('playground demo routes')
 let kernel: Kernel
 
 test.before(() => {
-  // A memory logger keeps the deliberate /_demo/error out of the test output; an in-memory
-  // database (never queried here) keeps the suite out of playground/var/db.
-  // Features without `debug`: these suites compare exact JSON bodies, which the debug plugin
-  // annotates with `_debug` in development (test/plugins/debug covers that).
-  kernel = playground({ FW_CONFIG: '{"features":["DevPanel"]}' })('pglite://memory')
+  kernel = demoPlayground()
 })
 
 test('serves the home page as HTML with a </body> and links to the demo routes', async () => {

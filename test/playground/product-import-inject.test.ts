@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { suite } from 'uvu'
-import { playgroundApp, type PlaygroundApp } from '../plugins/api/fixtures.js'
+import { playgroundApp, tokenOf, type PlaygroundApp } from '../plugins/api/fixtures.js'
 
 const test = suite<{ app: PlaygroundApp; dir: string }>('playground product import by inject')
 
@@ -24,12 +24,7 @@ test('an upload answered by inject() queues its job, which a worker started late
   app,
 }) => {
   const { kernel } = app
-  const login = await kernel.inject({
-    method: 'POST',
-    url: '/account/login',
-    body: { username: 'admin', password: 'admin-pass' },
-  })
-  const authorization = `Bearer ${login.json<{ access_token: string }>().access_token}`
+  const authorization = `Bearer ${await tokenOf(kernel, 'admin')}`
   const form = new FormData()
   form.append('csv', new File(['name,sku,price,stock\nLamp,INJECT-1,9.5,2\n'], 'one.csv'))
   const request = new Request('http://playground.test/', { method: 'POST', body: form })

@@ -11,6 +11,7 @@ import type { Kernel } from 'fw'
 import { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
 import { createMemoryLogger } from 'fw/testing'
 import createApp from '../../playground/app.js'
+import { tokenOf } from '../fixtures/booted-app.js'
 import { PNG } from '../plugins/uploads/upload-app.js'
 
 const KEY = 'base64:playground-upload-test-key'
@@ -35,14 +36,8 @@ test.before(async (context) => {
   await context.kernel.plugin('database').prepare()
   context.url = (await context.kernel.listen(0, '127.0.0.1')).url
   context.tokens = {}
-  for (const username of ['editor', 'user']) {
-    const res = await context.kernel.inject({
-      method: 'POST',
-      url: '/account/login',
-      body: { username, password: `${username}-pass` },
-    })
-    context.tokens[username] = res.json<{ access_token: string }>().access_token
-  }
+  for (const username of ['editor', 'user'])
+    context.tokens[username] = await tokenOf(context.kernel, username)
 })
 test.after(async ({ kernel, db }) => {
   await kernel.close()

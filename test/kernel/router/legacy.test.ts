@@ -10,39 +10,32 @@ const shape = (r: string, get: Record<string, unknown> = {}): unknown => {
 }
 
 // How a legacy path decomposes into controller, action, option and pairs (docs/routing.md
-// "Classic controllers and the legacy `r` parameter")
+// "Classic controllers and the legacy `r` parameter"), and the rules under that table: one row a
+// case, `r` and the GET it arrived with, then what `decomposeLegacy` makes of them.
+type Decomposed = [controller: string, action: string, option: string | undefined, get: object]
+const DECOMPOSITIONS: [r: string, get: Record<string, unknown>, into: Decomposed][] = [
+  ['', {}, ['', '', undefined, {}]],
+  ['a', {}, ['a', '', undefined, {}]],
+  ['a/b', {}, ['a', 'b', undefined, {}]],
+  ['a/b/x', {}, ['a', 'b', 'x', {}]],
+  ['a/b/c/d', {}, ['a', 'b', undefined, { c: 'd' }]],
+  // A pair plus a null key that is also the option.
+  ['a/b/c/d/e', {}, ['a', 'b', 'e', { c: 'd', e: null }]],
+  // Pairing goes on after the first pair.
+  ['a/b/c/d/e/f', {}, ['a', 'b', undefined, { c: 'd', e: 'f' }]],
+  ['a/b/c/d/e/f/g', {}, ['a', 'b', 'g', { c: 'd', e: 'f', g: null }]],
+  // Existing GET keys are kept: path pairs never overwrite them.
+  ['a/b/c/d', { keep: '1', c: 'original' }, ['a', 'b', undefined, { keep: '1', c: 'original' }]],
+  ['a/b/c/d/e', { e: 'set' }, ['a', 'b', 'e', { e: 'set', c: 'd' }]],
+  // The branch is chosen by the slashes of the path, never of a query inside r.
+  ['a/b?next=/x/y/z', {}, ['a', 'b', undefined, { next: '/x/y/z' }]],
+  ['a/b/x?p=1/2', {}, ['a', 'b', 'x', { p: '1/2' }]],
+]
 
-test('decomposes "a" into a controller with an empty action', () => {
-  assert.equal(shape('a'), { controller: 'a', action: '', option: undefined, get: {} })
-})
-
-test('decomposes "a/b" into a controller and an action', () => {
-  assert.equal(shape('a/b'), { controller: 'a', action: 'b', option: undefined, get: {} })
-})
-
-test('decomposes "a/b/x" into controller, action and option, with nothing in GET', () => {
-  assert.equal(shape('a/b/x'), { controller: 'a', action: 'b', option: 'x', get: {} })
-})
-
-test('decomposes "a/b/c/d" into a key/value pair, with no option', () => {
-  assert.equal(shape('a/b/c/d'), {
-    controller: 'a',
-    action: 'b',
-    option: undefined,
-    get: { c: 'd' },
+for (const [r, get, [controller, action, option, pairs]] of DECOMPOSITIONS)
+  test(`decomposes "${r}" over GET ${JSON.stringify(get)} into ${controller}/${action}, option ${option}, GET ${JSON.stringify(pairs)}`, () => {
+    assert.equal(shape(r, get), { controller, action, option, get: pairs })
   })
-})
-
-test('decomposes "a/b/c/d/e" into a pair plus a null key that is also the option', () => {
-  assert.equal(shape('a/b/c/d/e'), {
-    controller: 'a',
-    action: 'b',
-    option: 'e',
-    get: { c: 'd', e: null },
-  })
-})
-
-// The rules under the table
 
 test('does not count a trailing slash as a segment', () => {
   assert.equal(shape('a/'), shape('a'))
@@ -51,54 +44,9 @@ test('does not count a trailing slash as a segment', () => {
   assert.equal(shape('a/b/c/d//'), shape('a/b/c/d'))
 })
 
-test('keeps existing GET keys, which path pairs never overwrite', () => {
-  assert.equal(shape('a/b/c/d', { keep: '1', c: 'original' }), {
-    controller: 'a',
-    action: 'b',
-    option: undefined,
-    get: { keep: '1', c: 'original' },
-  })
-  assert.equal(shape('a/b/c/d/e', { e: 'set' }), {
-    controller: 'a',
-    action: 'b',
-    option: 'e',
-    get: { e: 'set', c: 'd' },
-  })
-})
-
 test('never turns the controller or action segments into GET keys', () => {
   assert.not.ok('a' in decomposeLegacy('a/b/x', {}).get)
   assert.not.ok('a' in decomposeLegacy('a/b/c/d', {}).get)
-})
-
-test('keeps pairing the segments after the first pair', () => {
-  assert.equal(shape('a/b/c/d/e/f'), {
-    controller: 'a',
-    action: 'b',
-    option: undefined,
-    get: { c: 'd', e: 'f' },
-  })
-  assert.equal(shape('a/b/c/d/e/f/g'), {
-    controller: 'a',
-    action: 'b',
-    option: 'g',
-    get: { c: 'd', e: 'f', g: null },
-  })
-})
-
-test('chooses the branch by the slashes of the path, never of a query inside r', () => {
-  assert.equal(shape('a/b?next=/x/y/z'), {
-    controller: 'a',
-    action: 'b',
-    option: undefined,
-    get: { next: '/x/y/z' },
-  })
-  assert.equal(shape('a/b/x?p=1/2'), {
-    controller: 'a',
-    action: 'b',
-    option: 'x',
-    get: { p: '1/2' },
-  })
 })
 
 test('parses a query inside r into GET, over the keys already there', () => {
@@ -140,10 +88,6 @@ test('does not change the GET object it was given', () => {
 test('collapses repeated slashes and ignores leading ones', () => {
   assert.equal(shape('a//b'), shape('a/b'))
   assert.equal(shape('/a/b/x'), shape('a/b/x'))
-})
-
-test('decomposes an empty r into an empty controller', () => {
-  assert.equal(shape(''), { controller: '', action: '', option: undefined, get: {} })
 })
 
 test('keeps a __proto__ segment an ordinary key, never the prototype', () => {

@@ -92,27 +92,11 @@ test('tests a constraint against the decoded value', () => {
   assert.equal(paramsOf(router, 'GET', '/products/%34%32'), { id: '42' })
 })
 
-test('prefers a static segment to a placeholder whatever the declaration order', () => {
-  const router = new Router()
-  router.get('users/{id}', 'Users@show')
-  router.get('users/me', 'Users@me')
-  assert.is(handlerOf(router, 'GET', 'users/me'), 'Users@me')
-  assert.is(handlerOf(router, 'GET', 'users/you'), 'Users@show')
-})
-
 test('falls back to a placeholder when the static branch leads to no route', () => {
   const router = new Router()
   router.get('users/me/settings', 'Me@settings')
   router.get('users/{id}/posts', 'Users@posts')
   assert.equal(paramsOf(router, 'GET', 'users/me/posts'), { id: 'me' })
-})
-
-test('tries a constrained placeholder before an unconstrained one at the same place', () => {
-  const router = new Router()
-  router.get('items/{slug}', 'Items@bySlug')
-  router.get('items/{id}', 'Items@byId').where('id', /\d+/)
-  assert.is(handlerOf(router, 'GET', 'items/12'), 'Items@byId')
-  assert.is(handlerOf(router, 'GET', 'items/twelve'), 'Items@bySlug')
 })
 
 test('matches an optional last placeholder with and without its segment', () => {
@@ -187,13 +171,57 @@ test('compares the declared query form whatever the order of its pairs', () => {
   assert.is(handlerOf(router, 'GET', 'search', 'sort=name&type=a'), 'Search@sorted')
 })
 
-test('prefers the query-string route to the plain route at the same path', () => {
-  const router = new Router()
-  router.get('search', 'Search@plain')
-  router.get('search?type=a', 'Search@typeA')
-  assert.is(handlerOf(router, 'GET', 'search', 'type=a'), 'Search@typeA')
-  assert.is(handlerOf(router, 'GET', 'search', 'type=b'), 'Search@plain')
-  assert.is(handlerOf(router, 'GET', 'search'), 'Search@plain')
-})
+// Precedence: which of two routes that could answer a request does, whatever their declaration
+// order. One row a rule: the GET routes declared `[path, handler, where id]`, then each request
+// `[path, query, handler that answers]`.
+type Declared = [path: string, handler: string, id?: RegExp]
+type Answered = [path: string, qs: string | undefined, handler: string]
+const PRECEDENCE: [rule: string, routes: Declared[], answers: Answered[]][] = [
+  [
+    'prefers a static segment to a placeholder whatever the declaration order',
+    [
+      ['users/{id}', 'Users@show'],
+      ['users/me', 'Users@me'],
+    ],
+    [
+      ['users/me', undefined, 'Users@me'],
+      ['users/you', undefined, 'Users@show'],
+    ],
+  ],
+  [
+    'tries a constrained placeholder before an unconstrained one at the same place',
+    [
+      ['items/{slug}', 'Items@bySlug'],
+      ['items/{id}', 'Items@byId', /\d+/],
+    ],
+    [
+      ['items/12', undefined, 'Items@byId'],
+      ['items/twelve', undefined, 'Items@bySlug'],
+    ],
+  ],
+  [
+    'prefers the query-string route to the plain route at the same path',
+    [
+      ['search', 'Search@plain'],
+      ['search?type=a', 'Search@typeA'],
+    ],
+    [
+      ['search', 'type=a', 'Search@typeA'],
+      ['search', 'type=b', 'Search@plain'],
+      ['search', undefined, 'Search@plain'],
+    ],
+  ],
+]
+
+for (const [rule, routes, answers] of PRECEDENCE)
+  test(rule, () => {
+    const router = new Router()
+    for (const [path, handler, id] of routes) {
+      const route = router.get(path, handler)
+      if (id !== undefined) route.where('id', id)
+    }
+    for (const [path, qs, handler] of answers)
+      assert.is(handlerOf(router, 'GET', path, qs), handler, `${path}?${qs ?? ''}`)
+  })
 
 test.run()

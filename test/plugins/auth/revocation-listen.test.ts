@@ -47,13 +47,15 @@ async function listeners(sql: pg.Client, n: number, fresh = false): Promise<numb
   throw new Error(`expected ${n} listening connections`)
 }
 
-async function signedIn(app: AuthApp): Promise<{ token: string; id: string }> {
+/** Signs admin in and verifies the token once, so that this process holds it in its cache. */
+async function cachedToken(app: AuthApp): Promise<{ token: string; id: string }> {
   const res = await login(app.kernel, 'admin', 'admin-pass')
   assert.is(res.status, 200)
   const token = (res.json() as { access_token: string }).access_token
   const claims = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as {
     jti: string
   }
+  assert.is(await whoami(app, token), 200)
   return { token, id: claims.jti }
 }
 
@@ -70,10 +72,25 @@ async function revokeRow(sql: pg.Client, id: string): Promise<void> {
   await sql.query(`update "auth_tokens" set "revoked" = true where "id" = $1`, [id])
 }
 
+/**
+ * Announces the revocation of `id` as another process would (`NOTIFY`), then waits, 1 s at most,
+ * for this process to refuse `token`.
+ */
+async function announceRevoked(
+  app: AuthApp,
+  sql: pg.Client,
+  { token, id }: { token: string; id: string },
+): Promise<void> {
+  await sql.query('select pg_notify($1, $2)', ['fw_auth_revoked', id])
+  // The notification travels on its own connection: wait for this process to have had it.
+  for (let i = 0; i < 100 && (await whoami(app, token)) === 200; i++)
+    await new Promise((r) => setTimeout(r, 10))
+  assert.is(await whoami(app, token), 401)
+}
+
 if (onPostgres) {
   test('trusts a verified token from its cache while listening', async ({ app, sql }) => {
-    const { token, id } = await signedIn(app)
-    assert.is(await whoami(app, token), 200)
+    const { token, id } = await cachedToken(app)
     await revokeRow(sql, id)
     assert.is(await whoami(app, token), 200) // cached: the row is not read again
   })
@@ -82,22 +99,16 @@ if (onPostgres) {
     app,
     sql,
   }) => {
-    const { token, id } = await signedIn(app)
-    assert.is(await whoami(app, token), 200)
+    const { token, id } = await cachedToken(app)
     await revokeRow(sql, id)
-    await sql.query('select pg_notify($1, $2)', ['fw_auth_revoked', id])
-    // The notification travels on its own connection: wait for this process to have had it.
-    for (let i = 0; i < 100 && (await whoami(app, token)) === 200; i++)
-      await new Promise((r) => setTimeout(r, 10))
-    assert.is(await whoami(app, token), 401)
+    await announceRevoked(app, sql, { token, id })
   })
 
   test('bypasses the cache while the listening connection is down, then listens again', async ({
     app,
     sql,
   }) => {
-    const { token, id } = await signedIn(app)
-    assert.is(await whoami(app, token), 200)
+    const { token, id } = await cachedToken(app)
     const [pid] = await listeners(sql, 1)
     await sql.query('select pg_terminate_backend($1)', [pid])
     // Once the process has seen the connection go (it logs it), and until it is back, a
@@ -112,19 +123,14 @@ if (onPostgres) {
     // Back (a new connection, LISTENing): the cache is used again, and notifications evict.
     const [again] = await listeners(sql, 1, true)
     assert.is.not(again, pid)
-    const next = await signedIn(app)
-    assert.is(await whoami(app, next.token), 200)
+    const next = await cachedToken(app)
     await revokeRow(sql, next.id)
     assert.is(await whoami(app, next.token), 200) // cached again
-    await sql.query('select pg_notify($1, $2)', ['fw_auth_revoked', next.id])
-    for (let i = 0; i < 100 && (await whoami(app, next.token)) === 200; i++)
-      await new Promise((r) => setTimeout(r, 10))
-    assert.is(await whoami(app, next.token), 401)
+    await announceRevoked(app, sql, next)
   })
 
   test('answers a logout once this process confirmed it evicted the token', async ({ app }) => {
-    const { token } = await signedIn(app)
-    assert.is(await whoami(app, token), 200)
+    const { token } = await cachedToken(app)
     const out = await app.kernel.inject({
       method: 'POST',
       url: '/account/logout',

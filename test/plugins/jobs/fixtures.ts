@@ -1,7 +1,7 @@
 // The jobs plugin's test fixture: a kernel with the database and jobs plugins on a database of the
 // suite's own (PGlite in memory, or a fresh PostgreSQL database with DATABASE_URL), migrated.
 import database, { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
-import jobs, { type JobDefinition } from 'fw/plugins/jobs'
+import jobs, { type JobDefinition, type JobsApi } from 'fw/plugins/jobs'
 import { createTestKernel } from 'fw/testing'
 
 export interface JobsHarness {
@@ -32,6 +32,24 @@ export async function jobsKernel(
       await kernel.close()
       if (db === undefined) await database_.drop()
     },
+  }
+}
+
+/**
+ * Runs `use` with the jobs plugin of a kernel that defines `definitions` (as {@link jobsKernel}),
+ * then closes that kernel and drops its database whether `use` passed or threw. A job still
+ * running must be let finish before `use` returns: close() waits for it (run-api.test.ts keeps
+ * its own `finally` for that reason).
+ */
+export async function withJobs(
+  definitions: readonly JobDefinition<never>[],
+  use: (jobs: JobsApi, harness: JobsHarness) => Promise<void>,
+): Promise<void> {
+  const harness = await jobsKernel(definitions)
+  try {
+    await use(harness.kernel.plugin('jobs'), harness)
+  } finally {
+    await harness.close()
   }
 }
 

@@ -4,7 +4,7 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { FwEvent } from 'fw'
 import { defineJob, jobsInternals, type FinishedRun } from 'fw/plugins/jobs'
-import { eventually, jobsKernel } from './fixtures.js'
+import { eventually, withJobs } from './fixtures.js'
 
 const test = suite('jobs retries')
 
@@ -18,10 +18,8 @@ test('retries with exponential backoff, then keeps the job as failed; retry(id) 
       throw Object.assign(new Error('the mail server said no'), { code: 'E_MAIL' })
     },
   })
-  const h = await jobsKernel([flaky])
   const runs: FinishedRun[] = []
-  try {
-    const jobs = h.kernel.plugin('jobs')
+  await withJobs([flaky], async (jobs) => {
     jobsInternals.get(jobs)!.observers.push((run) => runs.push(run))
     await jobs.work()
     const id = await jobs.dispatch(flaky, { order: 7 })
@@ -58,9 +56,7 @@ test('retries with exponential backoff, then keeps the job as failed; retry(id) 
     assert.is(await jobs.retry('not-a-uuid'), false)
     await eventually('the fourth attempt', () => runs.length === 4, 15_000)
     assert.equal([runs[3]!.attempt, runs[3]!.status], [4, 'failed'])
-  } finally {
-    await h.close()
-  }
+  })
 })
 
 test('gives up an attempt at its timeout: it fails with the timeout as its error', async () => {
@@ -70,16 +66,12 @@ test('gives up an attempt at its timeout: it fails with the timeout as its error
     handler: (_payload: object, run) =>
       new Promise<void>((resolve) => run.signal.addEventListener('abort', () => resolve())),
   })
-  const h = await jobsKernel([stuck])
-  try {
-    const jobs = h.kernel.plugin('jobs')
+  await withJobs([stuck], async (jobs) => {
     await jobs.work()
     await jobs.dispatch(stuck, {})
     await eventually('the failed job', async () => (await jobs.failed()).length === 1, 15_000)
     assert.match((await jobs.failed())[0]!.error, 'timed out after 1 s')
-  } finally {
-    await h.close()
-  }
+  })
 })
 
 test.run()

@@ -8,7 +8,7 @@ import database, { createTestDatabase } from 'fw/plugins/database'
 import jobs, { defineJob, jobsInternals, type FinishedRun } from 'fw/plugins/jobs'
 import logging from 'fw/plugins/logging'
 import { createTestKernel } from 'fw/testing'
-import { eventually, jobsKernel } from './fixtures.js'
+import { eventually, jobsKernel, withJobs } from './fixtures.js'
 
 const test = suite('jobs run api')
 
@@ -84,9 +84,7 @@ test('a unique job with a waiting one of the same key is not enqueued again', as
     unique: true,
     handler: (payload: { shop: string }) => void ran.push(payload.shop),
   })
-  const h = await jobsKernel([reindex])
-  try {
-    const api = h.kernel.plugin('jobs')
+  await withJobs([reindex], async (api) => {
     const first = await api.dispatch(reindex, { shop: 'a' }, { key: 'shop-a' })
     assert.type(first, 'string')
     assert.is(await api.dispatch(reindex, { shop: 'a' }, { key: 'shop-a' }), null)
@@ -103,9 +101,7 @@ test('a unique job with a waiting one of the same key is not enqueued again', as
     assert.type(again, 'string')
     await eventually('the third run', () => ran.length === 3)
     assert.equal(ran.sort(), ['a', 'a', 'b'])
-  } finally {
-    await h.close()
-  }
+  })
 })
 
 test.run()

@@ -3,7 +3,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { defineJob } from 'fw/plugins/jobs'
-import { eventually, jobsKernel, sleep } from './fixtures.js'
+import { eventually, sleep, withJobs } from './fixtures.js'
 
 const test = suite('jobs transactions')
 
@@ -20,9 +20,7 @@ function recordingJob(name: string) {
 
 test('runs a job dispatched in a committed transaction once, and one rolled back never', async () => {
   const { record, seen } = recordingJob('tx.record')
-  const h = await jobsKernel([record])
-  try {
-    const jobs = h.kernel.plugin('jobs')
+  await withJobs([record], async (jobs, h) => {
     const em = h.kernel.plugin('database').em()
     await jobs.work()
     await em.transactional(async () => {
@@ -47,18 +45,14 @@ test('runs a job dispatched in a committed transaction once, and one rolled back
       listed.map((j) => j.state),
       ['completed'],
     )
-  } finally {
-    await h.close()
-  }
+  })
 })
 
 test('the first dispatch of a process, inside a transaction, commits or rolls back with it', async () => {
   // No worker and no earlier use: on PGlite the queue's client would open on the one connection
   // the transaction holds (plugins/jobs/jobs-runtime.ts opens one on the transaction instead).
   const { record, seen } = recordingJob('tx.first')
-  const h = await jobsKernel([record])
-  try {
-    const jobs = h.kernel.plugin('jobs')
+  await withJobs([record], async (jobs, h) => {
     const em = h.kernel.plugin('database').em()
     await em
       .transactional(async () => {
@@ -75,16 +69,12 @@ test('the first dispatch of a process, inside a transaction, commits or rolls ba
       (await jobs.list({ name: 'tx.first' })).map((j) => j.state),
       ['completed'],
     )
-  } finally {
-    await h.close()
-  }
+  })
 })
 
 test('refuses a payload that is not JSON and a job that is not defined, with their codes', async () => {
   const known = defineJob('tx.known', { handler: () => undefined })
-  const h = await jobsKernel([known])
-  try {
-    const jobs = h.kernel.plugin('jobs')
+  await withJobs([known], async (jobs) => {
     const cyclic: Record<string, unknown> = {}
     cyclic.self = cyclic
     await jobs.dispatch(known, cyclic as never).then(
@@ -100,9 +90,7 @@ test('refuses a payload that is not JSON and a job that is not defined, with the
       (e: { code?: string }) => assert.is(e.code, 'FW_ERR_JOBS_UNKNOWN'),
     )
     assert.equal(await jobs.list(), [])
-  } finally {
-    await h.close()
-  }
+  })
 })
 
 test.run()

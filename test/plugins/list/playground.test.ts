@@ -18,6 +18,13 @@ const WHITELIST: readonly string[] = [...PRODUCT_COLUMNS, 'title']
 
 bootApp(test, playground({ FW_APP_KEY: 'base64:list-playground-key' }))
 
+/** Asserts that the numeric column `key` of `rows` runs in `order`, as the list was asked to sort. */
+function assertOrdered(rows: Record<string, unknown>[], key: string, order: 'asc' | 'desc'): void {
+  const values = rows.map((r) => r[key] as number)
+  const sorted = [...values].sort((a, b) => (order === 'asc' ? a - b : b - a))
+  assert.equal(values, sorted, `${key} ${order}`)
+}
+
 async function bearer(kernel: Kernel): Promise<string> {
   return `Bearer ${await tokenOf(kernel, 'user')}`
 }
@@ -64,11 +71,7 @@ test('lists id, name, sku and price by default, the newest id first', async ({ k
     hasnext: true,
     hasprevious: false,
   })
-  const ids = body.data.map((r) => r.id as number)
-  assert.equal(
-    ids,
-    [...ids].sort((a, b) => b - a),
-  )
+  assertOrdered(body.data, 'id', 'desc')
 })
 
 test('answers every whitelisted field, the category title with or without its prefix', async ({
@@ -172,11 +175,7 @@ test('serves the datatable endpoint', async ({ kernel }) => {
   assert.is(body.draw, 2)
   assert.ok(body.recordsFiltered < body.recordsTotal)
   assert.equal(Object.keys(body.data[0]!), ['id', 'title', 'price'])
-  const prices = body.data.map((r) => r.price as number)
-  assert.equal(
-    prices,
-    [...prices].sort((a, b) => a - b),
-  )
+  assertOrdered(body.data, 'price', 'asc')
 })
 
 test('renders /products: a table whose script pages, sorts and searches through the datatable endpoint', async ({
