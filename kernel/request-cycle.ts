@@ -15,7 +15,8 @@ import {
   type InjectResponse,
 } from './http/inject.js'
 import { Reply, toReply } from './reply.js'
-import { awaitRoute, callRoute, type CompiledRoute } from './route-chain.js'
+import { awaitRoute, callRoute } from './route-chain.js'
+import type { CompiledRoute } from './route-compile.js'
 import type { RouteMatch } from './router/route.js'
 import type { RequestCycle } from './request-cycle-deps.js'
 import { enterRequest, enterScope, leaveRequest, leaveScope } from './scope.js'
