@@ -19,40 +19,41 @@ import { awaitRoute, callRoute } from './route-chain.js'
 import type { CompiledRoute } from './route-compile.js'
 import type { RouteMatch } from './router/route.js'
 import type { RequestCycle } from './request-cycle-deps.js'
-import { enterRequest, enterScope, leaveRequest, leaveScope, restoreScope } from './scope.js'
+import { enterRequest, enterScope, leaveRequest, leaveScope } from './scope.js'
 
-// One request through the kernel. `respond` makes its context; then the cycle's steps run in
-// order, each a named function: `admit` (maintenance, the `request` hook), `findRoute` (the
-// `route` hook, or the router directly) and `dispatch` (a miss answered, or the route chosen),
-// `runChain` (the route's chain, kernel/route-chain.ts), `render` and `annotate` on whatever
-// answered. A step that fails hands the request to `errorReply` (the `error` hook), then to
-// `render` (or straight to `annotate` when rendering failed). Every reply ends in `annotate`.
+// One request through the kernel, read top to bottom: `respond` makes its context, `handle` admits
+// it (maintenance, the `request` hook), `route` finds its route (the `route` hook, or the router
+// directly), `dispatch` answers a miss or runs the route's chain (kernel/route-chain.ts), and
+// `finish` renders and annotates whatever answered. Every reply, whoever made it, ends there.
 //
-// `cycleNow` runs the steps synchronously while they answer synchronously (a route whose taps
-// and handler do creates no promise), and the first step that answers with a promise hands the
-// rest of the request to `cycleAwaiting`, plain `async`/`await` from there on: that hand-over in
-// `cycleNow` is the one place the request's way branches on a promise. A request never throws or
-// rejects out of here: a failure becomes the error reply (test/kernel/errors.test.ts,
-// test/kernel/scope.test.ts, test/kernel/hooks.test.ts).
+// This file is the one place where a request's way branches on a promise: each step runs
+// synchronously while what it calls answers synchronously (a route whose taps and handler do
+// creates no promise), and the first promise hands the rest of the request to the step's
+// `…Awaiting` twin, plain `async`/`await` from there on. A request never throws or rejects out of
+// here: a failure becomes the error reply (test/kernel/errors.test.ts, test/kernel/scope.test.ts).
 
-/** The cycle's steps, in the order a request that nothing fails takes them. */
-type Step = 'admit' | 'route' | 'chain' | 'fail' | 'render' | 'annotate' | 'done'
-
-/** Where one request is in the cycle: the step to run next, and what the steps so far found. */
-class Progress {
-  step: Step = 'admit'
-  /** The answer so far: a reply of the kernel's, a `request` tap's, a route's, an error reply. */
-  reply: Reply | undefined = undefined
-  /** When routing started (the `routing` phase). */
-  routingStart = 0
-  compiled: CompiledRoute | undefined = undefined
-  /** What a step threw, for `errorReply`; and the step after the error reply. */
-  error: unknown = undefined
-  afterError: Step = 'render'
-  /** True once the chain entered the request scope: left when the request is answered. */
-  scoped = false
-  /** The request scope's store before the chain entered it (restored when this turn ends). */
-  outside: RequestContext | undefined = undefined
+/**
+ * A request from a socket (kernel/http/server.ts), answered by the cycle's successor when one
+ * took over: `answered` gets the reply now when every step was synchronous, else once it is ready
+ * (or the failure, a kernel bug: the cycle turns every failure into a reply).
+ */
+export function answer<T>(
+  cycle: RequestCycle,
+  init: RequestInit,
+  exchange: T,
+  answered: (exchange: T, reply: Reply | undefined, error?: unknown) => void,
+): void {
+  let reply: MaybePromise<Reply>
+  try {
+    reply = respond(cycle.successor ?? cycle, init)
+  } catch (error) {
+    return answered(exchange, undefined, error)
+  }
+  if (!isThenable(reply)) return answered(exchange, reply)
+  reply.then(
+    (value) => answered(exchange, value),
+    (error: unknown) => answered(exchange, undefined, error),
+  )
 }
 
 /** A request answered in-process, as a client would see it (`kernel.inject`). */
@@ -67,10 +68,7 @@ export async function inject(
   return injectResponse(reply, init.method, log.all(), cycle.securityHeaders, secure)
 }
 
-/**
- * One request: its context and event log made, the cycle run; the kernel's entry (the server's
- * and `inject`'s). The reply now when every step answered synchronously, else its promise.
- */
+/** One request: its context and event log made, the cycle run; the kernel's entry. */
 export function respond(
   cycle: RequestCycle,
   init: RequestInit,
@@ -80,192 +78,80 @@ export function respond(
   // `currentContext()` finds the request in everything that runs synchronously from here.
   const previous = enterRequest(ctx)
   try {
-    log.record('request.received', { method: ctx.method, path: ctx.path }, 0)
-    return cycleNow(cycle, ctx, new Progress())
+    return handle(cycle, ctx)
   } finally {
     leaveRequest(previous)
   }
 }
 
-/**
- * The cycle run synchronously, step by step, until a step answers with a promise: the rest is
- * then {@link cycleAwaiting}'s. Leaves the request scope when it entered it, in this turn, and
- * when the request is answered (now, or once the rest is).
- */
-function cycleNow(
-  cycle: RequestCycle,
-  ctx: RequestContext,
-  progress: Progress,
-): MaybePromise<Reply> {
-  let handedOver = false
+/** Maintenance (503), then the `request` hook, whose taps may answer (a CORS preflight). */
+function handle(cycle: RequestCycle, ctx: RequestContext): MaybePromise<Reply> {
+  const { maintenance, router, hooks } = cycle.deps
+  ctx.log.record('request.received', { method: ctx.method, path: ctx.path }, 0)
   try {
-    while (progress.step !== 'done') {
-      try {
-        const answered = runStep(cycle, ctx, progress)
-        if (isThenable(answered)) {
-          handedOver = true
-          return cycleAwaiting(cycle, ctx, progress, answered)
-        }
-        takeStep(cycle, ctx, progress, answered)
-      } catch (error) {
-        stepFailed(cycle, ctx, progress, error)
-      }
+    const retryAfter = maintenance(ctx.log.origin)
+    if (retryAfter !== undefined && !maintenance.exempts(ctx.routingPath)) {
+      if (router.answersJson(ctx.routingPath, [ctx.method], ctx.querystring))
+        ctx.jsonByDefault = true
+      return finish(cycle, ctx, maintenanceReply(ctx, retryAfter))
     }
-    return progress.reply!
-  } finally {
-    if (progress.scoped) {
-      restoreScope(progress.outside)
-      if (!handedOver) leaveScope()
-    }
+    const early = hooks.request.isUsed() ? runBail(hooks.request, ctx) : undefined
+    if (isThenable(early)) return handleAwaiting(cycle, ctx, early)
+    return early === undefined ? route(cycle, ctx) : finish(cycle, ctx, early)
+  } catch (error) {
+    return finish(cycle, ctx, fail(cycle, ctx, error))
   }
 }
 
-/**
- * The rest of the cycle once a step answered with a promise: that answer awaited, then each step
- * in turn, awaited when it answers with a promise too. Leaves the request scope when it is done.
- */
-async function cycleAwaiting(
+async function handleAwaiting(
   cycle: RequestCycle,
   ctx: RequestContext,
-  progress: Progress,
-  pending: Promise<unknown>,
+  early: Promise<Reply | undefined>,
 ): Promise<Reply> {
   try {
-    try {
-      takeStep(cycle, ctx, progress, await pending)
-    } catch (error) {
-      stepFailed(cycle, ctx, progress, error)
-    }
-    while (progress.step !== 'done') {
-      try {
-        const answered = runStep(cycle, ctx, progress)
-        takeStep(cycle, ctx, progress, isThenable(answered) ? await answered : answered)
-      } catch (error) {
-        stepFailed(cycle, ctx, progress, error)
-      }
-    }
-    return progress.reply!
-  } finally {
-    if (progress.scoped) leaveScope()
+    const reply = await early
+    return await (reply === undefined ? route(cycle, ctx) : finish(cycle, ctx, reply))
+  } catch (error) {
+    return finish(cycle, ctx, fail(cycle, ctx, error))
   }
-}
-
-/** Runs the step the request is at; what it answers, now or as a promise. */
-function runStep(cycle: RequestCycle, ctx: RequestContext, progress: Progress): unknown {
-  switch (progress.step) {
-    case 'admit':
-      return admit(cycle, ctx)
-    case 'route':
-      return findRoute(cycle, ctx, progress)
-    case 'chain':
-      return runChain(cycle, ctx, progress, progress.compiled!)
-    case 'fail':
-      return errorReply(cycle, ctx, progress.error)
-    case 'render':
-      return render(cycle, ctx, progress.reply!)
-    case 'annotate':
-      return annotate(cycle, ctx, progress.reply!)
-    case 'done':
-      return progress.reply
-  }
-}
-
-/** What the step's answer means for the request: the answer so far, and the next step. */
-function takeStep(
-  cycle: RequestCycle,
-  ctx: RequestContext,
-  progress: Progress,
-  answered: unknown,
-): void {
-  switch (progress.step) {
-    case 'admit':
-      // A `request` tap (or maintenance) that answered skips routing and the route.
-      if (answered === undefined) progress.step = 'route'
-      else answer(progress, answered as Reply, 'render')
-      return
-    case 'route':
-      return dispatch(cycle, ctx, progress, answered as RouteMatch | undefined)
-    case 'chain':
-      return answer(progress, toReply(answered), 'render')
-    case 'fail': {
-      const reply = errorReplied(cycle.deps, ctx, progress.error, answered as Reply | undefined)
-      return answer(progress, reply, progress.afterError)
-    }
-    case 'render':
-      return answer(progress, viewRendered(answered as Reply), 'annotate')
-    case 'annotate':
-    case 'done':
-      return answer(progress, answered as Reply, 'done')
-  }
-}
-
-/** The answer so far is `reply`, and `next` is the step it goes to. */
-function answer(progress: Progress, reply: Reply, next: Step): void {
-  progress.reply = reply
-  progress.step = next
-}
-
-/**
- * A step threw or rejected: the error reply next, rendered unless rendering failed. An `error`
- * tap that fails itself is logged and skipped (the kernel's own error reply); `annotate` isolates
- * its taps, so a failure there is a kernel bug, and the server answers a bare 500.
- */
-function stepFailed(
-  cycle: RequestCycle,
-  ctx: RequestContext,
-  progress: Progress,
-  error: unknown,
-): void {
-  switch (progress.step) {
-    case 'fail':
-      cycle.deps.logger().error('error hook failed', { error, path: ctx.path })
-      return takeStep(cycle, ctx, progress, undefined)
-    case 'annotate':
-    case 'done':
-      throw error
-    default:
-      progress.afterError = progress.step === 'render' ? 'annotate' : 'render'
-      progress.error = error
-      progress.step = 'fail'
-  }
-}
-
-/** Maintenance (503), then the `request` hook, whose taps may answer (a CORS preflight). */
-function admit(cycle: RequestCycle, ctx: RequestContext): MaybePromise<Reply | undefined> {
-  const { maintenance, router, hooks } = cycle.deps
-  const retryAfter = maintenance(ctx.log.origin)
-  if (retryAfter !== undefined && !maintenance.exempts(ctx.routingPath)) {
-    if (router.answersJson(ctx.routingPath, [ctx.method], ctx.querystring)) ctx.jsonByDefault = true
-    return maintenanceReply(ctx, retryAfter)
-  }
-  return hooks.request.isUsed() ? runBail(hooks.request, ctx) : undefined
 }
 
 /** The match a `request` tap set (the admin area does), or the `route` hook's. */
-function findRoute(
-  cycle: RequestCycle,
-  ctx: RequestContext,
-  progress: Progress,
-): MaybePromise<RouteMatch | undefined> {
-  progress.routingStart = ctx.log.now()
-  if (ctx.match !== undefined) return ctx.match
+function route(cycle: RequestCycle, ctx: RequestContext): MaybePromise<Reply> {
+  const start = ctx.log.now()
+  if (ctx.match !== undefined) return dispatch(cycle, ctx, ctx.match, start)
   // With only the kernel's own route taps, ask the router directly: same answer, no loop.
   const { routing, hooks } = cycle.deps
-  return routing.only() ? routing.direct(ctx) : runBail(hooks.route, ctx)
+  const match = routing.only() ? routing.direct(ctx) : runBail(hooks.route, ctx)
+  if (isThenable(match)) return matchAwaiting(cycle, ctx, match, start)
+  return dispatch(cycle, ctx, match, start)
 }
 
-/** Records routing; answers a miss (405, the fallback route, 404), or chooses a match's route. */
+async function matchAwaiting(
+  cycle: RequestCycle,
+  ctx: RequestContext,
+  match: Promise<RouteMatch | undefined>,
+  start: number,
+): Promise<Reply> {
+  try {
+    return await dispatch(cycle, ctx, await match, start)
+  } catch (error) {
+    return finish(cycle, ctx, fail(cycle, ctx, error))
+  }
+}
+
+/** Records routing; answers a miss (405, the fallback route, 404), runs a match's chain. */
 function dispatch(
   cycle: RequestCycle,
   ctx: RequestContext,
-  progress: Progress,
   found: RouteMatch | undefined,
-): void {
+  start: number,
+): MaybePromise<Reply> {
   const log = ctx.log
-  const [start, end] = [progress.routingStart, log.now()]
+  const end = log.now()
   log.record('phase.completed', { name: 'routing', start, duration: end - start }, end)
   const match = found ?? missed(cycle, ctx)
-  if (match instanceof Reply) return answer(progress, match, 'render')
+  if (match instanceof Reply) return finish(cycle, ctx, match)
   ctx.match = match
   ctx.params = match.params
   const { route, params } = match
@@ -273,8 +159,12 @@ function dispatch(
   const { method } = ctx
   const matched = { method, path: route.path, name: route.name, handler: compiled.name, params }
   log.record('route.matched', matched, end)
-  progress.compiled = compiled
-  progress.step = 'chain'
+  // The chain (with its error reply and the response's taps) runs in the request scope when a
+  // plugin asked for it and the route may wait (test/kernel/scope.test.ts); `runRoute` leaves it.
+  if (!cycle.deps.scoped() || !compiled.scope.needed) return runRoute(cycle, ctx, compiled, false)
+  const answered = enterScope(ctx, runRoute, cycle, ctx, compiled, true)
+  compiled.scope.answered()
+  return answered
 }
 
 /** A request no route matched: 405 when the path answers other methods, the fallback, 404. */
@@ -290,49 +180,162 @@ function missed(cycle: RequestCycle, ctx: RequestContext): RouteMatch | Reply {
 }
 
 /**
- * The route's chain, in its variant chosen at boot (kernel/route-compile.ts): {@link awaitRoute}
- * for a route that waits, else {@link callRoute}, the handler called in this turn. The chain, its
- * error reply and the reply's way back run in the request scope when a plugin asked for it and
- * the route may wait (test/kernel/scope.test.ts); `cycleNow` leaves it.
+ * The route's chain, its variant chosen at boot (kernel/route-chain.ts): {@link awaitRoute}
+ * followed to its reply, or {@link callRoute}, the synchronous handler called in this turn (one that returns a promise anyway is
+ * followed to its reply, and its route scoped from then on). Then the reply's way back, and the
+ * request scope left once that is done. Never throws.
  */
-function runChain(
+function runRoute(
   cycle: RequestCycle,
   ctx: RequestContext,
-  progress: Progress,
   compiled: CompiledRoute,
-): unknown {
-  if (cycle.deps.scoped() && compiled.scope.needed) {
-    progress.outside = enterScope(ctx)
-    progress.scoped = true
-  }
+  scoped: boolean,
+): MaybePromise<Reply> {
+  if (compiled.waits) return routeAwaiting(cycle, ctx, awaitRoute(ctx, compiled), scoped)
+  let reply: MaybePromise<Reply>
   try {
-    return compiled.waits ? awaitRoute(ctx, compiled) : callRoute(ctx, compiled)
+    const result = callRoute(ctx, compiled)
+    if (isThenable(result)) {
+      compiled.scope.waited()
+      return routeAwaiting(cycle, ctx, result, scoped)
+    }
+    reply = finish(cycle, ctx, toReply(result))
+  } catch (error) {
+    reply = finish(cycle, ctx, fail(cycle, ctx, error))
+  }
+  if (!scoped) return reply
+  if (isThenable(reply)) return routeAwaiting(cycle, ctx, reply, true, true)
+  leaveScope()
+  return reply
+}
+
+/**
+ * What a route's chain promised, as a reply (a rejection is the error reply), on its way back
+ * ({@link finish}, unless `finished` already), then the request scope left when it was entered.
+ */
+async function routeAwaiting(
+  cycle: RequestCycle,
+  ctx: RequestContext,
+  pending: Promise<unknown>,
+  scoped: boolean,
+  finished = false,
+): Promise<Reply> {
+  try {
+    let reply: Reply
+    try {
+      reply = toReply(await pending)
+    } catch (error) {
+      reply = await fail(cycle, ctx, error)
+    }
+    return finished ? reply : await finish(cycle, ctx, reply)
   } finally {
-    if (progress.scoped) compiled.scope.answered()
+    if (scoped) leaveScope()
   }
 }
 
-/** The `error` hook's answer for what a step threw; undefined: the kernel's own error reply. */
-function errorReply(
+/**
+ * The error reply for what was thrown: the `error` hook's answer (a tap that fails itself is
+ * logged and skipped), else the kernel's own (kernel/error-replies.ts). Never throws.
+ */
+function fail(cycle: RequestCycle, ctx: RequestContext, error: unknown): MaybePromise<Reply> {
+  const { hooks } = cycle.deps
+  let custom: MaybePromise<Reply | undefined>
+  try {
+    custom = hooks.error.isUsed() ? runBail(hooks.error, error, ctx) : undefined
+  } catch (hookError) {
+    return errorReplied(cycle.deps, ctx, error, errorHookFailed(cycle, ctx, hookError))
+  }
+  if (isThenable(custom)) return failAwaiting(cycle, ctx, error, custom)
+  return errorReplied(cycle.deps, ctx, error, custom)
+}
+
+async function failAwaiting(
   cycle: RequestCycle,
   ctx: RequestContext,
   error: unknown,
-): MaybePromise<Reply | undefined> {
-  const { hooks } = cycle.deps
-  return hooks.error.isUsed() ? runBail(hooks.error, error, ctx) : undefined
+  custom: Promise<Reply | undefined>,
+): Promise<Reply> {
+  let reply: Reply | undefined
+  try {
+    reply = await custom
+  } catch (hookError) {
+    reply = errorHookFailed(cycle, ctx, hookError)
+  }
+  return errorReplied(cycle.deps, ctx, error, reply)
 }
 
-/** The `render` hook (content negotiation, views, the toolbar) on whatever answered. */
+function errorHookFailed(cycle: RequestCycle, ctx: RequestContext, hookError: unknown): undefined {
+  cycle.deps.logger().error('error hook failed', { error: hookError, path: ctx.path })
+  return undefined
+}
+
+/**
+ * `render`, then `annotate`, on whatever answered: a reply of the kernel's, a `request` tap's, a
+ * route's or an error reply. Never throws; an error reply that fails itself is not retried (the
+ * server then answers a bare 500).
+ */
+function finish(
+  cycle: RequestCycle,
+  ctx: RequestContext,
+  answered: MaybePromise<Reply>,
+): MaybePromise<Reply> {
+  if (isThenable(answered)) return finishAwaiting(cycle, ctx, answered)
+  const rendered = render(cycle, ctx, answered)
+  if (isThenable(rendered)) return annotateAwaiting(cycle, ctx, rendered)
+  return annotate(cycle, ctx, rendered)
+}
+
+/** {@link finish} once what answered settled; a rejection (a route's failure) is the error reply. */
+async function finishAwaiting(
+  cycle: RequestCycle,
+  ctx: RequestContext,
+  answered: Promise<Reply>,
+): Promise<Reply> {
+  let reply: Reply
+  try {
+    reply = await answered
+  } catch (error) {
+    reply = await fail(cycle, ctx, error)
+  }
+  return finish(cycle, ctx, reply)
+}
+
+/**
+ * The `render` hook (content negotiation, views, the toolbar): what a tap fails with becomes the
+ * error reply, not rendered again. A view no tap turned into a body is an error (no engine).
+ */
 function render(cycle: RequestCycle, ctx: RequestContext, reply: Reply): MaybePromise<Reply> {
   const { render } = cycle.deps.hooks
-  return render.isUsed() ? runWaterfall(render, reply, ctx) : reply
+  let rendered: MaybePromise<Reply>
+  try {
+    rendered = render.isUsed() ? runWaterfall(render, reply, ctx) : reply
+  } catch (error) {
+    return fail(cycle, ctx, error)
+  }
+  if (isThenable(rendered)) return renderAwaiting(cycle, ctx, rendered)
+  return rendered.body.kind === 'view' ? fail(cycle, ctx, noViewEngine(rendered)) : rendered
 }
 
-/** The rendered reply; a view no `render` tap turned into a body is an error (no engine). */
-function viewRendered(reply: Reply): Reply {
-  if (reply.body.kind !== 'view') return reply
-  const template = reply.body.template
-  throw requestErrors.error('FW_ERR_VIEW_NO_ENGINE', { template })
+async function renderAwaiting(
+  cycle: RequestCycle,
+  ctx: RequestContext,
+  rendered: Promise<Reply>,
+): Promise<Reply> {
+  let reply: Reply
+  try {
+    reply = await rendered
+  } catch (error) {
+    return fail(cycle, ctx, error)
+  }
+  return reply.body.kind === 'view' ? fail(cycle, ctx, noViewEngine(reply)) : reply
+}
+
+async function annotateAwaiting(
+  cycle: RequestCycle,
+  ctx: RequestContext,
+  rendered: Promise<Reply>,
+): Promise<Reply> {
+  return annotate(cycle, ctx, await rendered)
 }
 
 /** `response.prepared`, then the `annotate` hook (headers), each tap isolated; the reply. */
@@ -342,4 +345,9 @@ function annotate(cycle: RequestCycle, ctx: RequestContext, reply: Reply): Maybe
   if (!annotate.isUsed()) return reply
   // One tap that throws is reported and the others still run; the result is the reply.
   return runEach(annotate, cycle.annotateFailed, reply, ctx)
+}
+
+function noViewEngine(reply: Reply): Error {
+  const template = reply.body.kind === 'view' ? reply.body.template : ''
+  return requestErrors.error('FW_ERR_VIEW_NO_ENGINE', { template })
 }

@@ -121,8 +121,6 @@ export function callRoute(ctx: RequestContext, compiled: CompiledRoute): unknown
     ended(ctx, start)
     return result
   }
-  // Not declared `async`, yet it waits: its route runs in the request scope from now on.
-  compiled.scope.waited()
   return result.then(
     (value) => (ended(ctx, start), value),
     (error: unknown) => {

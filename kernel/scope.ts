@@ -10,7 +10,7 @@ import type { RequestContext } from './context.js'
 // active only while a request that needs it is in flight (`enterScope` counts them), and what
 // runs synchronously finds its request through a plain variable instead.
 
-const storage = new AsyncLocalStorage<RequestContext | undefined>()
+const storage = new AsyncLocalStorage<RequestContext>()
 /** The request whose code is running synchronously right now (set by the kernel per request). */
 let running: RequestContext | undefined
 /** Calls of `enterScope` not ended yet: the storage is disabled when none is. */
@@ -52,32 +52,27 @@ export async function runInContext<A extends unknown[], T>(
   fn: (...args: A) => T,
   ...args: A
 ): Promise<Awaited<T>> {
-  inFlight++
   try {
-    return await storage.run(ctx, fn, ...args)
+    return await enterScope(ctx, fn, ...args)
   } finally {
     leaveScope()
   }
 }
 
 /**
- * Makes `ctx` the request scope's store for what runs from here in this turn and what it awaits,
- * until {@link restoreScope} puts back the store it returns (before this turn ends); the request
- * is in flight until {@link leaveScope}.
+ * Calls `fn(...args)` in the request scope of `ctx`: what it awaits finds the request, until the
+ * caller ends the call with {@link leaveScope} (also when `fn` throws).
  */
-export function enterScope(ctx: RequestContext): RequestContext | undefined {
+export function enterScope<A extends unknown[], T>(
+  ctx: RequestContext,
+  fn: (...args: A) => T,
+  ...args: A
+): T {
   inFlight++
-  const outside = storage.getStore()
-  storage.enterWith(ctx)
-  return outside
+  return storage.run(ctx, fn, ...args)
 }
 
-/** Puts back the store {@link enterScope} replaced, for the rest of this turn. */
-export function restoreScope(outside: RequestContext | undefined): void {
-  storage.enterWith(outside)
-}
-
-/** Ends a request begun by {@link enterScope}: with none left in flight, the storage is disabled. */
+/** Ends a call of {@link enterScope}: with none left in flight, the storage is disabled. */
 export function leaveScope(): void {
   // Disabling turns the async-hooks bookkeeping off again (Node re-enables it on the next run).
   if (--inFlight === 0) storage.disable()
