@@ -180,7 +180,7 @@ function missed(cycle: RequestCycle, ctx: RequestContext): RouteMatch | Reply {
 }
 
 /**
- * The route's chain, its variant chosen at boot (kernel/route-chain.ts): {@link awaitRoute}
+ * The route's chain, its variant chosen at boot (kernel/route-compile.ts): {@link awaitRoute}
  * followed to its reply, or {@link callRoute}, the synchronous handler called in this turn (one that returns a promise anyway is
  * followed to its reply, and its route scoped from then on). Then the reply's way back, and the
  * request scope left once that is done. Never throws.
