@@ -1,12 +1,12 @@
 import { compileErrors } from './error-codes.js'
-import { compileRoute, prepareRoute, type ChainDeps, type CompiledRoute } from './route-chain.js'
+import { compileRoute, prepareRoute, type ChainDeps, type CompiledRoute } from './route-compile.js'
 import type { Route } from './router/route.js'
 import type { Router } from './router/router.js'
 import type { BindingLoader, ControllerClass, Middleware } from './types.js'
 
 /**
  * What routes refer to by name (middleware, controllers, model loaders), and each route compiled
- * into its chain (kernel/route-chain.ts), built once (at boot, or on first use for a route declared
+ * into its chain (kernel/route-compile.ts), built once (at boot, or on first use for a route declared
  * later). Compiling checks what a route refers to: an unknown middleware, controller or binding
  * fails here rather than on a request.
  */

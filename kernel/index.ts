@@ -121,7 +121,7 @@ export { enterMaintenance, leaveMaintenance, maintenanceFile } from './maintenan
 export type { MaintenanceProbe, MaintenanceStore } from './maintenance.js'
 export { writeFileAtomic } from './files.js'
 export { escapeHtml } from './http/error-page.js'
-export { handlerName } from './route-chain.js'
+export { handlerName } from './route-compile.js'
 export { documentResponses, responsesOf } from './middleware-responses.js'
 export type { MiddlewareResponses } from './middleware-responses.js'
 export { httpErrorReply } from './error-replies.js'

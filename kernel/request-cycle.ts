@@ -15,7 +15,8 @@ import {
   type InjectResponse,
 } from './http/inject.js'
 import { Reply, toReply } from './reply.js'
-import { awaitRoute, callRoute, type CompiledRoute } from './route-chain.js'
+import { awaitRoute, callRoute } from './route-chain.js'
+import type { CompiledRoute } from './route-compile.js'
 import type { RouteMatch } from './router/route.js'
 import type { RequestCycle } from './request-cycle-deps.js'
 import { enterRequest, enterScope, leaveRequest, leaveScope } from './scope.js'
@@ -179,7 +180,7 @@ function missed(cycle: RequestCycle, ctx: RequestContext): RouteMatch | Reply {
 }
 
 /**
- * The route's chain, its variant chosen at boot (kernel/route-chain.ts): {@link awaitRoute}
+ * The route's chain, its variant chosen at boot (kernel/route-compile.ts): {@link awaitRoute}
  * followed to its reply, or {@link callRoute}, the synchronous handler called in this turn (one that returns a promise anyway is
  * followed to its reply, and its route scoped from then on). Then the reply's way back, and the
  * request scope left once that is done. Never throws.

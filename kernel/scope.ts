@@ -77,32 +77,3 @@ export function leaveScope(): void {
   // Disabling turns the async-hooks bookkeeping off again (Node re-enables it on the next run).
   if (--inFlight === 0) storage.disable()
 }
-
-/**
- * Whether a route's chain runs in the request scope (when a plugin turned it on). A route that
- * waits by construction (middleware, bindings, a body schema, an `async` handler) always does. Any
- * other does until it has answered once without its handler returning a promise, and not from then
- * on (its synchronous code still finds the request); should its handler return a promise after
- * all, the route is scoped again for good.
- */
-export class RouteScope {
-  /** True while the route's chain runs in the request scope. */
-  needed = true
-  readonly #mayWait: boolean
-  #waited = false
-
-  constructor(mayWait: boolean) {
-    this.#mayWait = mayWait
-  }
-
-  /** The route answered in the scope: a synchronous one needs it no more, unless it waited. */
-  answered(): void {
-    if (!this.#mayWait && !this.#waited) this.needed = false
-  }
-
-  /** The handler of a route compiled as synchronous returned a promise: scoped for good. */
-  waited(): void {
-    this.#waited = true
-    this.needed = true
-  }
-}
