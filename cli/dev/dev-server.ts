@@ -5,6 +5,7 @@ import type { Writable } from 'node:stream'
 import { startCarryOver, type Kernel, type ListeningAddress } from 'fw'
 import { findApp, loadApp, registerTypeScript } from '../load-app.js'
 import { packageRoot } from '../prefer-compiled.js'
+import { openDatabaseEarly, rememberDatabase } from './early-database.js'
 import { describeFailure, formatFailure, type LoadFailure } from './load-failure.js'
 import { versionModules, type ModuleVersions } from './module-versions.js'
 import { ReloadChannel, reloadPlugin } from './reload-channel.js'
@@ -41,6 +42,8 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   const { stdout, stderr } = options
   const location = findApp(options.cwd, options.env)
   const moduleDir = dirname(location.file)
+  // Before tsx and the app: the embedded database opens meanwhile (early-database.ts).
+  const releaseEarly = await openDatabaseEarly(moduleDir, options.env)
   await registerTypeScript(location.file, options.env)
   const versions: ModuleVersions = versionModules(moduleDir)
   const releaseCarried = startCarryOver()
@@ -51,14 +54,12 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     kernel.register(reloadPlugin, { channel })
     return kernel
   }
-
-  let current = await firstBuild(build, options.env, releaseCarried)
-  const listening = current
-  const root = listening.root
-  const address = await listening.listen(
-    options.port ?? listening.config.http.port,
-    options.host ?? listening.config.http.host,
+  const { listening, address } = await listenFirst(options, releaseEarly, () =>
+    firstBuild(build, options.env, releaseCarried),
   )
+  rememberDatabase(moduleDir, listening)
+  let current = listening
+  const root = listening.root
   const failures = new FailureReport(channel, stderr, root)
 
   const reload = async (changes: readonly Change[]): Promise<void> => {
@@ -115,6 +116,27 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
       await listening.close()
       await releaseCarried()
     },
+  }
+}
+
+/**
+ * The first build, listening (its database opened, migrated and seeded as its listen hook does);
+ * then the embedded database opened early is closed unless the build took it, also when it failed.
+ */
+async function listenFirst(
+  options: DevServerOptions,
+  releaseEarly: () => Promise<void>,
+  build: () => Promise<Kernel>,
+): Promise<{ listening: Kernel; address: ListeningAddress }> {
+  try {
+    const listening = await build()
+    const address = await listening.listen(
+      options.port ?? listening.config.http.port,
+      options.host ?? listening.config.http.host,
+    )
+    return { listening, address }
+  } finally {
+    await releaseEarly()
   }
 }
 

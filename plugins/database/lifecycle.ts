@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks'
 import { carryOver, type FwError, type Logger } from 'fw'
 import { isUnavailableError, retryUntilReady, type Availability } from './availability.js'
 import { hasCarried, openCarried } from './carried.js'
+import { takeEarlyEmbedded } from './early-embedded.js'
 import { schemaOf, type EntityDeclaration } from './deferred-entity.js'
 import type { DatabaseTarget } from './connection-url.js'
 import { summaryOf } from './error-summary.js'
@@ -136,14 +137,15 @@ export class DatabaseLifecycle {
     // created) overlaps with loading MikroORM and knex on the main thread: opening means a
     // query is coming, so the embedded database is needed anyway.
     const carry = this.#carry
+    // Under `fw dev`, the one it started opening before the app loaded (early-embedded.ts).
+    const opening = {
+      statementMs: this.#options.timeouts.statementMs,
+      inWorker: this.#options.embeddedInWorker !== false,
+    }
     const pglite =
       target.kind === 'pglite' && (carry === undefined || !hasCarried(carry, target))
-        ? import('./pglite-thread.js').then((m) =>
-            m.openEmbedded(target.dataDir, {
-              statementMs: this.#options.timeouts.statementMs,
-              inWorker: this.#options.embeddedInWorker !== false,
-            }),
-          )
+        ? (takeEarlyEmbedded(target, opening) ??
+          import('./pglite-thread.js').then((m) => m.openEmbedded(target.dataDir, opening)))
         : undefined
     // Without this, a failure would be unhandled until the first connection awaits it.
     pglite?.catch(() => undefined)
