@@ -27,14 +27,20 @@ function open(opening: EmbeddedOpening): Promise<EmbeddedDatabase> {
 
 /**
  * Starts opening the embedded database `opening` describes, for the database plugin to take
- * (`fw dev`). Answers a function that closes it unless the plugin took it: the caller runs it
- * once the app's first build has opened its database (or failed to).
+ * (`fw dev`), and answers once its thread runs: the caller's next steps (registering tsx, loading
+ * the app) block this thread's event loop, and the thread opens the database meanwhile. The
+ * function answered closes it unless the plugin took it: the caller runs it once the app's first
+ * build has opened its database (or failed to).
  */
-export function openEmbeddedEarly(opening: EmbeddedOpening): () => Promise<void> {
+export async function openEmbeddedEarly(opening: EmbeddedOpening): Promise<() => Promise<void>> {
   const slot = globalThis as Slot
-  const embedded = open(opening)
+  const started = import('./pglite-thread.js').then((m) =>
+    m.startEmbedded(opening.dataDir, opening),
+  )
+  const embedded = started.then((s) => s.ready)
   // A failure is the plugin's to report when it takes it, or nobody's.
   embedded.catch(() => undefined)
+  await started.catch(() => undefined)
   const early: Early = { ...opening, embedded }
   slot[SLOT] = early
   return async () => {

@@ -1,4 +1,4 @@
-import { PGlite } from '@electric-sql/pglite'
+import type { PGlite } from '@electric-sql/pglite'
 import {
   cpSync,
   existsSync,
@@ -11,6 +11,19 @@ import {
 } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { writeFileAtomic } from 'fw'
+import { pgliteWasm } from './pglite-wasm.js'
+
+/**
+ * Creates a PGlite instance from the binary fw compiles (pglite-wasm.ts); PGlite's module loads
+ * here, on first need: a database opened in a worker thread never loads it in this one.
+ */
+async function create(
+  dataDir: string | undefined,
+  options: { loadDataDir?: Blob } = {},
+): Promise<PGlite> {
+  const [{ PGlite }, wasmModule] = await Promise.all([import('@electric-sql/pglite'), pgliteWasm()])
+  return PGlite.create({ ...options, ...(dataDir === undefined ? {} : { dataDir }), wasmModule })
+}
 
 /** PGlite's version: a template is only valid for the build that made it. */
 const PGLITE_VERSION = '0.3.16'
@@ -50,7 +63,7 @@ async function template(): Promise<string | undefined> {
   try {
     mkdirSync(dirname(dir), { recursive: true })
     rmSync(partial, { recursive: true, force: true })
-    const blank = await PGlite.create(partial)
+    const blank = await create(partial)
     await blank.close() // a clean shutdown: copies start without recovery
     // Atomic: a concurrent reader sees the whole template or none.
     publish(partial, dir)
@@ -75,7 +88,7 @@ function memoryImage(): Promise<Blob | undefined> {
     const file = dir === undefined ? undefined : `${dir}.tar`
     try {
       if (file !== undefined && existsSync(file)) return new Blob([readFileSync(file)])
-      const blank = await PGlite.create()
+      const blank = await create(undefined)
       const dumped = await blank.dumpDataDir('none')
       await blank.close()
       // Atomic: a concurrent reader sees the whole file or none.
@@ -129,6 +142,5 @@ export async function pgliteStart(dataDir: string | undefined): Promise<PgliteSt
 /** Opens PGlite in this thread, as {@link pgliteStart} prepared it. */
 export async function createPglite(dataDir: string | undefined): Promise<PGlite> {
   const start = await pgliteStart(dataDir)
-  if (start.image !== undefined) return PGlite.create({ loadDataDir: start.image })
-  return start.dataDir === undefined ? PGlite.create() : PGlite.create(start.dataDir)
+  return create(start.dataDir, start.image === undefined ? {} : { loadDataDir: start.image })
 }

@@ -9,6 +9,7 @@
 // statement before it runs the next.
 import { Worker } from 'node:worker_threads'
 import type { Results } from '@electric-sql/pglite'
+import { pgliteWasm, type CompiledWasm } from './pglite-wasm.js'
 import { Deadlines, type Running } from './statement-deadlines.js'
 import { asText } from './text-parameters.js'
 
@@ -36,7 +37,8 @@ export interface ThreadReply {
 /**
  * The worker's program, plain JavaScript (a worker does not inherit tsx's loader, and loading it
  * there costs seconds): it opens PGlite as `pgliteStart` prepared it (the template copy and the
- * memory image are made in this thread, in `openEmbedded`), then runs each posted statement, in
+ * memory image are made in this thread, in `startEmbedded`), from the binary this thread compiled
+ * (pglite-wasm.ts), then runs each posted statement, in
  * order (PGlite runs one at a time), and posts the result or the error's message and fields.
  * Values arrive as text (`asText`), which PGlite passes on as they are.
  */
@@ -44,9 +46,9 @@ const WORKER_PROGRAM = `
 const { parentPort, workerData } = require('node:worker_threads')
 const text = new Proxy({}, { get: (_, key) => (typeof key === 'string' && /^\\d+$/.test(key) ? String : undefined) })
 const opening = import(workerData.pglite).then(({ PGlite }) => {
-  const { dataDir, image } = workerData
-  if (image !== undefined) return PGlite.create({ loadDataDir: new Blob([image]) })
-  return dataDir === undefined ? PGlite.create() : PGlite.create(dataDir)
+  const { dataDir, image, wasmModule } = workerData
+  if (image !== undefined) return PGlite.create({ loadDataDir: new Blob([image]), wasmModule })
+  return PGlite.create({ dataDir, wasmModule })
 })
 opening.catch(() => undefined)
 function plain(error) {
@@ -110,7 +112,10 @@ export class PgliteThread implements EmbeddedDatabase {
   #gone: Error | undefined
 
   /** Opens the database `start` describes in a new thread; `statementMs` 0: no timeout. */
-  constructor(start: { dataDir?: string; image?: ArrayBuffer }, statementMs: number) {
+  constructor(
+    start: { dataDir?: string; image?: ArrayBuffer; wasmModule: CompiledWasm },
+    statementMs: number,
+  ) {
     this.#deadlines = new Deadlines(statementMs)
     this.#worker = new Worker(WORKER_PROGRAM, {
       eval: true,
@@ -184,30 +189,41 @@ export class PgliteThread implements EmbeddedDatabase {
 }
 
 /**
- * Opens the embedded database at `dataDir` (in memory when undefined): in a worker thread
- * (`database.pglite_worker`, the default), or in this thread, ready either way. A directory that
- * cannot be opened rejects here.
+ * Starts opening the embedded database at `dataDir` (in memory when undefined) in a worker thread
+ * (`database.pglite_worker`, the default), or in this thread: answers once the thread is running
+ * (what `fw dev` waits for before it loads the app, cli/dev/early-database.ts), with the database
+ * on its way (`ready`). A directory that cannot be opened rejects `ready`.
  */
-export async function openEmbedded(
+export async function startEmbedded(
   dataDir: string | undefined,
   { statementMs, inWorker }: { readonly statementMs: number; readonly inWorker: boolean },
-): Promise<EmbeddedDatabase> {
+): Promise<{ readonly ready: Promise<EmbeddedDatabase> }> {
   const { createPglite, pgliteStart } = await import('./pglite-template.js')
-  if (!inWorker) return createPglite(dataDir)
-  const start = await pgliteStart(dataDir)
+  if (!inWorker) return { ready: createPglite(dataDir) }
+  const [start, wasmModule] = await Promise.all([pgliteStart(dataDir), pgliteWasm()])
   const image = await start.image?.arrayBuffer()
   const thread = new PgliteThread(
     {
       ...(start.dataDir === undefined ? {} : { dataDir: start.dataDir }),
       ...(image ? { image } : {}),
+      wasmModule,
     },
     statementMs,
   )
-  try {
-    await thread.waitReady
-  } catch (error) {
-    await thread.close()
-    throw error
-  }
-  return thread
+  const ready = thread.waitReady.then(
+    () => thread,
+    async (error: unknown) => {
+      await thread.close()
+      throw error
+    },
+  )
+  return { ready }
+}
+
+/** {@link startEmbedded}, ready. */
+export async function openEmbedded(
+  dataDir: string | undefined,
+  how: { readonly statementMs: number; readonly inWorker: boolean },
+): Promise<EmbeddedDatabase> {
+  return (await startEmbedded(dataDir, how)).ready
 }
