@@ -4,7 +4,7 @@
 // (as `fw dev`, `fw serve` and a test file start one): PGlite created on an existing data
 // directory, and in memory from the same directory's tarball, then one query. Reported per
 // binary: the median wall time of `PGlite.create` + the query, and the process's CPU time over
-// the same span (every thread). Target: fw's binary ≤ 0.8× the shipped one's CPU.
+// the same span (every thread). Target: fw's binary ≤ 0.8× the shipped one's wall time.
 // Run: node --import tsx -C fw-source bench/pglite-start.ts   FW_BENCH_ROUNDS=<n> (default 7)
 import { spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
