@@ -3,7 +3,7 @@
 import { h, ms, table, type Child } from './dom.js'
 import type { Payload } from './payload.js'
 import type { View } from './state.js'
-import { heading, type Tab } from './tab.js'
+import { panel, type Tab } from './tab.js'
 
 type Realtime = NonNullable<Payload['realtime']>
 
@@ -64,10 +64,8 @@ export const REALTIME: Tab = {
   count: (v) => String(total(r(v))),
   alert: (v) => (r(v)?.refused?.length ?? 0) > 0,
   render: (v) =>
-    h(
-      'div',
-      null,
-      heading(v),
+    panel(
+      v,
       table(
         ['', 'Channel', 'Event', 'Id', 'Size', 'Reaches', 'At'],
         rows(r(v)!).map((row) => row.cells),
