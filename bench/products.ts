@@ -12,8 +12,14 @@
 import { startBaseline } from './lib/baseline-server.js'
 import type { ServerChild } from './lib/child-server.js'
 import { measureLoad, type LoadRun } from './lib/ping-load.js'
-import { fwCommand, get, startFw, type FwChild } from './lib/playground-child.js'
-import { checkProduct, loadProducts, PRODUCT_HEADERS, seededDatabase } from './lib/product-load.js'
+import { fwCommand, get, type FwChild } from './lib/playground-child.js'
+import {
+  checkProduct,
+  loadProducts,
+  PRODUCT_HEADERS,
+  seededDatabase,
+  servePlaygroundOn,
+} from './lib/product-load.js'
 import { formatInt, formatRatio, median } from './lib/stats.js'
 
 const TARGET = 0.7
@@ -96,12 +102,7 @@ async function main(): Promise<void> {
   let playground: FwChild | undefined
   let baselineChild: ServerChild | undefined
   try {
-    playground = startFw({
-      name: 'fw',
-      env: { DATABASE_URL: db.url, NODE_ENV: 'production' },
-      probe: true,
-      command,
-    })
+    playground = servePlaygroundOn(db, command)
     const { url } = await playground.listening()
     const fw: Server = { name: 'fw', url, cpu: () => playground!.cpu() }
     baselineChild = await startBaseline('polka+pg', './server-products-pg.ts', command.built, {

@@ -9,7 +9,7 @@
 //      FW_BENCH_SOAK_SECONDS=<s> sets the duration too; FW_BENCH_POSTGRES_URL (or a postgresql://
 //      DATABASE_URL) names the PostgreSQL server whose database of its own it creates and drops.
 import autocannon from 'autocannon'
-import { fwCommand, get, startFw, type FwChild } from './lib/playground-child.js'
+import { fwCommand, get, type FwChild } from './lib/playground-child.js'
 import { formatInt } from './lib/stats.js'
 
 const CONNECTIONS = 256
@@ -20,7 +20,8 @@ if (
 )
   process.env.FW_BENCH_POSTGRES_URL = process.env.DATABASE_URL
 // Read after the line above: product-load picks the PostgreSQL server when it is loaded.
-const { PRODUCT_HEADERS, productPath, seededDatabase } = await import('./lib/product-load.js')
+const { PRODUCT_HEADERS, productPath, seededDatabase, servePlaygroundOn } =
+  await import('./lib/product-load.js')
 
 /** `--duration <s>` (or `--duration=<s>`), else FW_BENCH_SOAK_SECONDS, else 60. */
 function duration(argv: readonly string[]): number {
@@ -76,12 +77,7 @@ async function main(): Promise<number> {
   const db = await seededDatabase(command)
   let server: FwChild | undefined
   try {
-    server = startFw({
-      name: 'fw',
-      env: { DATABASE_URL: db.url, NODE_ENV: 'production' },
-      probe: true,
-      command,
-    })
+    server = servePlaygroundOn(db, command)
     const { url } = await server.listening()
     await check(url)
     const rssBefore = (await server.memory()).rss

@@ -10,6 +10,7 @@ import { loadavg } from 'node:os'
 import { performance } from 'node:perf_hooks'
 import { startServer, type ServerChild } from './lib/child-server.js'
 import { formatRatio, median } from './lib/stats.js'
+import { writeFilePart } from './lib/upload-body.mjs'
 
 const MiB = 1024 * 1024
 const size = Number(process.env.FW_BENCH_UPLOAD_MB ?? 100) * MiB
@@ -33,18 +34,7 @@ function upload(url: string, bytes: number): Promise<string> {
     req.write(
       `--${BOUNDARY}\r\ncontent-disposition: form-data; name="file"; filename="f.bin"\r\ncontent-type: application/octet-stream\r\n\r\n`,
     )
-    const chunk = Buffer.alloc(64 * 1024, 'fw-bench-upload-')
-    let left = bytes
-    const pump = (): void => {
-      while (left > 0) {
-        const n = Math.min(left, chunk.length)
-        left -= n
-        if (!req.write(n === chunk.length ? chunk : chunk.subarray(0, n)))
-          return void req.once('drain', pump)
-      }
-      req.end(`\r\n--${BOUNDARY}--\r\n`)
-    }
-    pump()
+    writeFilePart(req, bytes, Buffer.alloc(64 * 1024, 'fw-bench-upload-'), BOUNDARY)
   })
 }
 

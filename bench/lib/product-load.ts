@@ -1,12 +1,12 @@
-// What bench/products.ts and bench/memory.ts share: a PostgreSQL database of their own seeded by
-// the playground itself, the product request (ids spread over 1…1000), a check of the answer's
-// shape, and an autocannon run bounded in time and in count.
+// What bench/products.ts, bench/soak.ts and bench/memory.ts share: a PostgreSQL database of their
+// own seeded by the playground itself, the playground served on it, the product request (ids spread
+// over 1…1000), a check of the answer's shape, and an autocannon run bounded in time and in count.
 import autocannon from 'autocannon'
 import type { TestDatabase } from 'fw/plugins/database'
 import { PRODUCT_COLUMNS } from '../../playground/entities/product.js'
 import { ownDatabase } from './own-database.js'
 import { measureLoad } from './ping-load.js'
-import { firstOk, get, startFw, type FwCommand } from './playground-child.js'
+import { firstOk, get, startFw, type FwChild, type FwCommand } from './playground-child.js'
 import type { VariantRoute } from './serve-variants.js'
 
 export { ownDatabase, POSTGRES_URL } from './own-database.js'
@@ -91,6 +91,16 @@ export async function seededDatabase(command: FwCommand): Promise<TestDatabase> 
     await db.drop()
     throw error
   }
+}
+
+/** The playground in production on `db` (a {@link seededDatabase}), with the probe for its CPU and memory. */
+export function servePlaygroundOn(db: TestDatabase, command: FwCommand): FwChild {
+  return startFw({
+    name: 'fw',
+    env: { DATABASE_URL: db.url, NODE_ENV: 'production' },
+    probe: true,
+    command,
+  })
 }
 
 /** Options of {@link loadProducts}. */

@@ -8,7 +8,7 @@
 // `PORT` and `DATABASE_URL`.
 import Fastify from 'fastify'
 import postgres from 'postgres'
-import { fortunesPage, queryCount, randomId, startWhenMain } from './peer.mjs'
+import { fortunesPage, listenFastify, queryCount, randomId, startWhenMain } from './peer.mjs'
 
 const world = {
   type: 'object',
@@ -57,14 +57,7 @@ export async function startFastifyPjs({ url, port = 0 }) {
       from (values ${sql(values)}) as v (id, r) where world.id = (v.id)::int`
     return read
   })
-  await app.listen({ port, host: '127.0.0.1' })
-  return {
-    port: app.server.address().port,
-    close: async () => {
-      await app.close()
-      await sql.end()
-    },
-  }
+  return listenFastify(app, port, sql)
 }
 
 await startWhenMain(import.meta.url, 'fastify + postgres.js', startFastifyPjs)

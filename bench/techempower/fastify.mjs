@@ -3,7 +3,7 @@
 // `onSend` hook. `node bench/techempower/fastify.mjs` with `PORT` and `DATABASE_URL`.
 import Fastify from 'fastify'
 import pg from 'pg'
-import { fortunesPage, queryCount, randomId, startWhenMain } from './peer.mjs'
+import { fortunesPage, listenFastify, queryCount, randomId, startWhenMain } from './peer.mjs'
 
 /** @param {{ url: string, port?: number }} options */
 export async function startFastify({ url, port = 0 }) {
@@ -44,14 +44,7 @@ export async function startFastify({ url, port = 0 }) {
     )
     return worlds
   })
-  await app.listen({ port, host: '127.0.0.1' })
-  return {
-    port: app.server.address().port,
-    close: async () => {
-      await app.close()
-      await pool.end()
-    },
-  }
+  return listenFastify(app, port, pool)
 }
 
 await startWhenMain(import.meta.url, 'fastify', startFastify)

@@ -1,5 +1,6 @@
 // What the peers (fastify.mjs, fastify-pjs.mjs, node-pjs.mjs, polka.mjs) share: the test types'
-// rules that no framework changes (ids, `?queries=`, the fortunes page) and their start as a script.
+// rules that no framework changes (ids, `?queries=`, the fortunes page), their start as a script,
+// and the Fastify peers' listening and closing.
 import { pathToFileURL } from 'node:url'
 import { ADDED_FORTUNE } from './schema.mjs'
 
@@ -31,6 +32,21 @@ export function fortunesPage(rows) {
   return `<!DOCTYPE html><html><head><title>Fortunes</title></head><body><table><tr><th>id</th><th>message</th></tr>${all
     .map((f) => `<tr><td>${f.id}</td><td>${escapeHtml(f.message)}</td></tr>`)
     .join('')}</table></body></html>`
+}
+
+/**
+ * Starts a Fastify peer's `app` on `port` of 127.0.0.1: the peer's answer, whose `close` closes the
+ * app, then its database client (`end()`: a pg pool, a postgres.js client).
+ */
+export async function listenFastify(app, port, database) {
+  await app.listen({ port, host: '127.0.0.1' })
+  return {
+    port: app.server.address().port,
+    close: async () => {
+      await app.close()
+      await database.end()
+    },
+  }
 }
 
 /**

@@ -6,7 +6,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import type { Browser, Page } from 'playwright-core'
+import type { Browser, Locator, Page } from 'playwright-core'
 import { json } from 'fw'
 import {
   launchBrowser,
@@ -197,6 +197,18 @@ async function rowCount(page: Page): Promise<number> {
 async function chip(page: Page): Promise<string | null> {
   const c = page.locator('fw-debugbar .chip')
   return (await c.count()) === 0 ? null : await c.textContent()
+}
+
+/**
+ * Clicks `control` (a row's pick button, a timeline bar) and asserts that request `n` is then the
+ * selected one: the chip says `label`, the control is pressed and the row is selected.
+ */
+async function select(page: Page, control: Locator, n: number, label: string): Promise<void> {
+  await control.click()
+  assert.is(await chip(page), label)
+  assert.is(await control.getAttribute('aria-pressed'), 'true')
+  const row = page.locator(`fw-debugbar tr[data-row="${n}"]`)
+  assert.is(await row.getAttribute('aria-selected'), 'true')
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
@@ -806,13 +818,7 @@ pageTest(
     // Select #2: Route and SQL follow it.
     await openTab(page, 'requests')
     const pick = page.locator('fw-debugbar tr[data-row="2"] button.pick')
-    await pick.click()
-    assert.is(await chip(page), '#2 GET /_demo/queries?n=3 ×')
-    assert.is(await pick.getAttribute('aria-pressed'), 'true')
-    assert.is(
-      await page.locator('fw-debugbar tr[data-row="2"]').getAttribute('aria-selected'),
-      'true',
-    )
+    await select(page, pick, 2, '#2 GET /_demo/queries?n=3 ×')
     text = await route()
     assert.match(text, /#2 GET \/_demo\/queries\?n=3/)
     assert.match(text, /demo\.queries/)
@@ -989,13 +995,7 @@ pageTest(
     assert.ok(last.left + last.width <= 100.5 && last.left + last.width >= 99.5, 'one axis')
 
     const bar = page.locator('fw-debugbar [data-bar="3"]')
-    await bar.click()
-    assert.is(await chip(page), '#3 GET /_demo/queries?n=5 ×')
-    assert.is(await bar.getAttribute('aria-pressed'), 'true')
-    assert.is(
-      await page.locator('fw-debugbar tr[data-row="3"]').getAttribute('aria-selected'),
-      'true',
-    )
+    await select(page, bar, 3, '#3 GET /_demo/queries?n=5 ×')
     assert.is(await tab(page, 'sql').locator('.count').textContent(), '5')
     await bar.click()
     assert.is(await chip(page), null)

@@ -3,7 +3,6 @@ import {
   cpSync,
   mkdirSync,
   mkdtempSync,
-  readdirSync,
   readFileSync,
   rmSync,
   symlinkSync,
@@ -14,6 +13,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
+import { linkDependencies } from '../e2e/dev-process.js'
 
 // fw's compiled library (cli/compile/): when tsx runs (the CLI from its sources, or the built CLI
 // loading a TypeScript app), fw's own modules are served from a few compiled chunks instead of one
@@ -81,12 +81,7 @@ function copyFw(): {
       filter: (source) => !source.startsWith(join(repo, 'playground', 'var')),
     })
   }
-  const modules = join(base, 'modules')
-  mkdirSync(modules)
-  for (const entry of readdirSync(join(repo, 'node_modules'))) {
-    if (!entry.startsWith('.')) symlinkSync(join(repo, 'node_modules', entry), join(modules, entry))
-  }
-  symlinkSync(modules, join(dir, 'node_modules'))
+  symlinkSync(linkDependencies(join(base, 'modules')), join(dir, 'node_modules'))
   return {
     base,
     dir,

@@ -7,14 +7,7 @@ import { join } from 'node:path'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { runCli } from 'fw/testing'
-import {
-  formatProblems,
-  repoRoot,
-  runExample,
-  typeCheck,
-  writeExample,
-  type Example,
-} from '../docs/examples.js'
+import { checkExample, repoRoot, type Example } from '../docs/examples.js'
 
 const test = suite('fw create:plugin')
 const work = mkdtempSync(join(tmpdir(), 'fw-create-plugin-'))
@@ -82,10 +75,11 @@ test('scaffolds a package, outside any app, that type-checks and passes its own 
     assert.not.match(text, /hello_stats[A-Z]|x-hello_stats|hello-stats's|hello_stats's/, f)
   }
 
-  const linked = writeExample(asExample(dir, 'hello-stats'), join(work, 'linked'))
-  const problems = typeCheck(linked)
-  assert.equal(problems, [], formatProblems(problems))
-  const run = await runExample(asExample(dir, 'hello-stats'), linked, 120_000)
+  const { result: run } = await checkExample(
+    asExample(dir, 'hello-stats'),
+    join(work, 'linked'),
+    120_000,
+  )
   assert.ok(run, 'the package has tests')
   assert.is(run.code, 0, run.output)
 })

@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import {
+  checkExample,
   collectExamples,
   formatProblems,
   repoRoot,
@@ -142,13 +143,7 @@ test('the plugin guide holds a complete example package with tests', () => {
 
 for (const example of examples) {
   test(`${example.source}: example '${example.name}' type-checks and runs`, async () => {
-    const dir = writeExample(example, folderFor(example.name))
-    const problems = typeCheck(dir)
-    assert.ok(
-      problems.length === 0,
-      `${example.source}, example '${example.name}' (written to ${dir}) does not type-check:\n${formatProblems(problems)}`,
-    )
-    const result = await runExample(example, dir)
+    const { dir, result } = await checkExample(example, folderFor(example.name))
     if (result !== undefined) {
       assert.ok(
         result.code === 0,

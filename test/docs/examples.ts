@@ -309,3 +309,22 @@ export async function runExample(
   const entry = example.files.find((f) => f.run)
   return entry === undefined ? undefined : runNode(dir, [entry.path], timeoutMs)
 }
+
+/**
+ * Writes `example` into `folder`, type-checks it, then runs it ({@link runExample}). A type error
+ * throws, naming the example, the folder and each problem: for the docs' examples and for a
+ * package `fw create:plugin` wrote (test/docs/examples.test.ts, test/cli/create-plugin.test.ts).
+ */
+export async function checkExample(
+  example: Example,
+  folder: string,
+  timeoutMs?: number,
+): Promise<{ dir: string; result: RunResult | undefined }> {
+  const dir = writeExample(example, folder)
+  const problems = typeCheck(dir)
+  if (problems.length > 0)
+    throw new Error(
+      `${example.source}, example '${example.name}' (written to ${dir}) does not type-check:\n${formatProblems(problems)}`,
+    )
+  return { dir, result: await runExample(example, dir, timeoutMs) }
+}

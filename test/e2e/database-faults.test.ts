@@ -6,6 +6,7 @@ import { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
 import { servePlayground, type ServedApp } from './serve-process.js'
 import { startTcpProxy, type TcpProxy } from './tcp-proxy.js'
 import { onPostgres } from '../fixtures/on-postgres.js'
+import { closeAfterEach } from '../fixtures/app-suite.js'
 
 // The playground behind a TCP proxy that refuses, freezes and comes back (issue "Resilience and
 // security under attack, load and faults", items 3, 4 and 7): it starts and serves without its
@@ -29,12 +30,7 @@ function assertUnavailable(body: string): void {
   })
 }
 
-test.after.each(async (context) => {
-  await context.app?.stop()
-  await context.proxy?.close()
-  await context.db?.drop()
-  context.app = context.proxy = context.db = undefined
-})
+closeAfterEach(test, 'app', 'proxy', 'db')
 
 /** A fresh database behind a proxy in `mode`, and the URL through the proxy. */
 async function proxied(context: Context, mode: 'pass' | 'refuse'): Promise<string> {

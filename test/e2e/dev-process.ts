@@ -33,6 +33,19 @@ export interface TempPackage {
 export type PlaygroundCopy = TempPackage
 
 /**
+ * `modules`, made a folder of links to the repository's installed packages (`fw` itself left
+ * out): the dependencies of a copy that is edited, for the price of a link each.
+ */
+export function linkDependencies(modules: string): string {
+  mkdirSync(modules)
+  const shared = join(repo, 'node_modules')
+  for (const entry of readdirSync(shared))
+    if (entry !== 'fw' && !entry.startsWith('.'))
+      symlinkSync(join(shared, entry), join(modules, entry))
+  return modules
+}
+
+/**
  * A temp package whose `package.json` names `app` (relative to the package) as the fw app, with
  * `files` (paths relative to `root`, itself `rootDir` under the package) written into it.
  */
@@ -42,13 +55,7 @@ export function createTempPackage(options: {
   files?: Record<string, string>
 }): TempPackage {
   const dir = mkdtempSync(join(tmpdir(), 'fw-dev-'))
-  const modules = join(dir, 'node_modules')
-  mkdirSync(modules)
-  const shared = join(repo, 'node_modules')
-  for (const entry of readdirSync(shared)) {
-    if (entry === 'fw' || entry.startsWith('.')) continue
-    symlinkSync(join(shared, entry), join(modules, entry))
-  }
+  const modules = linkDependencies(join(dir, 'node_modules'))
   symlinkSync(repo, join(modules, 'fw'))
   writeFileSync(
     join(dir, 'package.json'),

@@ -50,9 +50,23 @@ async function signIn(url: string, username: string): Promise<{ session: string;
   return { session, csrf: token }
 }
 
+/** `GET url`, asking for JSON. */
+const getJson = (url: string) => fetch(url, { headers: { accept: 'application/json' } })
+
+/** The answer of `GET url` once it is 200: a route the edited app declares is served. */
+const servedAt = (url: string, what: string) =>
+  until(async () => {
+    const res = await getJson(url)
+    return res.status === 200 ? res : undefined
+  }, what)
+
+/** Adds `lines` to the setup of the copy's plugin, after its routes are declared. */
+function addToSetup(copy: PlaygroundCopy, lines: string): void {
+  copy.replace('plugin.ts', '    declareRoutes(kernel)\n', `    declareRoutes(kernel)\n${lines}`)
+}
+
 async function ping(url: string): Promise<number> {
-  const res = await fetch(`${url}/_demo/ping`, { headers: { accept: 'application/json' } })
-  return ((await res.json()) as { n: number }).n
+  return ((await (await getJson(`${url}/_demo/ping`)).json()) as { n: number }).n
 }
 
 /** Answers when `GET /_demo/ping` says `n`. */
@@ -177,22 +191,15 @@ test('a route that throws while registering leaves the last good build serving',
 
 test("rebuilds after a plugin's setup changed, with the data kept; an added route is served, a removed one 404s", async (context) => {
   const { app, copy } = context
-  copy.replace(
-    'plugin.ts',
-    '    declareRoutes(kernel)\n',
-    "    declareRoutes(kernel)\n    kernel.router.get('_demo/added', () => ({ added: 1 }))\n    kernel.hooks.annotate.tap('edited', (reply) => void reply.header('x-edited', 'yes'))\n",
+  addToSetup(
+    copy,
+    "    kernel.router.get('_demo/added', () => ({ added: 1 }))\n    kernel.hooks.annotate.tap('edited', (reply) => void reply.header('x-edited', 'yes'))\n",
   )
-  const added = await until(async () => {
-    const res = await fetch(`${app.url}/_demo/added`, { headers: { accept: 'application/json' } })
-    return res.status === 200 ? res : undefined
-  }, 'the added route is served')
+  const added = await servedAt(`${app.url}/_demo/added`, 'the added route is served')
   assert.is(added.headers.get('x-edited'), 'yes', "the plugin's new tap runs")
   await stillKept(context)
   copy.replace('plugin.ts', "'_demo/added'", "'_demo/renamed'")
-  await until(async () => {
-    const res = await fetch(`${app.url}/_demo/renamed`, { headers: { accept: 'application/json' } })
-    return res.status === 200 ? true : undefined
-  }, 'the renamed route is served')
+  await servedAt(`${app.url}/_demo/renamed`, 'the renamed route is served')
   assert.is((await fetch(`${app.url}/_demo/added`)).status, 404, 'the old path is gone at once')
 })
 
@@ -217,16 +224,12 @@ export const DevNotes = defineMigration({
     'class: CreatePlaygroundTables },',
     'class: CreatePlaygroundTables },\n  DevNotes,',
   )
-  copy.replace(
-    'plugin.ts',
-    '    declareRoutes(kernel)\n',
-    "    declareRoutes(kernel)\n    kernel.router.get('_demo/notes', async () => ({ notes: await kernel.plugin('database').runStatement({ sql: 'select count(*)::int as n from dev_notes', bindings: [] }) }))\n",
+  addToSetup(
+    copy,
+    "    kernel.router.get('_demo/notes', async () => ({ notes: await kernel.plugin('database').runStatement({ sql: 'select count(*)::int as n from dev_notes', bindings: [] }) }))\n",
   )
-  const notes = await until(async () => {
-    const res = await fetch(`${app.url}/_demo/notes`, { headers: { accept: 'application/json' } })
-    return res.status === 200 ? ((await res.json()) as { notes: { n: number }[] }) : undefined
-  }, 'the migrated table is read')
-  assert.is(notes.notes[0]!.n, 1)
+  const notes = await servedAt(`${app.url}/_demo/notes`, 'the migrated table is read')
+  assert.is(((await notes.json()) as { notes: { n: number }[] }).notes[0]!.n, 1)
   await stillKept(context)
 })
 

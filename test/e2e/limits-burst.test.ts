@@ -1,9 +1,8 @@
 import { fileURLToPath } from 'node:url'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
 import { Client } from 'pg'
-import { servePlayground, type ServedApp } from './serve-process.js'
+import { servePlaygrounds, type PlaygroundCluster, type ServedApp } from './serve-process.js'
 import { onPostgres } from '../fixtures/on-postgres.js'
 
 // A burst of 100 requests to a rate-limited route, split over two `fw serve` processes on one
@@ -14,22 +13,17 @@ import { onPostgres } from '../fixtures/on-postgres.js'
 // request made. PGlite belongs to one process, so
 // this suite exists only on the PostgreSQL pass (DATABASE_URL=postgresql://…; CI runs it); the
 // one-process burst on either database is in test/plugins/limits/stores.test.ts.
-const test = suite<{ db?: TestDatabase; apps: ServedApp[] }>('limits burst', { apps: [] })
+const test = suite<{ cluster?: PlaygroundCluster }>('limits burst', {})
 const app = fileURLToPath(new URL('fixtures/limited-app.ts', import.meta.url))
 
 test.after(async (context) => {
-  await Promise.all(context.apps.map((served) => served.stop()))
-  await context.db?.drop()
+  await context.cluster?.close()
 })
 
 if (onPostgres) {
   test('lets exactly 10 of 100 concurrent requests through over two processes', async (context) => {
-    const db = (context.db = await createTestDatabase())
-    const env = { FW_APP: app, DATABASE_URL: db.url, NODE_ENV: 'production' }
-    const first = await servePlayground(env)
-    context.apps.push(first)
-    const second = await servePlayground(env)
-    context.apps.push(second)
+    context.cluster = await servePlaygrounds(2, { FW_APP: app })
+    const [first, second] = context.cluster.apps as [ServedApp, ServedApp]
     const replies = await Promise.all(
       Array.from({ length: 100 }, (_, i) => fetch(`${(i % 2 === 0 ? first : second).url}/limited`)),
     )
@@ -46,7 +40,8 @@ if (onPostgres) {
   })
 
   test('leases over two processes: never more than points pass; stopped, every request is counted', async (context) => {
-    const [first, second] = context.apps
+    const { apps, db } = context.cluster!
+    const [first, second] = apps
     let passed = 0
     for (let wave = 0; wave < 8; wave++) {
       const replies = await Promise.all(
@@ -60,8 +55,8 @@ if (onPostgres) {
     }
     // At most one lease per process is left unspent, each under an eighth of 200.
     assert.ok(passed > 200 - 2 * 25, `${passed} passed`)
-    await Promise.all(context.apps.splice(0).map((served) => served.stop()))
-    const client = new Client({ connectionString: context.db!.url })
+    await Promise.all(apps.map((served) => served.stop()))
+    const client = new Client({ connectionString: db.url })
     await client.connect()
     try {
       const { rows } = await client.query<{ hits: number }>(

@@ -1,7 +1,6 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
-import { servePlayground, type ServedApp } from './serve-process.js'
+import { servePlaygrounds, type PlaygroundCluster, type ServedApp } from './serve-process.js'
 import { onPostgres } from '../fixtures/on-postgres.js'
 
 // A burst of wrong passwords for one user, split over two playground processes on one
@@ -9,11 +8,10 @@ import { onPostgres } from '../fixtures/on-postgres.js'
 // password is checked, so exactly 3 are checked (401) and the rest, and then the right password,
 // answer 429. PGlite belongs to one process, so this suite exists only on the PostgreSQL pass
 // (DATABASE_URL=postgresql://…; CI runs it). The one-process burst is in test/plugins/auth/.
-const test = suite<{ db?: TestDatabase; apps: ServedApp[] }>('lockout burst', { apps: [] })
+const test = suite<{ cluster?: PlaygroundCluster }>('lockout burst', {})
 
 test.after(async (context) => {
-  await Promise.all(context.apps.map((app) => app.stop()))
-  await context.db?.drop()
+  await context.cluster?.close()
 })
 
 function login(app: ServedApp, username: string, password: string): Promise<Response> {
@@ -26,16 +24,8 @@ function login(app: ServedApp, username: string, password: string): Promise<Resp
 
 if (onPostgres) {
   test('checks 3 of 100 concurrent wrong passwords over two processes; the right one gets 429', async (context) => {
-    const db = (context.db = await createTestDatabase())
-    const env = {
-      DATABASE_URL: db.url,
-      NODE_ENV: 'production',
-      FW_APP_KEY: 'base64:e2e-lockout-burst-key',
-    }
-    const first = await servePlayground(env)
-    context.apps.push(first)
-    const second = await servePlayground(env)
-    context.apps.push(second)
+    context.cluster = await servePlaygrounds(2, { FW_APP_KEY: 'base64:e2e-lockout-burst-key' })
+    const [first, second] = context.cluster.apps as [ServedApp, ServedApp]
     // Warm both processes (connections, routes) on another user, so the burst races for real.
     for (const app of [first, second])
       assert.is((await login(app, 'user', 'user-pass')).status, 200)

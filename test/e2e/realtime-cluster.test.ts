@@ -12,16 +12,15 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
 import { openEvents, type SseStream } from '../plugins/realtime/sse-client.js'
 import { freePort } from '../fixtures/free-port.js'
 import { HAPROXY, haproxyConfig } from './rolling-cluster.js'
-import { servePlayground, type ServedApp } from './serve-process.js'
+import { servePlaygrounds, type PlaygroundCluster, type ServedApp } from './serve-process.js'
 import { onPostgres } from '../fixtures/on-postgres.js'
 
 interface Context {
-  db?: TestDatabase
-  apps: ServedApp[]
+  cluster?: PlaygroundCluster
+  apps: readonly ServedApp[]
   haproxy?: ChildProcess
   front?: string
   dir?: string
@@ -52,17 +51,12 @@ function states(socket: string): Promise<string[]> {
 
 test.before(async (context) => {
   if (!onPostgres) return
-  const db = (context.db = await createTestDatabase())
   // A short heartbeat: HAProxy's `timeout server` must not cut an idle stream.
-  const env = {
-    DATABASE_URL: db.url,
-    NODE_ENV: 'production',
+  context.cluster = await servePlaygrounds(3, {
     FW_APP_KEY: 'base64:e2e-realtime-key',
     FW_CONFIG: JSON.stringify({ realtime: { heartbeat: 5 } }),
-  }
-  // One first (it migrates and seeds), then two more.
-  context.apps.push(await servePlayground(env))
-  context.apps.push(...(await Promise.all([servePlayground(env), servePlayground(env)])))
+  })
+  context.apps = context.cluster.apps
   const dir = (context.dir = mkdtempSync(join(tmpdir(), 'fw-realtime-')))
   const front = await freePort()
   const socket = join(dir, 'haproxy.sock')
@@ -84,9 +78,8 @@ test.after.each((context) => {
 
 test.after(async (context) => {
   context.haproxy?.kill('SIGTERM')
-  await Promise.all(context.apps.map((app) => app.stop()))
   if (context.dir !== undefined) rmSync(context.dir, { recursive: true, force: true })
-  await context.db?.drop()
+  await context.cluster?.close()
 })
 
 let skus = 0

@@ -1,8 +1,7 @@
 import pg from 'pg'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
-import { servePlayground, type ServedApp } from './serve-process.js'
+import { servePlaygrounds, type PlaygroundCluster, type ServedApp } from './serve-process.js'
 import { onPostgres } from '../fixtures/on-postgres.js'
 
 // A token logged out on one playground process is refused by another process on the same
@@ -11,35 +10,28 @@ import { onPostgres } from '../fixtures/on-postgres.js'
 // evicts it. PGlite belongs to one process, so this suite exists only on the PostgreSQL pass
 // (DATABASE_URL=postgresql://…; CI runs it).
 interface Context {
-  db?: TestDatabase
+  cluster?: PlaygroundCluster
   sql?: pg.Client
-  apps: ServedApp[]
   first?: ServedApp
   second?: ServedApp
 }
-const test = suite<Context>('revocation', { apps: [] })
+const test = suite<Context>('revocation', {})
 
 test.before(async (context) => {
   if (!onPostgres) return
-  const db = (context.db = await createTestDatabase())
-  const env = {
-    DATABASE_URL: db.url,
-    NODE_ENV: 'production',
+  const cluster = (context.cluster = await servePlaygrounds(2, {
     FW_APP_KEY: 'base64:e2e-revocation-key',
-  }
-  context.first = await servePlayground(env)
-  context.apps.push(context.first)
-  context.second = await servePlayground(env)
-  context.apps.push(context.second)
-  context.sql = new pg.Client({ connectionString: db.url })
+  }))
+  context.first = cluster.apps[0]
+  context.second = cluster.apps[1]
+  context.sql = new pg.Client({ connectionString: cluster.db.url })
   await context.sql.connect()
   await bothListening(context.sql)
 })
 
 test.after(async (context) => {
   await context.sql?.end()
-  await Promise.all(context.apps.map((app) => app.stop()))
-  await context.db?.drop()
+  await context.cluster?.close()
 })
 
 /** Waits until both processes' notification connections have run their `LISTEN`. */

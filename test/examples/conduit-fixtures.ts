@@ -42,11 +42,20 @@ export function call(
   })
 }
 
+/** `POST /api/users`: a sign-up, without `password` when none is given. */
+export function signUp(
+  kernel: Kernel,
+  username: string,
+  email: string,
+  password?: string,
+): ReturnType<typeof call> {
+  const user = { username, email, ...(password === undefined ? {} : { password }) }
+  return call(kernel, 'POST', '/users', { body: { user } })
+}
+
 /** Registers `username` (email `<username>@conduit.test`, password `<username>-pass`): its token. */
 export async function register(kernel: Kernel, username: string): Promise<string> {
-  const res = await call(kernel, 'POST', '/users', {
-    body: { user: { username, email: `${username}@conduit.test`, password: `${username}-pass` } },
-  })
+  const res = await signUp(kernel, username, `${username}@conduit.test`, `${username}-pass`)
   if (res.status !== 201) throw new Error(`register ${username}: ${res.status} ${res.body}`)
   return res.json<{ user: { token: string } }>().user.token
 }

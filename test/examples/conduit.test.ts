@@ -1,7 +1,7 @@
 // The Conduit example from RealWorld's specification, over HTTP (`kernel.inject`): every endpoint,
 // who may change what (403), and the error shapes.
 import * as assert from 'uvu/assert'
-import { call, conduitSuite, errorsOf, register, write } from './conduit-fixtures.js'
+import { call, conduitSuite, errorsOf, register, signUp, write } from './conduit-fixtures.js'
 
 const test = conduitSuite('conduit example')
 
@@ -10,9 +10,7 @@ const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/
 test('POST /users registers (201) and the token signs in as Token <jwt>, not Bearer', async ({
   app,
 }) => {
-  const res = await call(app.kernel, 'POST', '/users', {
-    body: { user: { username: 'cy', email: 'cy@conduit.test', password: 'cy-pass' } },
-  })
+  const res = await signUp(app.kernel, 'cy', 'cy@conduit.test', 'cy-pass')
   assert.is(res.status, 201)
   const { user } = res.json<{ user: Record<string, unknown> }>()
   assert.equal(Object.keys(user).sort(), ['bio', 'email', 'image', 'token', 'username'])
@@ -34,14 +32,10 @@ test('POST /users registers (201) and the token signs in as Token <jwt>, not Bea
 test('POST /users refuses a taken username or email and a bad body with 422 {errors: {body}}', async ({
   app,
 }) => {
-  const taken = await call(app.kernel, 'POST', '/users', {
-    body: { user: { username: 'ANN', email: 'Bob@conduit.test', password: 'x' } },
-  })
+  const taken = await signUp(app.kernel, 'ANN', 'Bob@conduit.test', 'x')
   assert.is(taken.status, 422)
   assert.equal(errorsOf(taken), ['username has already been taken', 'email has already been taken'])
-  const bad = await call(app.kernel, 'POST', '/users', {
-    body: { user: { username: '', email: 'not-an-email' } },
-  })
+  const bad = await signUp(app.kernel, '', 'not-an-email')
   assert.is(bad.status, 422)
   assert.equal(Object.keys(bad.json()), ['errors'])
   const messages = errorsOf(bad)

@@ -1,7 +1,5 @@
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import type { Kernel } from 'fw'
-import { demoPlayground } from '../fixtures/booted-app.js'
+import { demoSuite } from '../fixtures/booted-app.js'
 
 interface Echo {
   controller: string
@@ -12,15 +10,10 @@ interface Echo {
   originalRequestNoChange: string
 }
 
-const test = suite('playground classic controller demo')
-let kernel: Kernel
+const test = demoSuite('playground classic controller demo')
 
-test.before(() => {
-  kernel = demoPlayground()
-})
-
-test('reaches demo/echo through ?r= with an option', async () => {
-  const res = await kernel.inject('/?r=demo/echo/x')
+test('reaches demo/echo through ?r= with an option', async ({ app }) => {
+  const res = await app.inject('/?r=demo/echo/x')
   assert.is(res.status, 200)
   assert.match(String(res.headers['content-type']), 'application/json')
   assert.equal(res.json<Echo>(), {
@@ -33,8 +26,8 @@ test('reaches demo/echo through ?r= with an option', async () => {
   })
 })
 
-test('turns a key/value pair after the action into a GET parameter', async () => {
-  const res = await kernel.inject('/?r=demo/echo/c/d')
+test('turns a key/value pair after the action into a GET parameter', async ({ app }) => {
+  const res = await app.inject('/?r=demo/echo/c/d')
   assert.equal(res.json<Echo>(), {
     controller: 'demo',
     action: 'echo',
@@ -45,13 +38,13 @@ test('turns a key/value pair after the action into a GET parameter', async () =>
   })
 })
 
-test('keeps the other query parameters in get, without r', async () => {
-  const body = (await kernel.inject('/?r=demo/echo/c/d&page=2')).json<Echo>()
+test('keeps the other query parameters in get, without r', async ({ app }) => {
+  const body = (await app.inject('/?r=demo/echo/c/d&page=2')).json<Echo>()
   assert.equal(body.get, { page: '2', c: 'd' })
 })
 
-test('serves the home page at / when no r is given', async () => {
-  const res = await kernel.inject('/')
+test('serves the home page at / when no r is given', async ({ app }) => {
+  const res = await app.inject('/')
   assert.match(String(res.headers['content-type']), 'text/html')
 })
 

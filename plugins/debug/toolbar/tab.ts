@@ -1,4 +1,5 @@
-import { h } from './dom.js'
+import { h, type Child } from './dom.js'
+import type { Payload } from './payload.js'
 import { rowName, type View } from './state.js'
 
 /** One tab of the bar: when it is shown, what its button counts, when it is red, its panel. */
@@ -15,20 +16,36 @@ export interface Tab {
   readonly live?: boolean
 }
 
-/** The selected request's name over a tab's panel; nothing while no request is selected. */
-export function heading(view: View): HTMLElement | null {
-  return view.current === null ? null : h('p', { class: 'note' }, rowName(view.current))
+/**
+ * A tab's panel: the selected request's name (nothing while no request is selected) over what the
+ * tab shows of it.
+ */
+export function panel(view: View, ...children: Child[]): HTMLElement {
+  const heading = view.current === null ? null : h('p', { class: 'note' }, rowName(view.current))
+  return h('div', null, heading, ...children)
 }
 
+/** The payload's keys that hold a list (`jobs`, `uploads`, `views`, …). */
+type ListKey = {
+  [K in keyof Payload]-?: NonNullable<Payload[K]> extends readonly unknown[] ? K : never
+}[keyof Payload]
+
 /**
- * `visible` and `count` of a tab over one list of the selected request: shown while the list has
- * items, their number on the tab's button (the Jobs, Uploads and Views tabs).
+ * The tab of one list of the selected request, named like its payload key: shown while the list
+ * has items, their number on its button, its panel what `render` makes of them (the Jobs, Uploads
+ * and Views tabs).
  */
-export function listed(
-  list: (view: View) => readonly unknown[] | undefined,
-): Pick<Tab, 'visible' | 'count'> {
+export function listTab<K extends ListKey>(
+  key: K,
+  label: string,
+  render: (items: NonNullable<Payload[K]>, view: View) => Child,
+): Tab {
+  const items = (v: View) => (v.current?.payload?.[key] ?? []) as NonNullable<Payload[K]>
   return {
-    visible: (v) => (list(v)?.length ?? 0) > 0,
-    count: (v) => String(list(v)?.length ?? 0),
+    id: key,
+    label,
+    visible: (v) => items(v).length > 0,
+    count: (v) => String(items(v).length),
+    render: (v) => panel(v, render(items(v), v)),
   }
 }

@@ -3,9 +3,8 @@
 // attempt's event log, its SQL and its failure (`GET /_fw/jobs/{id}/runs`, read when opened).
 import { unwrappedFetch } from './capture.js'
 import { h, ms, note, table, text, type Child } from './dom.js'
-import type { Payload } from './payload.js'
 import type { View } from './state.js'
-import { heading, listed, type Tab } from './tab.js'
+import { listTab, type Tab } from './tab.js'
 
 /** One attempt as `GET /_fw/jobs/{id}/runs` answers it. */
 interface Run {
@@ -21,8 +20,6 @@ type Runs = 'loading' | Run[] | { failed: string }
 
 /** Runs read so far, by the runs URL (a job that has not run yet is read again when reopened). */
 const opened = new Map<string, Runs>()
-
-const p = (v: View): Payload | null => v.current?.payload ?? null
 
 function open(view: View, url: string): void {
   opened.set(url, 'loading')
@@ -79,38 +76,29 @@ function runsOf(url: string): Child {
   )
 }
 
-export const JOBS: Tab = {
-  id: 'jobs',
-  label: 'Jobs',
-  ...listed((v) => p(v)?.jobs),
-  render: (v) =>
-    h(
-      'div',
-      null,
-      heading(v),
-      table(
-        ['Job', 'Id', 'Key', 'Delay', 'At', ''],
-        p(v)!.jobs!.map((j) => [
-          j.name ?? '',
-          j.id ?? h('span', { class: 'note' }, 'not enqueued: a duplicate'),
-          j.key ?? '',
-          j.delay === undefined || j.delay === 0 ? '' : `${j.delay} s`,
-          j.at === undefined ? '' : ms(j.at),
-          j.runs === undefined
-            ? ''
-            : h('button', { class: 'runs', 'on:click': () => open(v, j.runs!) }, 'Runs'),
-        ]),
-        'jobs',
-      ),
-      p(v)!.jobs!.map((j) =>
-        j.runs === undefined || !opened.has(j.runs)
-          ? null
-          : h(
-              'section',
-              { class: 'job', 'data-job': j.id ?? '' },
-              h('h4', null, j.name ?? ''),
-              runsOf(j.runs),
-            ),
-      ),
-    ),
-}
+export const JOBS: Tab = listTab('jobs', 'Jobs', (jobs, v) => [
+  table(
+    ['Job', 'Id', 'Key', 'Delay', 'At', ''],
+    jobs.map((j) => [
+      j.name ?? '',
+      j.id ?? h('span', { class: 'note' }, 'not enqueued: a duplicate'),
+      j.key ?? '',
+      j.delay === undefined || j.delay === 0 ? '' : `${j.delay} s`,
+      j.at === undefined ? '' : ms(j.at),
+      j.runs === undefined
+        ? ''
+        : h('button', { class: 'runs', 'on:click': () => open(v, j.runs!) }, 'Runs'),
+    ]),
+    'jobs',
+  ),
+  jobs.map((j) =>
+    j.runs === undefined || !opened.has(j.runs)
+      ? null
+      : h(
+          'section',
+          { class: 'job', 'data-job': j.id ?? '' },
+          h('h4', null, j.name ?? ''),
+          runsOf(j.runs),
+        ),
+  ),
+])

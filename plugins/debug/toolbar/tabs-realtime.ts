@@ -3,7 +3,7 @@
 import { h, ms, table, type Child } from './dom.js'
 import type { Payload } from './payload.js'
 import type { View } from './state.js'
-import { heading, type Tab } from './tab.js'
+import { panel, type Tab } from './tab.js'
 
 type Realtime = NonNullable<Payload['realtime']>
 
@@ -12,49 +12,40 @@ const r = (v: View): Realtime | null => v.current?.payload?.realtime ?? null
 const total = (rt: Realtime | null): number =>
   (rt?.subscribed?.length ?? 0) + (rt?.published?.length ?? 0) + (rt?.refused?.length ?? 0)
 
-/** One row per stream, refusal and publication: what, channel, detail, id, size, reach, when. */
+/** A row of the table: what, channel, detail, id, size, reach, then when (by which rows sort). */
+function row(at: number | undefined, cells: Child[]): { at: number; cells: Child[] } {
+  return { at: at ?? 0, cells: [...cells, ms(at ?? 0)] }
+}
+
+/** One row per stream, refusal and publication, in time order. */
 function rows(rt: Realtime): { at: number; cells: Child[] }[] {
-  const out: { at: number; cells: Child[] }[] = []
-  for (const s of rt.subscribed ?? [])
-    out.push({
-      at: s.at ?? 0,
-      cells: [
-        'subscribed',
-        s.channel ?? '',
-        s.reset === true ? 'reset (fw-reset)' : s.resumed === true ? 'resumed' : 'new stream',
-        '',
-        `${s.replayed ?? 0} replayed`,
-        '',
-        ms(s.at ?? 0),
-      ],
-    })
-  for (const f of rt.refused ?? [])
-    out.push({
-      at: f.at ?? 0,
-      cells: [
-        h('span', { class: 'bad' }, 'refused'),
-        f.channel ?? '',
-        f.reason ?? '',
-        '',
-        '',
-        '',
-        ms(f.at ?? 0),
-      ],
-    })
-  for (const p of rt.published ?? [])
-    out.push({
-      at: p.at ?? 0,
-      cells: [
-        'published',
-        p.channel ?? '',
-        p.event ?? '',
-        p.id ?? '',
-        `${p.bytes ?? 0} B`,
-        p.shared === true ? 'every instance' : 'this process',
-        ms(p.at ?? 0),
-      ],
-    })
-  return out.sort((a, b) => a.at - b.at)
+  const subscribed = (rt.subscribed ?? []).map((s) => {
+    const how =
+      s.reset === true ? 'reset (fw-reset)' : s.resumed === true ? 'resumed' : 'new stream'
+    return row(s.at, ['subscribed', s.channel ?? '', how, '', `${s.replayed ?? 0} replayed`, ''])
+  })
+  const refused = (rt.refused ?? []).map((f) =>
+    row(f.at, [
+      h('span', { class: 'bad' }, 'refused'),
+      f.channel ?? '',
+      f.reason ?? '',
+      '',
+      '',
+      '',
+    ]),
+  )
+  const published = (rt.published ?? []).map((p) => {
+    const reach = p.shared === true ? 'every instance' : 'this process'
+    return row(p.at, [
+      'published',
+      p.channel ?? '',
+      p.event ?? '',
+      p.id ?? '',
+      `${p.bytes ?? 0} B`,
+      reach,
+    ])
+  })
+  return [...subscribed, ...refused, ...published].sort((a, b) => a.at - b.at)
 }
 
 export const REALTIME: Tab = {
@@ -64,10 +55,8 @@ export const REALTIME: Tab = {
   count: (v) => String(total(r(v))),
   alert: (v) => (r(v)?.refused?.length ?? 0) > 0,
   render: (v) =>
-    h(
-      'div',
-      null,
-      heading(v),
+    panel(
+      v,
       table(
         ['', 'Channel', 'Event', 'Id', 'Size', 'Reaches', 'At'],
         rows(r(v)!).map((row) => row.cells),

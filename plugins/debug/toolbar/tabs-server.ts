@@ -4,7 +4,7 @@
 import { dl, h, ms, note, table, text } from './dom.js'
 import { has, type Payload, type Row } from './payload.js'
 import { rowName, type View } from './state.js'
-import { heading, listed, type Tab } from './tab.js'
+import { listTab, panel, type Tab } from './tab.js'
 
 const p = (v: View): Payload | null => v.current?.payload ?? null
 
@@ -16,10 +16,8 @@ export const SQL: Tab = {
   render(v) {
     const q = p(v)!.queries!
     const statements = q.statements ?? []
-    return h(
-      'div',
-      null,
-      heading(v),
+    return panel(
+      v,
       h(
         'p',
         null,
@@ -93,10 +91,8 @@ export const TIME: Tab = {
             { class: f.share > 0.5 ? 'bad' : '', 'data-share': true },
             `${Math.round(f.share * 100)}% of server time`,
           )
-    return h(
-      'div',
-      null,
-      heading(v),
+    return panel(
+      v,
       dl([
         [
           'Client time',
@@ -149,19 +145,15 @@ export const ROUTE: Tab = {
   render(v) {
     const r = p(v)!.route!
     if (r.missed)
-      return h(
-        'div',
-        null,
-        heading(v),
+      return panel(
+        v,
         note(`No route matched ${r.method ?? ''} ${r.path ?? ''}.`),
         r.allowed !== undefined && r.allowed.length > 0
           ? dl([['Allowed', r.allowed.join(', ')]])
           : null,
       )
-    return h(
-      'div',
-      null,
-      heading(v),
+    return panel(
+      v,
       dl([
         ['Method', r.method],
         ['Path', r.path === undefined ? undefined : h('code', null, r.path)],
@@ -250,10 +242,8 @@ export const SESSION: Tab = {
   render(v) {
     const s = p(v)!.session!
     const cookies = Object.keys(s.cookies ?? {})
-    return h(
-      'div',
-      null,
-      heading(v),
+    return panel(
+      v,
       h('h3', null, 'Cookies'),
       cookies.length === 0
         ? note('None sent.')
@@ -268,25 +258,16 @@ export const SESSION: Tab = {
   },
 }
 
-export const VIEWS: Tab = {
-  id: 'views',
-  label: 'Views',
-  ...listed((v) => p(v)?.views),
-  render: (v) =>
-    h(
-      'div',
-      null,
-      heading(v),
-      table(
-        ['Template', 'File', 'Time'],
-        p(v)!.views!.map((x) => [
-          x.template ?? '',
-          h('code', null, x.file ?? ''),
-          x.ms === undefined ? '' : ms(x.ms),
-        ]),
-      ),
-    ),
-}
+export const VIEWS: Tab = listTab('views', 'Views', (views) =>
+  table(
+    ['Template', 'File', 'Time'],
+    views.map((x) => [
+      x.template ?? '',
+      h('code', null, x.file ?? ''),
+      x.ms === undefined ? '' : ms(x.ms),
+    ]),
+  ),
+)
 
 export const DOMAIN: Tab = {
   id: 'domain',
@@ -296,10 +277,8 @@ export const DOMAIN: Tab = {
   render(v) {
     const models = p(v)!.models ?? []
     const services = p(v)!.services ?? []
-    return h(
-      'div',
-      null,
-      heading(v),
+    return panel(
+      v,
       h('h3', null, 'Models'),
       models.length === 0
         ? note('No model was loaded, saved or deleted.')
@@ -353,12 +332,6 @@ export const MIGRATIONS: Tab = {
         ),
       )
     }
-    return h(
-      'div',
-      null,
-      heading(v),
-      pending > 0 ? note(`${pending} pending: run fw migrate`) : null,
-      list,
-    )
+    return panel(v, pending > 0 ? note(`${pending} pending: run fw migrate`) : null, list)
   },
 }

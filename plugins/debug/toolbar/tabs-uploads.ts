@@ -1,11 +1,7 @@
 // The Uploads tab: the files a request received (the uploads plugin's `upload.received` events,
 // projected under `uploads`) and the uploads it refused, of the selected request.
 import { h, ms, table } from './dom.js'
-import type { Payload } from './payload.js'
-import type { View } from './state.js'
-import { heading, listed, type Tab } from './tab.js'
-
-const p = (v: View): Payload | null => v.current?.payload ?? null
+import { listTab, type Tab } from './tab.js'
 
 /** A size in bytes as people read it: `512 B`, `3.4 KB`, `200.0 MB`. */
 function bytes(n: number): string {
@@ -13,37 +9,28 @@ function bytes(n: number): string {
   return n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1024 / 1024).toFixed(1)} MB`
 }
 
-export const UPLOADS: Tab = {
-  id: 'uploads',
-  label: 'Uploads',
-  ...listed((v) => p(v)?.uploads),
-  render: (v) =>
-    h(
-      'div',
-      null,
-      heading(v),
-      table(
-        ['Field', 'File', 'Size', 'Type', 'Declared', 'Time'],
-        p(v)!.uploads!.map((u) =>
-          u.refused === undefined
-            ? [
-                u.field ?? '',
-                u.name ?? '',
-                u.size === undefined ? '' : bytes(u.size),
-                u.type ?? 'unknown',
-                u.declared_type ?? '',
-                u.ms === undefined ? '' : ms(u.ms),
-              ]
-            : [
-                u.field ?? '',
-                h('span', { class: 'bad' }, `refused: ${u.refused}`),
-                '',
-                '',
-                '',
-                u.status === undefined ? '' : String(u.status),
-              ],
-        ),
-        'uploads',
-      ),
+export const UPLOADS: Tab = listTab('uploads', 'Uploads', (uploads) =>
+  table(
+    ['Field', 'File', 'Size', 'Type', 'Declared', 'Time'],
+    uploads.map((u) =>
+      u.refused === undefined
+        ? [
+            u.field ?? '',
+            u.name ?? '',
+            u.size === undefined ? '' : bytes(u.size),
+            u.type ?? 'unknown',
+            u.declared_type ?? '',
+            u.ms === undefined ? '' : ms(u.ms),
+          ]
+        : [
+            u.field ?? '',
+            h('span', { class: 'bad' }, `refused: ${u.refused}`),
+            '',
+            '',
+            '',
+            u.status === undefined ? '' : String(u.status),
+          ],
     ),
-}
+    'uploads',
+  ),
+)

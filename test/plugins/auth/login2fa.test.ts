@@ -29,9 +29,18 @@ function code(
   })
 }
 
-/** Moves the clock to the start of a fresh 30 s step (so ±1 step is unambiguous). */
-function nextStep(app: AuthApp): void {
+/** Sends alice's code of the clock's time step, or of the step `offsetMs` away, for `pending`. */
+function aliceCode(app: AuthApp, pending: string | undefined, offsetMs = 0) {
+  return code(app.kernel, pending, { code: totpAt(ALICE_SECRET, app.clock.t + offsetMs) })
+}
+
+/**
+ * Moves the clock to the start of a fresh 30 s step (so ±1 step is unambiguous); answers alice's
+ * code of that step.
+ */
+function nextStep(app: AuthApp): string {
   app.clock.t = (Math.floor(app.clock.t / 30_000) + 2) * 30_000 + 1_000
+  return totpAt(ALICE_SECRET, app.clock.t)
 }
 
 test("signs alice in with a code from otpauth, and with one from otplib 13's defaults", async ({
@@ -90,7 +99,7 @@ test('completes with a correct TOTP code: the same 200 shape as a direct login',
 }) => {
   nextStep(app)
   const pending = await firstLeg(app)
-  const res = await code(app.kernel, pending, { code: totpAt(ALICE_SECRET, app.clock.t) })
+  const res = await aliceCode(app, pending)
   assert.is(res.status, 200)
   const body = res.json<Record<string, unknown>>()
   assert.equal(Object.keys(body).sort(), ['access_token', 'status', 'token_type', 'user'])
@@ -98,38 +107,33 @@ test('completes with a correct TOTP code: the same 200 shape as a direct login',
   // The pending login is spent: its cookie is cleared and cannot be used again.
   assert.match(String(res.headers['set-cookie']), /fw_2fa=;/)
   nextStep(app)
-  const again = await code(app.kernel, pending, { code: totpAt(ALICE_SECRET, app.clock.t) })
+  const again = await aliceCode(app, pending)
   assert.equal(again.json(), { error: 'invalid_code' })
 })
 
 test('accepts a code of the previous or next step, not two steps away', async ({ app }) => {
   nextStep(app)
   let pending = await firstLeg(app)
-  const previous = await code(app.kernel, pending, {
-    code: totpAt(ALICE_SECRET, app.clock.t - 30_000),
-  })
+  const previous = await aliceCode(app, pending, -30_000)
   assert.is(previous.status, 200)
   nextStep(app)
   pending = await firstLeg(app)
-  const far = await code(app.kernel, pending, { code: totpAt(ALICE_SECRET, app.clock.t - 60_000) })
+  const far = await aliceCode(app, pending, -60_000)
   assert.is(far.status, 401)
-  const next = await code(app.kernel, pending, { code: totpAt(ALICE_SECRET, app.clock.t + 30_000) })
+  const next = await aliceCode(app, pending, 30_000)
   assert.is(next.status, 200)
 })
 
 test('refuses a replayed TOTP code, and a code of a step at or before the last accepted one', async ({
   app,
 }) => {
-  nextStep(app)
-  const used = totpAt(ALICE_SECRET, app.clock.t)
+  const used = nextStep(app)
   assert.is((await code(app.kernel, await firstLeg(app), { code: used })).status, 200)
   const replay = await code(app.kernel, await firstLeg(app), { code: used })
   assert.is(replay.status, 401)
   assert.equal(replay.json(), { error: 'invalid_code' })
   // The previous step is inside the ±1 window but at or before the last accepted step.
-  const older = await code(app.kernel, await firstLeg(app), {
-    code: totpAt(ALICE_SECRET, app.clock.t - 30_000),
-  })
+  const older = await aliceCode(app, await firstLeg(app), -30_000)
   assert.is(older.status, 401)
   await clear(app)
 })
@@ -142,7 +146,7 @@ test('answers an empty code 400 missing_code and spends no attempt', async ({ ap
     assert.is(res.status, 400)
     assert.equal(res.json(), { error: 'missing_code' })
   }
-  const res = await code(app.kernel, pending, { code: totpAt(ALICE_SECRET, app.clock.t) })
+  const res = await aliceCode(app, pending)
   assert.is(res.status, 200)
 })
 
@@ -166,15 +170,14 @@ test('answers a wrong code 401 invalid_code and keeps the pending login', async 
   const wrong = await code(app.kernel, pending, { code: '000000' })
   assert.is(wrong.status, 401)
   assert.equal(wrong.json(), { error: 'invalid_code' })
-  const right = await code(app.kernel, pending, { code: totpAt(ALICE_SECRET, app.clock.t) })
+  const right = await aliceCode(app, pending)
   assert.is(right.status, 200)
 })
 
 test('answers 401 invalid_code without a pending login, with a foreign cookie, or after 300 s', async ({
   app,
 }) => {
-  nextStep(app)
-  const c = totpAt(ALICE_SECRET, app.clock.t)
+  const c = nextStep(app)
   assert.equal((await code(app.kernel, undefined, { code: c })).json(), { error: 'invalid_code' })
   assert.equal((await code(app.kernel, 'forged-value', { code: c })).json(), {
     error: 'invalid_code',
@@ -182,7 +185,7 @@ test('answers 401 invalid_code without a pending login, with a foreign cookie, o
   const pending = await firstLeg(app)
   app.clock.t += 301_000
   nextStep(app)
-  const late = await code(app.kernel, pending, { code: totpAt(ALICE_SECRET, app.clock.t) })
+  const late = await aliceCode(app, pending)
   assert.is(late.status, 401)
   assert.equal(late.json(), { error: 'invalid_code' })
   await clear(app)

@@ -39,6 +39,11 @@ function submit(
   })
 }
 
+/** The sign-in form sent as `username` (password `<username>-pass`), asking to return to `to`. */
+function signInTo(kernel: Kernel, form: Form, username: string, to: string) {
+  return submit(kernel, form, { username, password: `${username}-pass`, return: to })
+}
+
 /** Signs in through the form; answers the session cookie value. */
 async function signIn(kernel: Kernel, username = 'editor'): Promise<string> {
   const form = await openForm(kernel)
@@ -84,11 +89,7 @@ test('opens a web session: HttpOnly, SameSite=Lax, Secure over TLS, a 303 to the
   app,
 }) => {
   const form = await openForm(app.kernel)
-  const plain = await submit(app.kernel, form, {
-    username: 'editor',
-    password: 'editor-pass',
-    return: '/products?page=2',
-  })
+  const plain = await signInTo(app.kernel, form, 'editor', '/products?page=2')
   assert.is(plain.status, 303)
   assert.is(plain.headers.location, '/products?page=2')
   const line = setCookieLine(plain.headers['set-cookie'], 'fw_session')
@@ -134,11 +135,7 @@ const OFF_SITE = [
 test('never redirects off the site, whatever return= holds', async ({ app }) => {
   const form = await openForm(app.kernel)
   for (const attempt of OFF_SITE) {
-    const res = await submit(app.kernel, form, {
-      username: 'user',
-      password: 'user-pass',
-      return: attempt,
-    })
+    const res = await signInTo(app.kernel, form, 'user', attempt)
     assert.is(res.status, 303)
     assert.is(res.headers.location, '/', attempt)
   }
@@ -156,11 +153,7 @@ test('never redirects off the site, whatever return= holds', async ({ app }) => 
 test('the second-factor step never redirects off the site either', async ({ app }) => {
   const form = await openForm(app.kernel)
   for (const attempt of OFF_SITE) {
-    const first = await submit(app.kernel, form, {
-      username: 'alice',
-      password: 'alice-pass',
-      return: attempt,
-    })
+    const first = await signInTo(app.kernel, form, 'alice', attempt)
     assert.is(first.status, 200)
     assert.match(first.body, 'name="return" value=""', attempt)
     const pending = cookieFrom(first.headers['set-cookie'], 'fw_2fa')!
@@ -293,11 +286,7 @@ test('signs out only with the CSRF token; afterwards the cookie identifies nobod
 
 test('signs a two-factor user in through the form in two steps', async ({ app }) => {
   const form = await openForm(app.kernel)
-  const first = await submit(app.kernel, form, {
-    username: 'alice',
-    password: 'alice-pass',
-    return: '/products',
-  })
+  const first = await signInTo(app.kernel, form, 'alice', '/products')
   assert.is(first.status, 200)
   assert.match(first.body, 'name="code"')
   assert.match(first.body, 'name="return" value="/products"')

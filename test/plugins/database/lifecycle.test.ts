@@ -10,6 +10,7 @@ import { classNameOf } from '../../../plugins/database/deferred-entity.js'
 import { DatabaseLifecycle, type LifecycleOptions } from '../../../plugins/database/lifecycle.js'
 import { startTcpProxy, type TcpProxy } from '../../e2e/tcp-proxy.js'
 import { Gadget, GadgetSchema, gadgetValues, migrations, onPostgres } from './fixtures.js'
+import { closeAfterEach } from '../../fixtures/app-suite.js'
 
 // The database plugin's lifecycle on its own, without a kernel: opening, the setup window,
 // preparing, the migration snapshot, the start that finds no database and its background retries,
@@ -59,12 +60,7 @@ async function until(condition: () => boolean, ms = 10_000): Promise<void> {
   }
 }
 
-test.after.each(async (context) => {
-  await context.life?.close()
-  await context.proxy?.close()
-  await context.db?.drop()
-  context.life = context.proxy = context.db = undefined
-})
+closeAfterEach(test, 'life', 'proxy', 'db')
 
 test('opens once, on demand: NOT_READY before, the same database after', async (context) => {
   const db = (context.db = await createTestDatabase())

@@ -14,6 +14,7 @@ import database, {
   type TestDatabase,
 } from 'fw/plugins/database'
 import { createTestKernel, eventsOf } from 'fw/testing'
+import { closeAfterEach } from '../../fixtures/app-suite.js'
 
 interface Context {
   db?: TestDatabase
@@ -22,12 +23,7 @@ interface Context {
 
 const test = suite<Context>('database migration runner', {})
 
-test.after.each(async (context) => {
-  await context.kernel?.close()
-  await context.db?.drop()
-  context.kernel = undefined
-  context.db = undefined
-})
+closeAfterEach(test, 'kernel', 'db')
 
 /** A booted kernel with the database plugin alone and these migrations, not yet migrated. */
 async function boot(context: Context, migrations: readonly MigrationEntry[]): Promise<Kernel> {

@@ -11,6 +11,7 @@ import type { SqlEntityManager } from '@mikro-orm/knex'
 import { createTestKernel } from 'fw/testing'
 import { startTcpProxy, type TcpProxy } from '../../e2e/tcp-proxy.js'
 import { Gadget, GadgetSchema, gadgetValues, migrations, onPostgres } from './fixtures.js'
+import { closeAfterEach } from '../../fixtures/app-suite.js'
 
 // MikroORM's statements on PostgreSQL (the database plugin's README, "Bounded waits"): one timer
 // for every statement in flight rather than one armed per statement, by node-pg for the statement
@@ -27,12 +28,7 @@ interface Context {
 }
 const test = suite<Context>('database ORM statements', {})
 
-test.after.each(async (context) => {
-  await context.kernel?.close()
-  await context.proxy?.close()
-  await context.db?.drop()
-  context.kernel = context.proxy = context.db = undefined
-})
+closeAfterEach(test, 'kernel', 'proxy', 'db')
 
 /** A kernel on `url` with a read (`GET /gadgets/{id}`) and a write (`POST /gadgets`) through the ORM. */
 async function gadgetKernel(

@@ -8,6 +8,10 @@ const test = suite('debug: the grant, in production')
 const prod = (o: Parameters<typeof debugKernel>[0] = {}) =>
   debugKernel({ development: false, ...o })
 
+/** `GET url` with the grant cookie holding `token`. */
+const withCookie = (kernel: ReturnType<typeof prod>, url: string, token: string) =>
+  kernel.inject({ url, headers: { cookie: `fw_debug=${token}` } })
+
 test('production without a grant: nothing attached, no request id, no headers', async () => {
   const kernel = prod()
   for (const url of ['/obj', '/page', '/none', '/go', '/boom', '/missing', '/arr']) {
@@ -44,12 +48,12 @@ test('redeeming ?_debug=<token> sets the cookie and annotates that response; the
   assert.is(res.headers['cache-control'], 'no-store, private')
   assert.is(res.headers.vary, 'Cookie')
   assert.match(String(res.headers['x-request-id']), /^[0-9a-f]{16}$/)
-  const later = await kernel.inject({ url: '/page', headers: { cookie: `fw_debug=${token}` } })
+  const later = await withCookie(kernel, '/page', token)
   assert.ok(later.body.includes('id="fw-debug-data"'))
   assert.is(later.headers['cache-control'], 'no-store, private')
   assert.is(setCookies(later.headers).length, 0)
   // A grant opens the toolbar only: the error page stays a production page.
-  const boom = await kernel.inject({ url: '/boom', headers: { cookie: `fw_debug=${token}` } })
+  const boom = await withCookie(kernel, '/boom', token)
   assert.is(boom.status, 500)
   assert.ok(boom.body.includes('It has been logged'))
   assert.not.ok(boom.body.split('fw-debug-data')[0]!.includes('secret failure message'))
@@ -75,7 +79,7 @@ test('a grant in production answers no CORS: an annotated response stays same-or
 test('the payload says the dev panel answers a grant holder; unknown for a guest (no identity asked)', async () => {
   const kernel = prod()
   const token = tokenFor(nowSeconds() + 600)
-  const granted = await kernel.inject({ url: '/obj', headers: { cookie: `fw_debug=${token}` } })
+  const granted = await withCookie(kernel, '/obj', token)
   assert.is(granted.json<{ _debug: { devpanel: unknown } }>()._debug.devpanel, true)
   const dev = debugKernel({ development: true })
   const guest = await dev.inject('/obj')
@@ -159,7 +163,7 @@ test('debug_token_secret signs instead of the app key; rotating the key ends gra
   assert.is((await kernel.inject(`/obj?_debug=${byKey}`)).headers['x-fw-debug'], undefined)
   assert.ok((await kernel.inject(`/obj?_debug=${bySecret}`)).headers['x-fw-debug'])
   const rotated = prod({ key: 'a-brand-new-key-after-rotation' })
-  const res = await rotated.inject({ url: '/obj', headers: { cookie: `fw_debug=${byKey}` } })
+  const res = await withCookie(rotated, '/obj', byKey)
   assert.is(res.headers['x-fw-debug'], undefined)
   assert.ok(setCookies(res.headers)[0]!.startsWith('fw_debug=;'), 'a foreign cookie is cleared')
   await kernel.close()
@@ -169,19 +173,13 @@ test('debug_token_secret signs instead of the app key; rotating the key ends gra
 test('_debug=off clears the cookie and is not annotated; expired cookies are cleared', async () => {
   const kernel = prod()
   const token = tokenFor(nowSeconds() + 600)
-  const off = await kernel.inject({
-    url: '/obj?_debug=off',
-    headers: { cookie: `fw_debug=${token}` },
-  })
+  const off = await withCookie(kernel, '/obj?_debug=off', token)
   assert.is(off.body, '{"a":1}')
   assert.is(off.headers['x-fw-debug'], undefined)
   const cleared = setCookies(off.headers)[0]!
   assert.ok(cleared.startsWith('fw_debug=; Path=/; Expires=Thu, 01 Jan 1970 00:00:00 GMT'))
   assert.ok(cleared.includes('HttpOnly') && cleared.includes('SameSite=Lax'))
-  const expired = await kernel.inject({
-    url: '/obj',
-    headers: { cookie: `fw_debug=${tokenFor(nowSeconds() - 5)}` },
-  })
+  const expired = await withCookie(kernel, '/obj', tokenFor(nowSeconds() - 5))
   assert.is(expired.headers['x-fw-debug'], undefined)
   assert.ok(setCookies(expired.headers)[0]!.startsWith('fw_debug=;'))
   // In development, off is not annotated either.
@@ -195,10 +193,11 @@ test('_debug=off clears the cookie and is not annotated; expired cookies are cle
 test('an invalid offered token does not clear a valid cookie', async () => {
   const kernel = prod()
   const token = tokenFor(nowSeconds() + 600)
-  const res = await kernel.inject({
-    url: `/obj?_debug=${tokenFor(nowSeconds() + 600, 'wrong')}`,
-    headers: { cookie: `fw_debug=${token}` },
-  })
+  const res = await withCookie(
+    kernel,
+    `/obj?_debug=${tokenFor(nowSeconds() + 600, 'wrong')}`,
+    token,
+  )
   assert.is(setCookies(res.headers).length, 0)
   assert.ok(res.json<{ _debug?: unknown }>()._debug, 'still granted by the cookie')
   assert.ok(kernel.plugin('debug').hasDebugGrant !== undefined)

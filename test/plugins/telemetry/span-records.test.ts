@@ -204,6 +204,9 @@ class RecordingExporter {
   }
 }
 
+/** The telemetry plugin's span queue: spans queued, exported, dropped, failed so far. */
+const spanQueue = (kernel: Kernel) => kernel.plugin('telemetry').spanQueue()
+
 const logLines = (lines: string[]) => lines.map((l) => JSON.parse(l) as Record<string, unknown>)
 
 test('traces requests through the exporter option, the trace id in their log lines', async ({
@@ -238,12 +241,7 @@ test('traces requests through the exporter option, the trace id in their log lin
     'telemetry.sdk.name': 'fw',
     'telemetry.sdk.version': '0.1.0',
   })
-  assert.equal(kernel.plugin('telemetry').spanQueue(), {
-    queued: 0,
-    exported: spans.length,
-    dropped: 0,
-    failed: 0,
-  })
+  assert.equal(spanQueue(kernel), { queued: 0, exported: spans.length, dropped: 0, failed: 0 })
 })
 
 test("samples new traces by the SDK's ratio rule and follows a caller's sampled flag", async () => {
@@ -307,7 +305,7 @@ test('exports a batch once maxExportBatchSize spans wait, the rest after schedul
     exporter.batches.map((b) => b.length),
     [3, 3],
   )
-  assert.is(kernel.plugin('telemetry').spanQueue()?.queued, 1)
+  assert.is(spanQueue(kernel)?.queued, 1)
   // Fewer than a batch: they go after the delay.
   const later = new RecordingExporter()
   const soon = pingApp({ exporter: later, batch: { scheduledDelayMillis: 1 } }).kernel
@@ -342,18 +340,13 @@ test('drops whole requests when the queue is full, counts them and keeps answeri
   }
   assert.equal(statuses, Array(10).fill(200))
   // The first two went to the exporter, which never answers; five wait; three were dropped.
-  assert.equal(kernel.plugin('telemetry').spanQueue(), {
-    queued: 5,
-    exported: 0,
-    dropped: 3,
-    failed: 0,
-  })
+  assert.equal(spanQueue(kernel), { queued: 5, exported: 0, dropped: 3, failed: 0 })
   const warnings = logger.entries.filter((e) => e.level === 'warn')
   assert.is(warnings.length, 1, 'one warning for the episode, not one per request')
   assert.match(warnings[0]!.message, 'span queue is full (5 spans)')
   // Closing waits exportTimeoutMillis in all (not one timeout per batch), then drops what is left.
   await kernel.close()
-  const after = kernel.plugin('telemetry').spanQueue()!
+  const after = spanQueue(kernel)!
   assert.is(after.queued, 0)
   assert.is(after.exported, 0)
   assert.ok(after.dropped >= 6, JSON.stringify(after))
@@ -381,12 +374,7 @@ for (const answer of ['throw', 'failure', 'never'] as const) {
       assert.equal(res.json(), { pong: true })
     }
     await kernel.plugin('telemetry').flush()
-    assert.equal(kernel.plugin('telemetry').spanQueue(), {
-      queued: 0,
-      exported: 0,
-      dropped: 0,
-      failed: 3,
-    })
+    assert.equal(spanQueue(kernel), { queued: 0, exported: 0, dropped: 0, failed: 3 })
     const errors = logger.entries.filter((e) => e.level === 'error')
     assert.is(errors.length, 1, JSON.stringify(errors))
     assert.match(errors[0]!.message, 'exporting spans failed')

@@ -1,6 +1,7 @@
 // A client in a process of its own, so the server's memory is measured alone: POSTs one generated
 // file of argv[3] bytes to argv[2] as multipart/form-data and prints the JSON answer.
 import { request } from 'node:http'
+import { writeFilePart } from '../../../bench/lib/upload-body.mjs'
 const [url, size] = [process.argv[2], Number(process.argv[3])]
 const boundary = '----fw-client-boundary'
 const req = request(url, {
@@ -18,15 +19,4 @@ req.on('response', (res) => {
 req.write(
   `--${boundary}\r\ncontent-disposition: form-data; name="file"; filename="big.bin"\r\n\r\n`,
 )
-const chunk = globalThis.Buffer.alloc(64 * 1024, 'fw-upload-')
-let left = size
-const pump = () => {
-  while (left > 0) {
-    const n = Math.min(left, chunk.length)
-    left -= n
-    if (!req.write(n === chunk.length ? chunk : chunk.subarray(0, n)))
-      return void req.once('drain', pump)
-  }
-  req.end(`\r\n--${boundary}--\r\n`)
-}
-pump()
+writeFilePart(req, size, globalThis.Buffer.alloc(64 * 1024, 'fw-upload-'), boundary)
