@@ -10,7 +10,7 @@ import type { RequestContext } from './context.js'
 // active only while a request that needs it is in flight (`enterScope` counts them), and what
 // runs synchronously finds its request through a plain variable instead.
 
-const storage = new AsyncLocalStorage<RequestContext>()
+const storage = new AsyncLocalStorage<RequestContext | undefined>()
 /** The request whose code is running synchronously right now (set by the kernel per request). */
 let running: RequestContext | undefined
 /** Calls of `enterScope` not ended yet: the storage is disabled when none is. */
@@ -52,27 +52,32 @@ export async function runInContext<A extends unknown[], T>(
   fn: (...args: A) => T,
   ...args: A
 ): Promise<Awaited<T>> {
+  inFlight++
   try {
-    return await enterScope(ctx, fn, ...args)
+    return await storage.run(ctx, fn, ...args)
   } finally {
     leaveScope()
   }
 }
 
 /**
- * Calls `fn(...args)` in the request scope of `ctx`: what it awaits finds the request, until the
- * caller ends the call with {@link leaveScope} (also when `fn` throws).
+ * Makes `ctx` the request of what the current call chain awaits from here, until
+ * {@link leaveScope}; returns the request it replaced, which a synchronous caller hands to
+ * {@link restoreScope} before returning (what runs after it in the same turn is not the request's).
  */
-export function enterScope<A extends unknown[], T>(
-  ctx: RequestContext,
-  fn: (...args: A) => T,
-  ...args: A
-): T {
+export function enterScope(ctx: RequestContext): RequestContext | undefined {
   inFlight++
-  return storage.run(ctx, fn, ...args)
+  const outer = storage.getStore()
+  storage.enterWith(ctx)
+  return outer
 }
 
-/** Ends a call of {@link enterScope}: with none left in flight, the storage is disabled. */
+/** Makes `outer` (what {@link enterScope} returned) current again for the rest of this turn. */
+export function restoreScope(outer: RequestContext | undefined): void {
+  storage.enterWith(outer)
+}
+
+/** Ends what {@link enterScope} began: with none left in flight, the storage is disabled. */
 export function leaveScope(): void {
   // Disabling turns the async-hooks bookkeeping off again (Node re-enables it on the next run).
   if (--inFlight === 0) storage.disable()
