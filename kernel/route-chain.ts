@@ -6,12 +6,12 @@ import { Reply, toReply } from './reply.js'
 import type { CompiledRoute, Layer } from './route-compile.js'
 import type { ControllerClass, Next } from './types.js'
 
-// A route's chain on a request, in the variant chosen at boot (kernel/route-compile.ts): a route
-// with nothing that waits runs `callRoute`: the controller made, the handler called, its result as
-// it came. Any other runs `awaitRoute`, plain `async`/`await`: middleware onion-style around the
-// action. Each step is a named function (`farm-studio walk` follows them). The request cycle
-// (kernel/request-cycle.ts) looks at whether an answer came now or later; here only `callRoute`
-// does, for a handler not declared `async` that returned a promise anyway.
+// A route's chain on a request, in the variant chosen at boot (kernel/route-compile.ts), run by
+// `runChain`: a route with nothing that waits runs `callRoute`: the controller made, the handler
+// called, its result as it came. Any other runs `awaitRoute`, plain `async`/`await`: middleware
+// onion-style around the action. Each step is a named function (`farm-studio walk` follows them).
+// The request cycle (kernel/request-cycle.ts) looks at whether an answer came now or later; here
+// only `callRoute` does, for a handler not declared `async` that returned a promise anyway.
 
 type Controller = Record<string, (...args: unknown[]) => unknown>
 
