@@ -155,8 +155,11 @@ function finish(cycle: RequestCycle, ctx: RequestContext, answered: Reply): Mayb
 
 /**
  * The cycle from its first promise on, plain `async`/`await`: `pending` is what step `at` waits
- * for, and the steps after it run as the synchronous variant runs them. A route's chain started
- * here runs in the request scope when that is on; `scoped` leaves it at the end.
+ * for, and the steps after it run as the synchronous variant runs them (`finish` included, which
+ * hands a promise of its own to another `cycleLater`). Only a promise is awaited: with the request
+ * scope on, each extra one costs async-hooks bookkeeping (bench/before-after.ts --products). A
+ * route's chain started here runs in the request scope when that is on; `scoped` leaves it at the
+ * end.
  */
 async function cycleLater(
   cycle: RequestCycle,
@@ -168,43 +171,43 @@ async function cycleLater(
 ): Promise<Reply> {
   try {
     if (at === 'finishing') return (await pending) as Reply
-    let reply: Reply | undefined
-    if (at !== 'rendering' && at !== 'annotating') {
+    if (at === 'annotating') return annotate(cycle, ctx, (await pending) as Reply)
+    let reply: Reply
+    if (at === 'rendering') {
       try {
-        let value = await pending
-        if (at === 'admitting' && value === undefined) {
-          start = ctx.log.now()
-          value = await (ctx.match ?? findRoute(cycle, ctx))
-          at = 'routing'
-        }
-        if (at === 'routing') {
-          value = matched(cycle, ctx, value as RouteMatch | undefined, start)
-          if (!(value instanceof Reply)) {
-            const compiled = value as CompiledRoute
-            scoped = cycle.deps.scoped() && compiled.scope.needed
-            if (scoped) {
-              enterScope(ctx)
-              compiled.scope.answered()
-            }
-            value = await runChain(ctx, compiled)
-          }
-        }
-        reply = toReply(value)
+        reply = (await pending) as Reply
+        if (reply.body.kind === 'view') throw noViewEngine(reply)
       } catch (error) {
         reply = await fail(cycle, ctx, error)
       }
+      return annotate(cycle, ctx, reply)
     }
-    if (at !== 'annotating') {
-      try {
-        const { render } = cycle.deps.hooks
-        if (at === 'rendering') reply = (await pending) as Reply
-        else if (render.isUsed()) reply = await runWaterfall(render, reply!, ctx)
-        if (reply!.body.kind === 'view') throw noViewEngine(reply!)
-      } catch (error) {
-        reply = await fail(cycle, ctx, error)
+    try {
+      let value = await pending
+      if (at === 'admitting' && value === undefined) {
+        start = ctx.log.now()
+        value = ctx.match ?? findRoute(cycle, ctx)
+        if (isThenable(value)) value = await value
+        at = 'routing'
       }
-    } else reply = (await pending) as Reply
-    return await annotate(cycle, ctx, reply!)
+      if (at === 'routing') {
+        value = matched(cycle, ctx, value as RouteMatch | undefined, start)
+        if (!(value instanceof Reply)) {
+          const compiled = value as CompiledRoute
+          scoped = cycle.deps.scoped() && compiled.scope.needed
+          if (scoped) {
+            enterScope(ctx)
+            compiled.scope.answered()
+          }
+          value = runChain(ctx, compiled)
+          if (isThenable(value)) value = await value
+        }
+      }
+      reply = toReply(value)
+    } catch (error) {
+      reply = await fail(cycle, ctx, error)
+    }
+    return await finish(cycle, ctx, reply)
   } finally {
     if (scoped) leaveScope()
   }
