@@ -19,7 +19,7 @@ import { runChain } from './route-chain.js'
 import type { CompiledRoute } from './route-compile.js'
 import type { RouteMatch } from './router/route.js'
 import type { RequestCycle } from './request-cycle-deps.js'
-import { enterRequest, enterScope, leaveRequest, leaveScope, restoreScope } from './scope.js'
+import { enterRequest, enterScope, enterScopeHere, leaveRequest, leaveScope } from './scope.js'
 
 // One request through the kernel, in two variants written once each. `cycleNow` runs it in straight
 // calls while every part answers synchronously: admission (maintenance, the `request` hook), the
@@ -100,14 +100,9 @@ function runRoute(
 ): MaybePromise<Reply> {
   if (!cycle.deps.scoped() || !compiled.scope.needed)
     return answerRoute(cycle, ctx, compiled, false)
-  const outer = enterScope(ctx)
-  let reply: MaybePromise<Reply>
-  try {
-    reply = answerRoute(cycle, ctx, compiled, true)
-  } finally {
-    // Before leaving: what runs after this request in the same turn is not in its scope.
-    restoreScope(outer)
-  }
+  // `storage.run` around the calls, not `enterWith` and a restore: the pair measured slower on a
+  // route that waits for the database (bench/before-after.ts --products).
+  const reply = enterScope(ctx, answerRoute, cycle, ctx, compiled, true)
   compiled.scope.answered()
   if (!isThenable(reply)) leaveScope()
   return reply
@@ -196,7 +191,7 @@ async function cycleLater(
           const compiled = value as CompiledRoute
           scoped = cycle.deps.scoped() && compiled.scope.needed
           if (scoped) {
-            enterScope(ctx)
+            enterScopeHere(ctx)
             compiled.scope.answered()
           }
           value = runChain(ctx, compiled)

@@ -61,23 +61,31 @@ export async function runInContext<A extends unknown[], T>(
 }
 
 /**
- * Makes `ctx` the request of what the current call chain awaits from here, until
- * {@link leaveScope}; returns the request it replaced, which a synchronous caller hands to
- * {@link restoreScope} before returning (what runs after it in the same turn is not the request's).
+ * Calls `fn(...args)` in the request scope of `ctx`: what it awaits finds the request, until the
+ * caller ends the call with {@link leaveScope} (also when `fn` throws).
  */
-export function enterScope(ctx: RequestContext): RequestContext | undefined {
+export function enterScope<A extends unknown[], T>(
+  ctx: RequestContext,
+  fn: (...args: A) => T,
+  ...args: A
+): T {
   inFlight++
-  const outer = storage.getStore()
+  return storage.run(ctx, fn, ...args)
+}
+
+/**
+ * Makes `ctx` the request of what the calling `async` function awaits from here, until
+ * {@link leaveScope}: for an `async` function's own continuation only, whose turn ends with it.
+ */
+export function enterScopeHere(ctx: RequestContext): void {
+  inFlight++
   storage.enterWith(ctx)
-  return outer
 }
 
-/** Makes `outer` (what {@link enterScope} returned) current again for the rest of this turn. */
-export function restoreScope(outer: RequestContext | undefined): void {
-  storage.enterWith(outer)
-}
-
-/** Ends what {@link enterScope} began: with none left in flight, the storage is disabled. */
+/**
+ * Ends what {@link enterScope} or {@link enterScopeHere} began: with none left in flight, the
+ * storage is disabled.
+ */
 export function leaveScope(): void {
   // Disabling turns the async-hooks bookkeeping off again (Node re-enables it on the next run).
   if (--inFlight === 0) storage.disable()
