@@ -15,46 +15,23 @@ import {
   type InjectResponse,
 } from './http/inject.js'
 import { Reply, toReply } from './reply.js'
-import { awaitRoute, callRoute } from './route-chain.js'
+import { runChain } from './route-chain.js'
 import type { CompiledRoute } from './route-compile.js'
 import type { RouteMatch } from './router/route.js'
 import type { RequestCycle } from './request-cycle-deps.js'
-import { enterRequest, enterScope, leaveRequest, leaveScope } from './scope.js'
+import { enterRequest, enterScope, enterScopeHere, leaveRequest, leaveScope } from './scope.js'
 
-// One request through the kernel, read top to bottom: `respond` makes its context, `handle` admits
-// it (maintenance, the `request` hook), `route` finds its route (the `route` hook, or the router
-// directly), `dispatch` answers a miss or runs the route's chain (kernel/route-chain.ts), and
-// `finish` renders and annotates whatever answered. Every reply, whoever made it, ends there.
-//
-// This file is the one place where a request's way branches on a promise: each step runs
-// synchronously while what it calls answers synchronously (a route whose taps and handler do
-// creates no promise), and the first promise hands the rest of the request to the step's
-// `…Awaiting` twin, plain `async`/`await` from there on. A request never throws or rejects out of
-// here: a failure becomes the error reply (test/kernel/errors.test.ts, test/kernel/scope.test.ts).
+// One request through the kernel, in two variants written once each. `cycleNow` runs it in straight
+// calls while every part answers synchronously: admission (maintenance, the `request` hook), the
+// route (the `route` hook or the router), the route's chain (kernel/route-chain.ts), then
+// `finish` (the `render` and `annotate` hooks). The first part that returns a promise hands the
+// rest to `cycleLater`, plain `async`/`await` from the step named by its `at` on. A route whose taps
+// and handler answer synchronously creates no promise (test/e2e/lean-request.test.ts); straight
+// calls rather than a step loop keep it as fast as before (bench/before-after.ts). A request never
+// throws or rejects out of here: a failure becomes the error reply (test/kernel/errors.test.ts).
 
-/**
- * A request from a socket (kernel/http/server.ts), answered by the cycle's successor when one
- * took over: `answered` gets the reply now when every step was synchronous, else once it is ready
- * (or the failure, a kernel bug: the cycle turns every failure into a reply).
- */
-export function answer<T>(
-  cycle: RequestCycle,
-  init: RequestInit,
-  exchange: T,
-  answered: (exchange: T, reply: Reply | undefined, error?: unknown) => void,
-): void {
-  let reply: MaybePromise<Reply>
-  try {
-    reply = respond(cycle.successor ?? cycle, init)
-  } catch (error) {
-    return answered(exchange, undefined, error)
-  }
-  if (!isThenable(reply)) return answered(exchange, reply)
-  reply.then(
-    (value) => answered(exchange, value),
-    (error: unknown) => answered(exchange, undefined, error),
-  )
-}
+/** Where `cycleLater` takes over: what the promise it is handed settles to. */
+type At = 'admitting' | 'routing' | 'answering' | 'rendering' | 'annotating' | 'finishing'
 
 /** A request answered in-process, as a client would see it (`kernel.inject`). */
 export async function inject(
@@ -78,93 +55,192 @@ export function respond(
   // `currentContext()` finds the request in everything that runs synchronously from here.
   const previous = enterRequest(ctx)
   try {
-    return handle(cycle, ctx)
+    return cycleNow(cycle, ctx)
   } finally {
     leaveRequest(previous)
   }
 }
 
-/** Maintenance (503), then the `request` hook, whose taps may answer (a CORS preflight). */
-function handle(cycle: RequestCycle, ctx: RequestContext): MaybePromise<Reply> {
-  const { maintenance, router, hooks } = cycle.deps
+/** The cycle while every part answers now: admission, the route, a miss's reply or the chain. */
+function cycleNow(cycle: RequestCycle, ctx: RequestContext): MaybePromise<Reply> {
+  const { maintenance, hooks } = cycle.deps
   ctx.log.record('request.received', { method: ctx.method, path: ctx.path }, 0)
+  let answered: MaybePromise<Reply | undefined>
   try {
     const retryAfter = maintenance(ctx.log.origin)
-    if (retryAfter !== undefined && !maintenance.exempts(ctx.routingPath)) {
-      if (router.answersJson(ctx.routingPath, [ctx.method], ctx.querystring))
-        ctx.jsonByDefault = true
-      return finish(cycle, ctx, maintenanceReply(ctx, retryAfter))
+    if (retryAfter !== undefined && !maintenance.exempts(ctx.routingPath))
+      return finish(cycle, ctx, closed(cycle, ctx, retryAfter))
+    // The `request` hook's taps may answer (a CORS preflight) or set the match (the admin area).
+    answered = hooks.request.isUsed() ? runBail(hooks.request, ctx) : undefined
+    if (isThenable(answered)) return cycleLater(cycle, ctx, 'admitting', answered, false)
+    if (answered === undefined) {
+      const start = ctx.log.now()
+      const match = ctx.match ?? findRoute(cycle, ctx)
+      if (isThenable(match)) return cycleLater(cycle, ctx, 'routing', match, false, start)
+      const found = matched(cycle, ctx, match, start)
+      if (!(found instanceof Reply)) return runRoute(cycle, ctx, found)
+      answered = found
     }
-    const early = hooks.request.isUsed() ? runBail(hooks.request, ctx) : undefined
-    if (isThenable(early)) return handleAwaiting(cycle, ctx, early)
-    return early === undefined ? route(cycle, ctx) : finish(cycle, ctx, early)
   } catch (error) {
-    return finish(cycle, ctx, fail(cycle, ctx, error))
+    answered = fail(cycle, ctx, error)
+    if (isThenable(answered)) return cycleLater(cycle, ctx, 'answering', answered, false)
   }
+  return finish(cycle, ctx, answered)
 }
 
-async function handleAwaiting(
+/**
+ * The route's chain, then `finish`, in the request scope when a plugin asked for it and the route
+ * may wait (test/kernel/scope.test.ts): entered for the calls made here, left once the reply is
+ * ready, here or by the `cycleLater` it was handed to.
+ */
+function runRoute(
   cycle: RequestCycle,
   ctx: RequestContext,
-  early: Promise<Reply | undefined>,
+  compiled: CompiledRoute,
+): MaybePromise<Reply> {
+  if (!cycle.deps.scoped() || !compiled.scope.needed)
+    return answerRoute(cycle, ctx, compiled, false)
+  // `storage.run` around the calls, not `enterWith` and a restore: the pair measured slower on a
+  // route that waits for the database (bench/before-after.ts --products).
+  const reply = enterScope(ctx, answerRoute, cycle, ctx, compiled, true)
+  compiled.scope.answered()
+  if (!isThenable(reply)) leaveScope()
+  return reply
+}
+
+/** The chain's answer as a reply (what it throws is the error reply), then `finish`. */
+function answerRoute(
+  cycle: RequestCycle,
+  ctx: RequestContext,
+  compiled: CompiledRoute,
+  scoped: boolean,
+): MaybePromise<Reply> {
+  let answered: MaybePromise<Reply>
+  try {
+    const result = runChain(ctx, compiled)
+    if (isThenable(result)) return cycleLater(cycle, ctx, 'answering', result, scoped)
+    answered = toReply(result)
+  } catch (error) {
+    answered = fail(cycle, ctx, error)
+    if (isThenable(answered)) return cycleLater(cycle, ctx, 'answering', answered, scoped)
+  }
+  const reply = finish(cycle, ctx, answered)
+  if (scoped && isThenable(reply)) return cycleLater(cycle, ctx, 'finishing', reply, true)
+  return reply
+}
+
+/**
+ * `render`, then `annotate`, on whatever answered: a reply of the kernel's, a `request` tap's, a
+ * route's or an error reply. What `render` fails with is the error reply, not rendered again; a
+ * view no tap turned into a body is an error (no engine).
+ */
+function finish(cycle: RequestCycle, ctx: RequestContext, answered: Reply): MaybePromise<Reply> {
+  const { render } = cycle.deps.hooks
+  let reply: MaybePromise<Reply>
+  try {
+    reply = render.isUsed() ? runWaterfall(render, answered, ctx) : answered
+    if (isThenable(reply)) return cycleLater(cycle, ctx, 'rendering', reply, false)
+    if (reply.body.kind === 'view') reply = fail(cycle, ctx, noViewEngine(reply))
+  } catch (error) {
+    reply = fail(cycle, ctx, error)
+  }
+  if (isThenable(reply)) return cycleLater(cycle, ctx, 'annotating', reply, false)
+  return annotate(cycle, ctx, reply)
+}
+
+/**
+ * The cycle from its first promise on, plain `async`/`await`: `pending` is what step `at` waits
+ * for, and the steps after it run as the synchronous variant runs them (`finish` included, which
+ * hands a promise of its own to another `cycleLater`). Only a promise is awaited: with the request
+ * scope on, each extra one costs async-hooks bookkeeping (bench/before-after.ts --products). A
+ * route's chain started here runs in the request scope when that is on; `scoped` leaves it at the
+ * end.
+ */
+async function cycleLater(
+  cycle: RequestCycle,
+  ctx: RequestContext,
+  at: At,
+  pending: Promise<unknown>,
+  scoped: boolean,
+  start = 0,
 ): Promise<Reply> {
   try {
-    const reply = await early
-    return await (reply === undefined ? route(cycle, ctx) : finish(cycle, ctx, reply))
-  } catch (error) {
-    return finish(cycle, ctx, fail(cycle, ctx, error))
+    if (at === 'finishing') return (await pending) as Reply
+    if (at === 'annotating') return annotate(cycle, ctx, (await pending) as Reply)
+    let reply: Reply
+    if (at === 'rendering') {
+      try {
+        reply = (await pending) as Reply
+        if (reply.body.kind === 'view') throw noViewEngine(reply)
+      } catch (error) {
+        reply = await fail(cycle, ctx, error)
+      }
+      return annotate(cycle, ctx, reply)
+    }
+    try {
+      let value = await pending
+      if (at === 'admitting' && value === undefined) {
+        start = ctx.log.now()
+        value = ctx.match ?? findRoute(cycle, ctx)
+        if (isThenable(value)) value = await value
+        at = 'routing'
+      }
+      if (at === 'routing') {
+        value = matched(cycle, ctx, value as RouteMatch | undefined, start)
+        if (!(value instanceof Reply)) {
+          const compiled = value as CompiledRoute
+          scoped = cycle.deps.scoped() && compiled.scope.needed
+          if (scoped) {
+            enterScopeHere(ctx)
+            compiled.scope.answered()
+          }
+          value = runChain(ctx, compiled)
+          if (isThenable(value)) value = await value
+        }
+      }
+      reply = toReply(value)
+    } catch (error) {
+      reply = await fail(cycle, ctx, error)
+    }
+    return await finish(cycle, ctx, reply)
+  } finally {
+    if (scoped) leaveScope()
   }
 }
 
-/** The match a `request` tap set (the admin area does), or the `route` hook's. */
-function route(cycle: RequestCycle, ctx: RequestContext): MaybePromise<Reply> {
-  const start = ctx.log.now()
-  if (ctx.match !== undefined) return dispatch(cycle, ctx, ctx.match, start)
-  // With only the kernel's own route taps, ask the router directly: same answer, no loop.
+/** The maintenance answer (503); JSON where the route would answer JSON. */
+function closed(cycle: RequestCycle, ctx: RequestContext, retryAfter: number): Reply {
+  if (cycle.deps.router.answersJson(ctx.routingPath, [ctx.method], ctx.querystring))
+    ctx.jsonByDefault = true
+  return maintenanceReply(ctx, retryAfter)
+}
+
+/** The `route` hook's match; with only the kernel's own taps, the router's directly (no loop). */
+function findRoute(cycle: RequestCycle, ctx: RequestContext): MaybePromise<RouteMatch | undefined> {
   const { routing, hooks } = cycle.deps
-  const match = routing.only() ? routing.direct(ctx) : runBail(hooks.route, ctx)
-  if (isThenable(match)) return matchAwaiting(cycle, ctx, match, start)
-  return dispatch(cycle, ctx, match, start)
+  return routing.only() ? routing.direct(ctx) : runBail(hooks.route, ctx)
 }
 
-async function matchAwaiting(
-  cycle: RequestCycle,
-  ctx: RequestContext,
-  match: Promise<RouteMatch | undefined>,
-  start: number,
-): Promise<Reply> {
-  try {
-    return await dispatch(cycle, ctx, await match, start)
-  } catch (error) {
-    return finish(cycle, ctx, fail(cycle, ctx, error))
-  }
-}
-
-/** Records routing; answers a miss (405, the fallback route, 404), runs a match's chain. */
-function dispatch(
+/** Records routing; a miss's reply (405, 404), else the route matched (or the fallback). */
+function matched(
   cycle: RequestCycle,
   ctx: RequestContext,
   found: RouteMatch | undefined,
   start: number,
-): MaybePromise<Reply> {
+): Reply | CompiledRoute {
   const log = ctx.log
   const end = log.now()
   log.record('phase.completed', { name: 'routing', start, duration: end - start }, end)
   const match = found ?? missed(cycle, ctx)
-  if (match instanceof Reply) return finish(cycle, ctx, match)
+  if (match instanceof Reply) return match
   ctx.match = match
   ctx.params = match.params
   const { route, params } = match
   const compiled = cycle.deps.routes.compiled(route)
   const { method } = ctx
-  const matched = { method, path: route.path, name: route.name, handler: compiled.name, params }
-  log.record('route.matched', matched, end)
-  // The chain (with its error reply and the response's taps) runs in the request scope when a
-  // plugin asked for it and the route may wait (test/kernel/scope.test.ts); `runRoute` leaves it.
-  if (!cycle.deps.scoped() || !compiled.scope.needed) return runRoute(cycle, ctx, compiled, false)
-  const answered = enterScope(ctx, runRoute, cycle, ctx, compiled, true)
-  compiled.scope.answered()
-  return answered
+  const handler = compiled.name
+  log.record('route.matched', { method, path: route.path, name: route.name, handler, params }, end)
+  return compiled
 }
 
 /** A request no route matched: 405 when the path answers other methods, the fallback, 404. */
@@ -180,76 +256,24 @@ function missed(cycle: RequestCycle, ctx: RequestContext): RouteMatch | Reply {
 }
 
 /**
- * The route's chain, its variant chosen at boot (kernel/route-compile.ts): {@link awaitRoute}
- * followed to its reply, or {@link callRoute}, the synchronous handler called in this turn (one that returns a promise anyway is
- * followed to its reply, and its route scoped from then on). Then the reply's way back, and the
- * request scope left once that is done. Never throws.
- */
-function runRoute(
-  cycle: RequestCycle,
-  ctx: RequestContext,
-  compiled: CompiledRoute,
-  scoped: boolean,
-): MaybePromise<Reply> {
-  if (compiled.waits) return routeAwaiting(cycle, ctx, awaitRoute(ctx, compiled), scoped)
-  let reply: MaybePromise<Reply>
-  try {
-    const result = callRoute(ctx, compiled)
-    if (isThenable(result)) {
-      compiled.scope.waited()
-      return routeAwaiting(cycle, ctx, result, scoped)
-    }
-    reply = finish(cycle, ctx, toReply(result))
-  } catch (error) {
-    reply = finish(cycle, ctx, fail(cycle, ctx, error))
-  }
-  if (!scoped) return reply
-  if (isThenable(reply)) return routeAwaiting(cycle, ctx, reply, true, true)
-  leaveScope()
-  return reply
-}
-
-/**
- * What a route's chain promised, as a reply (a rejection is the error reply), on its way back
- * ({@link finish}, unless `finished` already), then the request scope left when it was entered.
- */
-async function routeAwaiting(
-  cycle: RequestCycle,
-  ctx: RequestContext,
-  pending: Promise<unknown>,
-  scoped: boolean,
-  finished = false,
-): Promise<Reply> {
-  try {
-    let reply: Reply
-    try {
-      reply = toReply(await pending)
-    } catch (error) {
-      reply = await fail(cycle, ctx, error)
-    }
-    return finished ? reply : await finish(cycle, ctx, reply)
-  } finally {
-    if (scoped) leaveScope()
-  }
-}
-
-/**
  * The error reply for what was thrown: the `error` hook's answer (a tap that fails itself is
  * logged and skipped), else the kernel's own (kernel/error-replies.ts). Never throws.
  */
 function fail(cycle: RequestCycle, ctx: RequestContext, error: unknown): MaybePromise<Reply> {
   const { hooks } = cycle.deps
+  if (!hooks.error.isUsed()) return errorReplied(cycle.deps, ctx, error, undefined)
   let custom: MaybePromise<Reply | undefined>
   try {
-    custom = hooks.error.isUsed() ? runBail(hooks.error, error, ctx) : undefined
+    custom = runBail(hooks.error, error, ctx)
   } catch (hookError) {
     return errorReplied(cycle.deps, ctx, error, errorHookFailed(cycle, ctx, hookError))
   }
-  if (isThenable(custom)) return failAwaiting(cycle, ctx, error, custom)
+  if (isThenable(custom)) return failLater(cycle, ctx, error, custom)
   return errorReplied(cycle.deps, ctx, error, custom)
 }
 
-async function failAwaiting(
+/** {@link fail} once an `error` tap's promise settled. */
+async function failLater(
   cycle: RequestCycle,
   ctx: RequestContext,
   error: unknown,
@@ -267,75 +291,6 @@ async function failAwaiting(
 function errorHookFailed(cycle: RequestCycle, ctx: RequestContext, hookError: unknown): undefined {
   cycle.deps.logger().error('error hook failed', { error: hookError, path: ctx.path })
   return undefined
-}
-
-/**
- * `render`, then `annotate`, on whatever answered: a reply of the kernel's, a `request` tap's, a
- * route's or an error reply. Never throws; an error reply that fails itself is not retried (the
- * server then answers a bare 500).
- */
-function finish(
-  cycle: RequestCycle,
-  ctx: RequestContext,
-  answered: MaybePromise<Reply>,
-): MaybePromise<Reply> {
-  if (isThenable(answered)) return finishAwaiting(cycle, ctx, answered)
-  const rendered = render(cycle, ctx, answered)
-  if (isThenable(rendered)) return annotateAwaiting(cycle, ctx, rendered)
-  return annotate(cycle, ctx, rendered)
-}
-
-/** {@link finish} once what answered settled; a rejection (a route's failure) is the error reply. */
-async function finishAwaiting(
-  cycle: RequestCycle,
-  ctx: RequestContext,
-  answered: Promise<Reply>,
-): Promise<Reply> {
-  let reply: Reply
-  try {
-    reply = await answered
-  } catch (error) {
-    reply = await fail(cycle, ctx, error)
-  }
-  return finish(cycle, ctx, reply)
-}
-
-/**
- * The `render` hook (content negotiation, views, the toolbar): what a tap fails with becomes the
- * error reply, not rendered again. A view no tap turned into a body is an error (no engine).
- */
-function render(cycle: RequestCycle, ctx: RequestContext, reply: Reply): MaybePromise<Reply> {
-  const { render } = cycle.deps.hooks
-  let rendered: MaybePromise<Reply>
-  try {
-    rendered = render.isUsed() ? runWaterfall(render, reply, ctx) : reply
-  } catch (error) {
-    return fail(cycle, ctx, error)
-  }
-  if (isThenable(rendered)) return renderAwaiting(cycle, ctx, rendered)
-  return rendered.body.kind === 'view' ? fail(cycle, ctx, noViewEngine(rendered)) : rendered
-}
-
-async function renderAwaiting(
-  cycle: RequestCycle,
-  ctx: RequestContext,
-  rendered: Promise<Reply>,
-): Promise<Reply> {
-  let reply: Reply
-  try {
-    reply = await rendered
-  } catch (error) {
-    return fail(cycle, ctx, error)
-  }
-  return reply.body.kind === 'view' ? fail(cycle, ctx, noViewEngine(reply)) : reply
-}
-
-async function annotateAwaiting(
-  cycle: RequestCycle,
-  ctx: RequestContext,
-  rendered: Promise<Reply>,
-): Promise<Reply> {
-  return annotate(cycle, ctx, await rendered)
 }
 
 /** `response.prepared`, then the `annotate` hook (headers), each tap isolated; the reply. */

@@ -6,12 +6,12 @@ import { Reply, toReply } from './reply.js'
 import type { CompiledRoute, Layer } from './route-compile.js'
 import type { ControllerClass, Next } from './types.js'
 
-// A route's chain on a request, in the variant chosen at boot (kernel/route-compile.ts): a route
-// with nothing that waits runs `callRoute`: the controller made, the handler called, its result as
-// it came. Any other runs `awaitRoute`, plain `async`/`await`: middleware onion-style around the
-// action. Each step is a named function (`farm-studio walk` follows them). The request cycle
-// (kernel/request-cycle.ts) looks at whether an answer came now or later; here only `callRoute`
-// does, for a handler not declared `async` that returned a promise anyway.
+// A route's chain on a request, in the variant chosen at boot (kernel/route-compile.ts), run by
+// `runChain`: a route with nothing that waits runs `callRoute`: the controller made, the handler
+// called, its result as it came. Any other runs `awaitRoute`, plain `async`/`await`: middleware
+// onion-style around the action. Each step is a named function (`farm-studio walk` follows them).
+// The request cycle (kernel/request-cycle.ts) looks at whether an answer came now or later; here
+// only `callRoute` does, for a handler not declared `async` that returned a promise anyway.
 
 type Controller = Record<string, (...args: unknown[]) => unknown>
 
@@ -21,10 +21,15 @@ interface Inner {
 }
 
 /**
- * The chain of a route that waits: its middleware, if any, around its action. Rejects with what a
- * part threw; the cycle makes that the error reply.
+ * The route's chain in the variant chosen at boot: what the handler answered, now or promised.
+ * Throws or rejects with what a part failed with; the cycle makes that the error reply.
  */
-export function awaitRoute(ctx: RequestContext, compiled: CompiledRoute): Promise<Reply> {
+export function runChain(ctx: RequestContext, compiled: CompiledRoute): unknown {
+  return compiled.waits ? awaitRoute(ctx, compiled) : callRoute(ctx, compiled)
+}
+
+/** The chain of a route that waits: its middleware, if any, around its action. */
+function awaitRoute(ctx: RequestContext, compiled: CompiledRoute): Promise<Reply> {
   return compiled.layers.length === 0
     ? action(ctx, compiled, undefined)
     : throughMiddleware(ctx, compiled)
@@ -103,9 +108,9 @@ async function action(
 /**
  * The synchronous route's action: the controller made, the handler called, its result as it came.
  * A handler not declared `async` that returned a promise anyway has its phase recorded once it
- * settled (test/kernel/hooks.test.ts).
+ * settled (test/kernel/hooks.test.ts), and its route is scoped from then on.
  */
-export function callRoute(ctx: RequestContext, compiled: CompiledRoute): unknown {
+function callRoute(ctx: RequestContext, compiled: CompiledRoute): unknown {
   const log = ctx.log
   const from = log.now()
   const controller = makeController(ctx, compiled.controller, from)
@@ -121,6 +126,7 @@ export function callRoute(ctx: RequestContext, compiled: CompiledRoute): unknown
     ended(ctx, start)
     return result
   }
+  compiled.scope.waited()
   return result.then(
     (value) => (ended(ctx, start), value),
     (error: unknown) => {

@@ -10,7 +10,7 @@ import type { RequestContext } from './context.js'
 // active only while a request that needs it is in flight (`enterScope` counts them), and what
 // runs synchronously finds its request through a plain variable instead.
 
-const storage = new AsyncLocalStorage<RequestContext>()
+const storage = new AsyncLocalStorage<RequestContext | undefined>()
 /** The request whose code is running synchronously right now (set by the kernel per request). */
 let running: RequestContext | undefined
 /** Calls of `enterScope` not ended yet: the storage is disabled when none is. */
@@ -52,8 +52,9 @@ export async function runInContext<A extends unknown[], T>(
   fn: (...args: A) => T,
   ...args: A
 ): Promise<Awaited<T>> {
+  inFlight++
   try {
-    return await enterScope(ctx, fn, ...args)
+    return await storage.run(ctx, fn, ...args)
   } finally {
     leaveScope()
   }
@@ -72,7 +73,19 @@ export function enterScope<A extends unknown[], T>(
   return storage.run(ctx, fn, ...args)
 }
 
-/** Ends a call of {@link enterScope}: with none left in flight, the storage is disabled. */
+/**
+ * Makes `ctx` the request of what the calling `async` function awaits from here, until
+ * {@link leaveScope}: for an `async` function's own continuation only, whose turn ends with it.
+ */
+export function enterScopeHere(ctx: RequestContext): void {
+  inFlight++
+  storage.enterWith(ctx)
+}
+
+/**
+ * Ends what {@link enterScope} or {@link enterScopeHere} began: with none left in flight, the
+ * storage is disabled.
+ */
 export function leaveScope(): void {
   // Disabling turns the async-hooks bookkeeping off again (Node re-enables it on the next run).
   if (--inFlight === 0) storage.disable()

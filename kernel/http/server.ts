@@ -2,8 +2,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net'
 import { requestErrors } from '../error-codes.js'
 import type { HttpError } from '../errors.js'
+import { isThenable } from '../hook-runner.js'
 import type { Reply } from '../reply.js'
-import { answer } from '../request-cycle.js'
+import { respond } from '../request-cycle.js'
 import type { RequestCycle } from '../request-cycle-deps.js'
 import { IDLE_GRACE_MS, trackConnections, type ConnectionTracker } from './drain.js'
 import { BODY, nothingToDrain, readFraming, TWO_HOSTS } from './framing.js'
@@ -112,7 +113,7 @@ function listen(server: Server, port: number, host: string): Promise<void> {
 
 /**
  * A server's way from the kernel's replies back to the sockets: `answerRequest` asks the request
- * cycle, `ready` batches the replies of a loop turn, `respond` serialises and compresses one, and
+ * cycle, `ready` batches the replies of a loop turn, `writeReply` serialises and compresses one, and
  * `write` hands it to the socket and tells the connection tracker.
  *
  * The first reply of a turn of the event loop is written at once; the replies that become ready
@@ -148,7 +149,11 @@ interface Exchange {
   error: unknown
 }
 
-/** Asks the request cycle for the reply to `req`; `ready` writes it. */
+/**
+ * Asks the request cycle (the successor's, once one took over) for the reply to `req`; `ready`
+ * writes it, now when the cycle answered synchronously, else once it settles. The cycle turns
+ * every failure into a reply: what it throws or rejects with is a kernel bug (a bare 500).
+ */
 function answerRequest(
   writer: Writer,
   req: IncomingMessage,
@@ -157,7 +162,17 @@ function answerRequest(
 ): void {
   const init = new SocketRequest(req, writer.trustProxy)
   const exchange = { writer, req, res, init, tracked, reply: undefined, error: undefined }
-  answer(writer.cycle, init, exchange, ready)
+  let reply: Reply | Promise<Reply>
+  try {
+    reply = respond(writer.cycle.successor ?? writer.cycle, init)
+  } catch (error) {
+    return ready(exchange, undefined, error)
+  }
+  if (!isThenable(reply)) return ready(exchange, reply)
+  reply.then(
+    (value) => ready(exchange, value),
+    (error: unknown) => ready(exchange, undefined, error),
+  )
 }
 
 /** A reply ready: written now when it is the turn's first, else at the turn's end. */
@@ -168,7 +183,7 @@ function ready(exchange: Exchange, reply: Reply | undefined, error?: unknown): v
   if (!writer.wroteThisTurn) {
     writer.wroteThisTurn = true
     setImmediate(endOfTurn, writer)
-    respond(exchange)
+    writeReply(exchange)
   } else if (writer.waiting.push(exchange) === MAX_READY) writeWaiting(writer)
 }
 
@@ -180,7 +195,7 @@ function endOfTurn(writer: Writer): void {
 function writeWaiting(writer: Writer): void {
   const batch = writer.waiting
   writer.waiting = []
-  for (const exchange of batch) respond(exchange)
+  for (const exchange of batch) writeReply(exchange)
 }
 
 /**
@@ -188,7 +203,7 @@ function writeWaiting(writer: Writer): void {
  * promise callback, or at the end of a loop turn with other replies, where a throw would end the
  * process (or lose the replies after it). A failure ends this response (and at worst its socket).
  */
-function respond({ writer, req, res, init, reply, error, tracked }: Exchange): void {
+function writeReply({ writer, req, res, init, reply, error, tracked }: Exchange): void {
   try {
     // A body left unread midway (refused over the limit, say) cannot be skipped on a keep-alive
     // socket without reading it whole: close the connection after this answer instead.
