@@ -7,7 +7,7 @@
 // the same span (every thread). Target: fw's binary ≤ 0.8× the shipped one's wall time.
 // Run: node --import tsx -C fw-source bench/pglite-start.ts   FW_BENCH_ROUNDS=<n> (default 7)
 import { spawnSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -56,7 +56,6 @@ async function main(): Promise<void> {
     const made = await PGlite.create(join(dir, 'data'))
     const image = await made.dumpDataDir('none')
     await made.close()
-    const { writeFileSync } = await import('node:fs')
     writeFileSync(join(dir, 'image.tar'), Buffer.from(await image.arrayBuffer()))
     const runs = new Map<string, { wall: number[]; cpu: number[] }>()
     for (let round = 0; round < ROUNDS; round++)

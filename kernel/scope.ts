@@ -52,9 +52,8 @@ export async function runInContext<A extends unknown[], T>(
   fn: (...args: A) => T,
   ...args: A
 ): Promise<Awaited<T>> {
-  inFlight++
   try {
-    return await storage.run(ctx, fn, ...args)
+    return await enterScope(ctx, fn, ...args)
   } finally {
     leaveScope()
   }

@@ -43,11 +43,15 @@ let compiled: Promise<CompiledWasm> | undefined
 
 /** PGlite's binary with the embedded buffer pool, compiled once per process. */
 export function pgliteWasm(): Promise<CompiledWasm> {
-  compiled ??= (async () => {
-    const file = fileURLToPath(new URL('pglite.wasm', import.meta.resolve('@electric-sql/pglite')))
-    return wasm.compile(withEmbeddedBufferPool(await readFile(file)))
-  })()
-  // A failed read or compile is tried again by the next opening, which reports its own error.
-  compiled.catch(() => (compiled = undefined))
+  if (compiled === undefined) {
+    compiled = (async () => {
+      const file = fileURLToPath(
+        new URL('pglite.wasm', import.meta.resolve('@electric-sql/pglite')),
+      )
+      return wasm.compile(withEmbeddedBufferPool(await readFile(file)))
+    })()
+    // A failed read or compile is tried again by the next opening, which reports its own error.
+    compiled.catch(() => (compiled = undefined))
+  }
   return compiled
 }
