@@ -8,42 +8,25 @@ import {
 import { requestErrors } from './error-codes.js'
 import { EventLog } from './events.js'
 import { isThenable, runBail, runEach, runWaterfall, type MaybePromise } from './hook-runner.js'
-import {
-  injectInit,
-  injectResponse,
-  type InjectRequest,
-  type InjectResponse,
-} from './http/inject.js'
 import { Reply, toReply } from './reply.js'
 import { runChain } from './route-chain.js'
 import type { CompiledRoute } from './route-compile.js'
 import type { RouteMatch } from './router/route.js'
 import type { RequestCycle } from './request-cycle-deps.js'
-import { enterRequest, enterScope, enterScopeHere, leaveRequest, leaveScope } from './scope.js'
+import { enterRequest, enterScope, leaveScope, restoreScope } from './scope.js'
 
 // One request through the kernel, in two variants written once each. `cycleNow` runs it in straight
 // calls while every part answers synchronously: admission (maintenance, the `request` hook), the
-// route (the `route` hook or the router), the route's chain (kernel/route-chain.ts), then
-// `finish` (the `render` and `annotate` hooks). The first part that returns a promise hands the
-// rest to `cycleLater`, plain `async`/`await` from the step named by its `at` on. A route whose taps
-// and handler answer synchronously creates no promise (test/e2e/lean-request.test.ts); straight
-// calls rather than a step loop keep it as fast as before (bench/before-after.ts). A request never
-// throws or rejects out of here: a failure becomes the error reply (test/kernel/errors.test.ts).
+// route (the `route` hook or the router), the route's chain (`answerRoute`, kernel/route-chain.ts),
+// then `finish` (the `render` and `annotate` hooks). The first part that returns a promise hands the
+// rest to `cycleLater`, plain `async`/`await` from the step named by its `at` on: those hand-overs
+// are the only places that look at whether an answer came now. A route whose taps and handler
+// answer synchronously creates no promise (test/e2e/lean-request.test.ts); straight calls rather
+// than a step loop keep it as fast as before (bench/before-after.ts). A request never throws or
+// rejects out of here: a failure becomes the error reply (test/kernel/errors.test.ts).
 
-/** Where `cycleLater` takes over: what the promise it is handed settles to. */
-type At = 'admitting' | 'routing' | 'answering' | 'rendering' | 'annotating' | 'finishing'
-
-/** A request answered in-process, as a client would see it (`kernel.inject`). */
-export async function inject(
-  cycle: RequestCycle,
-  request: InjectRequest | string,
-): Promise<InjectResponse> {
-  const init = injectInit(request)
-  const log = new EventLog()
-  const reply = await respond(cycle, init, log)
-  const secure = { secure: () => init.secure === true }
-  return injectResponse(reply, init.method, log.all(), cycle.securityHeaders, secure)
-}
+/** Where `cycleLater` takes over: the step whose promise it is handed. */
+type At = 'admitting' | 'routing' | 'answering' | 'rendering' | 'annotating'
 
 /** One request: its context and event log made, the cycle run; the kernel's entry. */
 export function respond(
@@ -57,7 +40,7 @@ export function respond(
   try {
     return cycleNow(cycle, ctx)
   } finally {
-    leaveRequest(previous)
+    enterRequest(previous)
   }
 }
 
@@ -65,68 +48,57 @@ export function respond(
 function cycleNow(cycle: RequestCycle, ctx: RequestContext): MaybePromise<Reply> {
   const { maintenance, hooks } = cycle.deps
   ctx.log.record('request.received', { method: ctx.method, path: ctx.path }, 0)
-  let answered: MaybePromise<Reply | undefined>
   try {
     const retryAfter = maintenance(ctx.log.origin)
     if (retryAfter !== undefined && !maintenance.exempts(ctx.routingPath))
       return finish(cycle, ctx, closed(cycle, ctx, retryAfter))
     // The `request` hook's taps may answer (a CORS preflight) or set the match (the admin area).
-    answered = hooks.request.isUsed() ? runBail(hooks.request, ctx) : undefined
+    const answered = hooks.request.isUsed() ? runBail(hooks.request, ctx) : undefined
     if (isThenable(answered)) return cycleLater(cycle, ctx, 'admitting', answered, false)
-    if (answered === undefined) {
-      const start = ctx.log.now()
-      const match = ctx.match ?? findRoute(cycle, ctx)
-      if (isThenable(match)) return cycleLater(cycle, ctx, 'routing', match, false, start)
-      const found = matched(cycle, ctx, match, start)
-      if (!(found instanceof Reply)) return runRoute(cycle, ctx, found)
-      answered = found
-    }
+    if (answered !== undefined) return finish(cycle, ctx, answered)
+    const start = ctx.log.now()
+    const match = ctx.match ?? findRoute(cycle, ctx)
+    if (isThenable(match)) return cycleLater(cycle, ctx, 'routing', match, false, start)
+    const found = matched(cycle, ctx, match, start)
+    return found instanceof Reply ? finish(cycle, ctx, found) : answerRoute(cycle, ctx, found)
   } catch (error) {
-    answered = fail(cycle, ctx, error)
-    if (isThenable(answered)) return cycleLater(cycle, ctx, 'answering', answered, false)
+    return recover(cycle, ctx, error)
   }
-  return finish(cycle, ctx, answered)
 }
 
 /**
- * The route's chain, then `finish`, in the request scope when a plugin asked for it and the route
- * may wait (test/kernel/scope.test.ts): entered for the calls made here, left once the reply is
- * ready, here or by the `cycleLater` it was handed to.
+ * The route's chain, its answer a reply (what it throws is the error reply), then `finish`. When a
+ * plugin asked for the request scope and the route may wait (test/kernel/scope.test.ts), the chain
+ * runs in it: entered around the calls made here (`enterWith` and a restore, as `storage.run` does
+ * it), left once the chain's answer is ready, here or by the `cycleLater` it was handed to.
  */
-function runRoute(
-  cycle: RequestCycle,
-  ctx: RequestContext,
-  compiled: CompiledRoute,
-): MaybePromise<Reply> {
-  if (!cycle.deps.scoped() || !compiled.scope.needed)
-    return answerRoute(cycle, ctx, compiled, false)
-  // `storage.run` around the calls, not `enterWith` and a restore: the pair measured slower on a
-  // route that waits for the database (bench/before-after.ts --products).
-  const reply = enterScope(ctx, answerRoute, cycle, ctx, compiled, true)
-  compiled.scope.answered()
-  if (!isThenable(reply)) leaveScope()
-  return reply
-}
-
-/** The chain's answer as a reply (what it throws is the error reply), then `finish`. */
 function answerRoute(
   cycle: RequestCycle,
   ctx: RequestContext,
   compiled: CompiledRoute,
-  scoped: boolean,
 ): MaybePromise<Reply> {
-  let answered: MaybePromise<Reply>
+  const scoped = cycle.deps.scoped() && compiled.scope.needed
+  const outside = scoped ? enterScope(ctx) : undefined
+  let reply: MaybePromise<Reply>
   try {
     const result = runChain(ctx, compiled)
     if (isThenable(result)) return cycleLater(cycle, ctx, 'answering', result, scoped)
-    answered = toReply(result)
+    reply = finish(cycle, ctx, toReply(result))
   } catch (error) {
-    answered = fail(cycle, ctx, error)
-    if (isThenable(answered)) return cycleLater(cycle, ctx, 'answering', answered, scoped)
+    reply = recover(cycle, ctx, error)
+  } finally {
+    if (scoped) restoreScope(outside)
+    if (scoped) compiled.scope.answered()
   }
-  const reply = finish(cycle, ctx, answered)
-  if (scoped && isThenable(reply)) return cycleLater(cycle, ctx, 'finishing', reply, true)
+  if (scoped) leaveScope()
   return reply
+}
+
+/** The error reply for what the route (or admission) threw, then `finish`. */
+function recover(cycle: RequestCycle, ctx: RequestContext, error: unknown): MaybePromise<Reply> {
+  const answered = fail(cycle, ctx, error)
+  if (isThenable(answered)) return cycleLater(cycle, ctx, 'answering', answered, false)
+  return finish(cycle, ctx, answered)
 }
 
 /**
@@ -150,11 +122,9 @@ function finish(cycle: RequestCycle, ctx: RequestContext, answered: Reply): Mayb
 
 /**
  * The cycle from its first promise on, plain `async`/`await`: `pending` is what step `at` waits
- * for, and the steps after it run as the synchronous variant runs them (`finish` included, which
- * hands a promise of its own to another `cycleLater`). Only a promise is awaited: with the request
- * scope on, each extra one costs async-hooks bookkeeping (bench/before-after.ts --products). A
- * route's chain started here runs in the request scope when that is on; `scoped` leaves it at the
- * end.
+ * for, and the steps after it run as `cycleNow` runs them, each awaited (`finish` included, which
+ * hands a promise of its own to another `cycleLater`). A route's chain started here runs in the
+ * request scope when that is on; `scoped` leaves the scope once the reply is ready.
  */
 async function cycleLater(
   cycle: RequestCycle,
@@ -164,50 +134,38 @@ async function cycleLater(
   scoped: boolean,
   start = 0,
 ): Promise<Reply> {
+  let reply: Reply
   try {
-    if (at === 'finishing') return (await pending) as Reply
-    if (at === 'annotating') return annotate(cycle, ctx, (await pending) as Reply)
-    let reply: Reply
-    if (at === 'rendering') {
-      try {
-        reply = (await pending) as Reply
-        if (reply.body.kind === 'view') throw noViewEngine(reply)
-      } catch (error) {
-        reply = await fail(cycle, ctx, error)
-      }
-      return annotate(cycle, ctx, reply)
-    }
     try {
       let value = await pending
       if (at === 'admitting' && value === undefined) {
         start = ctx.log.now()
-        value = ctx.match ?? findRoute(cycle, ctx)
-        if (isThenable(value)) value = await value
+        value = await (ctx.match ?? findRoute(cycle, ctx))
         at = 'routing'
       }
       if (at === 'routing') {
-        value = matched(cycle, ctx, value as RouteMatch | undefined, start)
-        if (!(value instanceof Reply)) {
-          const compiled = value as CompiledRoute
-          scoped = cycle.deps.scoped() && compiled.scope.needed
-          if (scoped) {
-            enterScopeHere(ctx)
-            compiled.scope.answered()
-          }
-          value = runChain(ctx, compiled)
-          if (isThenable(value)) value = await value
+        const found = matched(cycle, ctx, value as RouteMatch | undefined, start)
+        if (found instanceof Reply) value = found
+        else {
+          scoped = cycle.deps.scoped() && found.scope.needed
+          // This continuation's turn ends with it: the scope entered here needs no restore.
+          if (scoped) enterScope(ctx)
+          if (scoped) found.scope.answered()
+          value = await runChain(ctx, found)
         }
       }
       reply = toReply(value)
+      if (at === 'rendering' && reply.body.kind === 'view') throw noViewEngine(reply)
     } catch (error) {
       reply = await fail(cycle, ctx, error)
     }
+    // What `render` answered, or failed with, is only annotated.
+    if (at === 'rendering' || at === 'annotating') return annotate(cycle, ctx, reply)
     return await finish(cycle, ctx, reply)
   } finally {
     if (scoped) leaveScope()
   }
 }
-
 /** The maintenance answer (503); JSON where the route would answer JSON. */
 function closed(cycle: RequestCycle, ctx: RequestContext, retryAfter: number): Reply {
   if (cycle.deps.router.answersJson(ctx.routingPath, [ctx.method], ctx.querystring))

@@ -7,11 +7,11 @@ import type { CompiledRoute, Layer } from './route-compile.js'
 import type { ControllerClass, Next } from './types.js'
 
 // A route's chain on a request, in the variant chosen at boot (kernel/route-compile.ts), run by
-// `runChain`: a route with nothing that waits runs `callRoute`: the controller made, the handler
-// called, its result as it came. Any other runs `awaitRoute`, plain `async`/`await`: middleware
-// onion-style around the action. Each step is a named function (`farm-studio walk` follows them).
-// The request cycle (kernel/request-cycle.ts) looks at whether an answer came now or later; here
-// only `callRoute` does, for a handler not declared `async` that returned a promise anyway.
+// `runChain`: a route with nothing that waits runs `callAction`: the controller made, the handler
+// called, its result as it came. Any other runs `action`, plain `async`/`await`, and its middleware
+// onion-style around it (`throughMiddleware`). Each step is a named function (`farm-studio walk`
+// follows them). Only `callAction` looks at whether an answer came now or later: a handler not
+// declared `async` may return a promise anyway, and `settled` records its phase once it did.
 
 type Controller = Record<string, (...args: unknown[]) => unknown>
 
@@ -25,11 +25,7 @@ interface Inner {
  * Throws or rejects with what a part failed with; the cycle makes that the error reply.
  */
 export function runChain(ctx: RequestContext, compiled: CompiledRoute): unknown {
-  return compiled.waits ? awaitRoute(ctx, compiled) : callRoute(ctx, compiled)
-}
-
-/** The chain of a route that waits: its middleware, if any, around its action. */
-function awaitRoute(ctx: RequestContext, compiled: CompiledRoute): Promise<Reply> {
+  if (!compiled.waits) return callAction(ctx, compiled, undefined)
   return compiled.layers.length === 0
     ? action(ctx, compiled, undefined)
     : throughMiddleware(ctx, compiled)
@@ -93,47 +89,51 @@ async function action(
     ctx.models[param] = loaded
   }
   if (compiled.check !== undefined) await compiled.check()(ctx)
-  const log = ctx.log
-  const from = log.now()
-  const controller = makeController(ctx, compiled.controller, from)
-  const start = controller === undefined ? from : log.now()
-  try {
-    return toReply(await callHandler(ctx, compiled, controller))
-  } finally {
-    const end = ended(ctx, start)
-    if (inner !== undefined) inner.duration += end - from
-  }
+  return toReply(await callAction(ctx, compiled, inner))
 }
 
 /**
- * The synchronous route's action: the controller made, the handler called, its result as it came.
- * A handler not declared `async` that returned a promise anyway has its phase recorded once it
- * settled (test/kernel/hooks.test.ts), and its route is scoped from then on.
+ * The controller made and the handler called: its result as it came, the `action` phase recorded
+ * once it settled, also when it throws or rejects (test/kernel/hooks.test.ts). A handler not
+ * declared `async` that returned a promise anyway has its route scoped from then on. `inner`, under
+ * middleware, adds the time of both phases.
  */
-function callRoute(ctx: RequestContext, compiled: CompiledRoute): unknown {
-  const log = ctx.log
-  const from = log.now()
+function callAction(
+  ctx: RequestContext,
+  compiled: CompiledRoute,
+  inner: Inner | undefined,
+): unknown {
+  const from = ctx.log.now()
   const controller = makeController(ctx, compiled.controller, from)
-  const start = controller === undefined ? from : log.now()
+  const start = controller === undefined ? from : ctx.log.now()
   let result: unknown
   try {
     result = callHandler(ctx, compiled, controller)
   } catch (error) {
-    ended(ctx, start)
+    ended(ctx, from, start, inner)
     throw error
   }
   if (!isThenable(result)) {
-    ended(ctx, start)
+    ended(ctx, from, start, inner)
     return result
   }
   compiled.scope.waited()
-  return result.then(
-    (value) => (ended(ctx, start), value),
-    (error: unknown) => {
-      ended(ctx, start)
-      throw error
-    },
-  )
+  return settled(ctx, result, from, start, inner)
+}
+
+/** {@link callAction} once the handler's promise settled. */
+async function settled(
+  ctx: RequestContext,
+  pending: Promise<unknown>,
+  from: number,
+  start: number,
+  inner: Inner | undefined,
+): Promise<unknown> {
+  try {
+    return await pending
+  } finally {
+    ended(ctx, from, start, inner)
+  }
 }
 
 /** The route's controller made for this request (the `controller` phase); none for a function. */
@@ -166,10 +166,10 @@ function callHandler(
   }
 }
 
-/** Records the `action` phase, also when the handler throws or rejects; its end. */
-function ended(ctx: RequestContext, start: number): number {
+/** Records the `action` phase (from `start`), and under middleware the chain's inner time. */
+function ended(ctx: RequestContext, from: number, start: number, inner: Inner | undefined): void {
   const log = ctx.log
   const end = log.now()
   log.record('phase.completed', { name: 'action', start, duration: end - start }, end)
-  return end
+  if (inner !== undefined) inner.duration += end - from
 }

@@ -5,8 +5,8 @@ import { compileBodyCheck, type BodyCheck } from './validation.js'
 
 // A route compiled at boot (kernel/compiled-routes.ts calls it): what it refers to by name
 // resolved, and which of its chain's two variants it runs decided once. A route with nothing that
-// waits (no middleware, bindings or body schema, a handler that is not `async`) runs `callRoute`;
-// any other runs `awaitRoute` (both in kernel/route-chain.ts). Nothing here runs on a request.
+// waits (no middleware, bindings or body schema, a handler that is not `async`) runs `callAction`;
+// any other runs `action` (both in kernel/route-chain.ts). Nothing here runs on a request.
 
 /** A route compiled at boot: its parts resolved, its chain's variant chosen. */
 export interface CompiledRoute {
@@ -15,7 +15,7 @@ export interface CompiledRoute {
   readonly name: string
   /**
    * True when some part of the route waits (middleware, bindings, a body schema, an `async`
-   * handler): it runs `awaitRoute`, else `callRoute`.
+   * handler): it runs `action`, else `callAction`.
    */
   readonly waits: boolean
   /** Middleware, outermost first. */
@@ -49,7 +49,7 @@ export interface ChainDeps {
 /**
  * Compiles a route: its named middleware and bindings resolved (an unknown name fails here, at
  * boot), its handler resolved to a function or a controller's method, and its chain's variant
- * chosen: `callRoute` when nothing of the route waits, else `awaitRoute`.
+ * chosen: `callAction` when nothing of the route waits, else `action`.
  */
 export function compileRoute(route: Route, deps: ChainDeps): CompiledRoute {
   const [handler, controller, method] = resolveHandler(route, deps)

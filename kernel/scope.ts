@@ -13,7 +13,7 @@ import type { RequestContext } from './context.js'
 const storage = new AsyncLocalStorage<RequestContext | undefined>()
 /** The request whose code is running synchronously right now (set by the kernel per request). */
 let running: RequestContext | undefined
-/** Calls of `enterScope` not ended yet: the storage is disabled when none is. */
+/** Calls of `enterScope` not ended by `leaveScope` yet: the storage is disabled when none is. */
 let inFlight = 0
 
 /**
@@ -30,16 +30,14 @@ export function currentContext(): RequestContext | undefined {
   return running ?? storage.getStore()
 }
 
-/** Makes `ctx` the current request for what runs synchronously; returns the one it replaced. */
-export function enterRequest(ctx: RequestContext): RequestContext | undefined {
+/**
+ * Makes `ctx` the current request for what runs synchronously; returns the one it replaced, which
+ * the caller makes current again the same way once its synchronous part is over.
+ */
+export function enterRequest(ctx: RequestContext | undefined): RequestContext | undefined {
   const previous = running
   running = ctx
   return previous
-}
-
-/** Ends what {@link enterRequest} began: `previous` is current again. */
-export function leaveRequest(previous: RequestContext | undefined): void {
-  running = previous
 }
 
 /**
@@ -52,39 +50,34 @@ export async function runInContext<A extends unknown[], T>(
   fn: (...args: A) => T,
   ...args: A
 ): Promise<Awaited<T>> {
+  inFlight++
   try {
-    return await enterScope(ctx, fn, ...args)
+    return await storage.run(ctx, fn, ...args)
   } finally {
     leaveScope()
   }
 }
 
 /**
- * Calls `fn(...args)` in the request scope of `ctx`: what it awaits finds the request, until the
- * caller ends the call with {@link leaveScope} (also when `fn` throws).
+ * Makes `ctx` the request of everything the current call awaits from here, until
+ * {@link leaveScope}; returns the store it replaced. In a synchronous part the caller gives that
+ * back to {@link restoreScope} before it returns, as `storage.run` does, so that the socket's
+ * other requests do not inherit it; an `async` function's continuation, whose turn ends with it,
+ * need not.
  */
-export function enterScope<A extends unknown[], T>(
-  ctx: RequestContext,
-  fn: (...args: A) => T,
-  ...args: A
-): T {
+export function enterScope(ctx: RequestContext): RequestContext | undefined {
   inFlight++
-  return storage.run(ctx, fn, ...args)
-}
-
-/**
- * Makes `ctx` the request of what the calling `async` function awaits from here, until
- * {@link leaveScope}: for an `async` function's own continuation only, whose turn ends with it.
- */
-export function enterScopeHere(ctx: RequestContext): void {
-  inFlight++
+  const outside = storage.getStore()
   storage.enterWith(ctx)
+  return outside
 }
 
-/**
- * Ends what {@link enterScope} or {@link enterScopeHere} began: with none left in flight, the
- * storage is disabled.
- */
+/** Makes the store {@link enterScope} replaced current again (the request stays in flight). */
+export function restoreScope(outside: RequestContext | undefined): void {
+  storage.enterWith(outside)
+}
+
+/** Ends what {@link enterScope} began: with none left in flight, the storage is disabled. */
 export function leaveScope(): void {
   // Disabling turns the async-hooks bookkeeping off again (Node re-enables it on the next run).
   if (--inFlight === 0) storage.disable()

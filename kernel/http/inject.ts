@@ -1,7 +1,9 @@
 import type { IncomingHttpHeaders } from 'node:http'
 import type { RequestInit } from '../context.js'
-import type { AnyEvent } from '../events.js'
+import { EventLog, type AnyEvent } from '../events.js'
 import type { Reply } from '../reply.js'
+import { respond } from '../request-cycle.js'
+import type { RequestCycle } from '../request-cycle-deps.js'
 import type { SecureQuery, SecurityHeaders } from './security-headers.js'
 import { serialize, type WireReply } from './serialize.js'
 
@@ -32,6 +34,18 @@ export interface InjectResponse {
   readonly reply: Reply
   /** The request's event log, oldest first. */
   readonly events: readonly AnyEvent[]
+}
+
+/** A request answered in-process, as a client would see it (`kernel.inject`). */
+export async function inject(
+  cycle: RequestCycle,
+  request: InjectRequest | string,
+): Promise<InjectResponse> {
+  const init = injectInit(request)
+  const log = new EventLog()
+  const reply = await respond(cycle, init, log)
+  const secure = { secure: () => init.secure === true }
+  return injectResponse(reply, init.method, log.all(), cycle.securityHeaders, secure)
 }
 
 /** Turns an inject request into what the socket server would hand the kernel. */

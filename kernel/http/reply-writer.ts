@@ -1,0 +1,199 @@
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { Socket } from 'node:net'
+import { isThenable } from '../hook-runner.js'
+import type { Reply } from '../reply.js'
+import { respond } from '../request-cycle.js'
+import type { RequestCycle } from '../request-cycle-deps.js'
+import type { Compression } from './compression.js'
+import type { ConnectionTracker } from './drain.js'
+import { serialize, type WireReply } from './serialize.js'
+import { SocketRequest } from './socket-request.js'
+
+/**
+ * A server's way from the kernel's replies back to the sockets: `answerRequest` asks the request
+ * cycle, `ready` batches the replies of a loop turn, `writeReply` serialises and compresses one, and
+ * `write` hands it to the socket and tells the connection tracker.
+ *
+ * The first reply of a turn of the event loop is written at once; the replies that become ready
+ * after it in the same turn wait for its end (the check phase, right after the turn's I/O
+ * callbacks) and are written together. Under load a turn reads requests from many sockets: written
+ * back to back, their answers reach the clients in one burst, where written between the next
+ * requests' handling they wake each client again and again (on loopback and on a VM, a wake-up is
+ * most of a small write's cost). A lone request is written at once and pays one `setImmediate`
+ * that marks the turn's end. `bench/techempower.ts` measures it (json at 64 connections and at
+ * one); `test/kernel/reply-batching.test.ts` guards the order. A full batch ({@link MAX_READY}) is
+ * written at once.
+ */
+export interface Writer {
+  readonly cycle: RequestCycle
+  readonly tracker: ConnectionTracker
+  readonly trustProxy: boolean
+  readonly compression: Compression | undefined
+  /** The security headers every answer carries, as an object (the server's own answers). */
+  readonly always: Record<string, string>
+  wroteThisTurn: boolean
+  waiting: Exchange[]
+}
+
+/**
+ * A request and, once the kernel answered it, its reply (or the failure to make one). `tracked`:
+ * the request came straight here, and the tracker is told when it is answered (not via polka).
+ */
+interface Exchange {
+  readonly writer: Writer
+  readonly req: IncomingMessage
+  readonly res: ServerResponse
+  readonly init: SocketRequest
+  readonly tracked: boolean
+  reply: Reply | undefined
+  error: unknown
+}
+
+/**
+ * At most this many replies wait for the end of a turn; the batch is written when it is full. A
+ * turn can read thousands of requests (256 connections pipelining 16 each), and holding them all
+ * until its end halved pipelined plaintext's rate (`bench/techempower.ts`, plaintext at 256).
+ */
+const MAX_READY = 128
+
+/**
+ * Asks the request cycle (the successor's, once one took over) for the reply to `req`; `ready`
+ * writes it, now when the cycle answered synchronously, else once it settles. The cycle turns
+ * every failure into a reply: what it throws or rejects with is a kernel bug (a bare 500).
+ */
+export function answerRequest(
+  writer: Writer,
+  req: IncomingMessage,
+  res: ServerResponse,
+  tracked: boolean,
+): void {
+  const init = new SocketRequest(req, writer.trustProxy)
+  const exchange = { writer, req, res, init, tracked, reply: undefined, error: undefined }
+  let reply: Reply | Promise<Reply>
+  try {
+    reply = respond(writer.cycle.successor ?? writer.cycle, init)
+  } catch (error) {
+    return ready(exchange, undefined, error)
+  }
+  if (!isThenable(reply)) return ready(exchange, reply, undefined)
+  reply.then(
+    (value) => ready(exchange, value, undefined),
+    (error: unknown) => ready(exchange, undefined, error),
+  )
+}
+
+/** A reply ready: written now when it is the turn's first, else at the turn's end. */
+function ready(exchange: Exchange, reply: Reply | undefined, error: unknown): void {
+  exchange.reply = reply
+  exchange.error = error
+  const writer = exchange.writer
+  if (!writer.wroteThisTurn) {
+    writer.wroteThisTurn = true
+    setImmediate(endOfTurn, writer)
+    writeReply(exchange)
+  } else if (writer.waiting.push(exchange) === MAX_READY) writeWaiting(writer)
+}
+
+function endOfTurn(writer: Writer): void {
+  writer.wroteThisTurn = false
+  writeWaiting(writer)
+}
+
+function writeWaiting(writer: Writer): void {
+  const batch = writer.waiting
+  writer.waiting = []
+  for (const exchange of batch) writeReply(exchange)
+}
+
+/**
+ * Serialises, compresses and writes one reply. Nothing here may throw: it runs in a read or
+ * promise callback, or at the end of a loop turn with other replies, where a throw would end the
+ * process (or lose the replies after it). A failure ends this response (and at worst its socket).
+ */
+function writeReply({ writer, req, res, init, reply, error, tracked }: Exchange): void {
+  try {
+    // A body left unread midway (refused over the limit, say) cannot be skipped on a keep-alive
+    // socket without reading it whole: close the connection after this answer instead.
+    if (req.readableDidRead && !req.readableEnded) res.shouldKeepAlive = false
+    const handedOver =
+      reply === undefined ? failed(writer, res, error) : send(writer, res, init, reply)
+    if (tracked) answered(writer, req, res, handedOver)
+  } catch (thrown) {
+    writeFailed(writer, thrown, res)
+  }
+}
+
+/** Serialises and writes a reply; true when it went to the socket whole within `end()`. */
+function send(writer: Writer, res: ServerResponse, init: SocketRequest, reply: Reply): boolean {
+  const compression = writer.compression
+  // HEAD is serialized and compressed as its GET (same coding, same length), then sent without
+  // the body (test/browser/cross-origin.test.ts compares their headers).
+  const head = init.method === 'HEAD' && compression !== undefined
+  const wire = serialize(reply, head ? 'GET' : init.method, writer.cycle.securityHeaders, init)
+  if (compression === undefined) return write(writer, res, wire)
+  // Compressed here, or off the event loop and written when ready (followed to the close).
+  return compression.apply(wire, init, (coded, thrown) =>
+    coded === undefined
+      ? failed(writer, res, thrown)
+      : write(writer, res, head ? withoutBody(coded) : coded),
+  )
+}
+
+/** Tells the tracker the request on `req`'s socket is answered, now or at the response's close. */
+function answered(
+  writer: Writer,
+  req: IncomingMessage,
+  res: ServerResponse,
+  handedOver: boolean,
+): void {
+  // The socket is gone when the client went away (or its request broke) before the answer.
+  const socket = req.socket as Socket | null
+  if (socket === null) return
+  // Usually the whole reply went to the socket within end(); a stream or a slow socket is
+  // followed to the response's close instead.
+  if (handedOver && socket.writableLength === 0) writer.tracker.answered(socket)
+  else res.once('close', () => writer.tracker.answered(socket))
+}
+
+/** Writes a wire reply; true when it was handed to the socket whole (no stream to follow). */
+function write(writer: Writer, res: ServerResponse, wire: WireReply): boolean {
+  try {
+    res.writeHead(wire.status, wire.headers)
+    const p = wire.payload
+    if (p === undefined || typeof p === 'string' || p instanceof Uint8Array) {
+      res.end(p)
+      return true
+    }
+    p.on('error', (error) => writeFailed(writer, error, res))
+    p.pipe(res)
+  } catch (error) {
+    writeFailed(writer, error, res)
+  }
+  return false
+}
+
+/** Writing a reply failed after the kernel made it (a broken stream, a closed socket). */
+function writeFailed(writer: Writer, error: unknown, res: ServerResponse): void {
+  writer.cycle.deps.logger().error('writing a response failed', { error })
+  res.destroy()
+}
+
+/**
+ * The kernel failed to make a reply (a kernel bug: it turns every failure into one), or writing
+ * one failed: a bare 500, or the response ended. True: nothing is left to follow.
+ */
+export function failed(writer: Writer, res: ServerResponse, error: unknown): true {
+  writer.cycle.deps.logger().error('writing a response failed', { error })
+  if (!res.headersSent)
+    res.writeHead(500, { ...writer.always, 'content-type': 'application/json; charset=utf-8' })
+  res.end('{"error":"unavailable"}')
+  return true
+}
+
+/** A GET's wire reply as its HEAD sends it: the same headers, no body (a stream is ended). */
+function withoutBody(wire: WireReply): WireReply {
+  const payload = wire.payload
+  if (payload !== undefined && typeof payload !== 'string' && !(payload instanceof Uint8Array))
+    payload.destroy()
+  return { status: wire.status, headers: wire.headers, payload: undefined }
+}
