@@ -121,8 +121,14 @@ export class EventLog {
     try {
       return await fn()
     } finally {
-      const end = this.now()
-      this.record('phase.completed', { name, start, duration: end - start }, end)
+      this.phaseEnded(name, start)
     }
+  }
+
+  /** Records the phase `name`, begun at `start`, as ended now (`phase.completed`); returns now. */
+  phaseEnded(name: PhaseName, start: number): number {
+    const end = this.now()
+    this.record('phase.completed', { name, start, duration: end - start }, end)
+    return end
   }
 }

@@ -16,8 +16,8 @@ import type { RequestCycle } from './request-cycle-deps.js'
 import { enterRequest, enterScope, leaveScope, restoreScope } from './scope.js'
 
 // One request through the kernel, in two variants written once each. `cycleNow` runs it in straight
-// calls while every part answers synchronously: admission (maintenance, the `request` hook), the
-// route (the `route` hook or the router), the route's chain (`answerRoute`, kernel/route-chain.ts),
+// calls while every part answers synchronously: admission (maintenance, the `request` hook),
+// `routeNow` (the `route` hook or the router), `answerRoute` (the chain, kernel/route-chain.ts),
 // then `finish` (the `render` and `annotate` hooks). The first part that returns a promise hands the
 // rest to `cycleLater`, plain `async`/`await` from the step named by its `at` on: those hand-overs
 // are the only places that look at whether an answer came now. A route whose taps and handler
@@ -44,7 +44,7 @@ export function respond(
   }
 }
 
-/** The cycle while every part answers now: admission, the route, a miss's reply or the chain. */
+/** The cycle while every part answers now: admission, then `routeNow` unless a tap answered. */
 function cycleNow(cycle: RequestCycle, ctx: RequestContext): MaybePromise<Reply> {
   const { maintenance, hooks } = cycle.deps
   ctx.log.record('request.received', { method: ctx.method, path: ctx.path }, 0)
@@ -55,15 +55,27 @@ function cycleNow(cycle: RequestCycle, ctx: RequestContext): MaybePromise<Reply>
     // The `request` hook's taps may answer (a CORS preflight) or set the match (the admin area).
     const answered = hooks.request.isUsed() ? runBail(hooks.request, ctx) : undefined
     if (isThenable(answered)) return cycleLater(cycle, ctx, 'admitting', answered, false)
-    if (answered !== undefined) return finish(cycle, ctx, answered)
-    const start = ctx.log.now()
-    const match = ctx.match ?? findRoute(cycle, ctx)
-    if (isThenable(match)) return cycleLater(cycle, ctx, 'routing', match, false, start)
-    const found = matched(cycle, ctx, match, start)
-    return found instanceof Reply ? finish(cycle, ctx, found) : answerRoute(cycle, ctx, found)
+    return answered === undefined ? routeNow(cycle, ctx) : finish(cycle, ctx, answered)
   } catch (error) {
     return recover(cycle, ctx, error)
   }
+}
+
+/** Routing (the `route` hook or the router), then `routed`. Throws what a `route` tap throws. */
+function routeNow(cycle: RequestCycle, ctx: RequestContext): MaybePromise<Reply> {
+  const start = ctx.log.now()
+  const match = ctx.match ?? findRoute(cycle, ctx)
+  if (isThenable(match)) return cycleLater(cycle, ctx, 'routing', match, false, start)
+  return routed(cycle, ctx, matched(cycle, ctx, match, start))
+}
+
+/** A miss's reply finished, or the route's chain answered. */
+function routed(
+  cycle: RequestCycle,
+  ctx: RequestContext,
+  found: Reply | CompiledRoute,
+): MaybePromise<Reply> {
+  return found instanceof Reply ? finish(cycle, ctx, found) : answerRoute(cycle, ctx, found)
 }
 
 /**
@@ -122,9 +134,9 @@ function finish(cycle: RequestCycle, ctx: RequestContext, answered: Reply): Mayb
 
 /**
  * The cycle from its first promise on, plain `async`/`await`: `pending` is what step `at` waits
- * for, and the steps after it run as `cycleNow` runs them, each awaited (`finish` included, which
- * hands a promise of its own to another `cycleLater`). A route's chain started here runs in the
- * request scope when that is on; `scoped` leaves the scope once the reply is ready.
+ * for, and the steps after it are awaited as `cycleNow` calls them (a step that hands a promise of
+ * its own to another `cycleLater` included). `scoped`: the route's chain ran in the request scope,
+ * which this leaves once the reply is ready.
  */
 async function cycleLater(
   cycle: RequestCycle,
@@ -137,22 +149,10 @@ async function cycleLater(
   let reply: Reply
   try {
     try {
-      let value = await pending
-      if (at === 'admitting' && value === undefined) {
-        start = ctx.log.now()
-        value = await (ctx.match ?? findRoute(cycle, ctx))
-        at = 'routing'
-      }
+      const value = await pending
+      if (at === 'admitting' && value === undefined) return await routeNow(cycle, ctx)
       if (at === 'routing') {
-        const found = matched(cycle, ctx, value as RouteMatch | undefined, start)
-        if (found instanceof Reply) value = found
-        else {
-          scoped = cycle.deps.scoped() && found.scope.needed
-          // This continuation's turn ends with it: the scope entered here needs no restore.
-          if (scoped) enterScope(ctx)
-          if (scoped) found.scope.answered()
-          value = await runChain(ctx, found)
-        }
+        return await routed(cycle, ctx, matched(cycle, ctx, value as RouteMatch | undefined, start))
       }
       reply = toReply(value)
       if (at === 'rendering' && reply.body.kind === 'view') throw noViewEngine(reply)
@@ -166,6 +166,7 @@ async function cycleLater(
     if (scoped) leaveScope()
   }
 }
+
 /** The maintenance answer (503); JSON where the route would answer JSON. */
 function closed(cycle: RequestCycle, ctx: RequestContext, retryAfter: number): Reply {
   if (cycle.deps.router.answersJson(ctx.routingPath, [ctx.method], ctx.querystring))
@@ -186,18 +187,14 @@ function matched(
   found: RouteMatch | undefined,
   start: number,
 ): Reply | CompiledRoute {
-  const log = ctx.log
-  const end = log.now()
-  log.record('phase.completed', { name: 'routing', start, duration: end - start }, end)
+  const end = ctx.log.phaseEnded('routing', start)
   const match = found ?? missed(cycle, ctx)
   if (match instanceof Reply) return match
-  ctx.match = match
-  ctx.params = match.params
-  const { route, params } = match
+  const { route, params } = (ctx.match = match)
+  ctx.params = params
   const compiled = cycle.deps.routes.compiled(route)
-  const { method } = ctx
-  const handler = compiled.name
-  log.record('route.matched', { method, path: route.path, name: route.name, handler, params }, end)
+  const event = { method: ctx.method, path: route.path, name: route.name, handler: compiled.name }
+  ctx.log.record('route.matched', { ...event, params }, end)
   return compiled
 }
 
@@ -219,12 +216,11 @@ function missed(cycle: RequestCycle, ctx: RequestContext): RouteMatch | Reply {
  */
 function fail(cycle: RequestCycle, ctx: RequestContext, error: unknown): MaybePromise<Reply> {
   const { hooks } = cycle.deps
-  if (!hooks.error.isUsed()) return errorReplied(cycle.deps, ctx, error, undefined)
   let custom: MaybePromise<Reply | undefined>
   try {
-    custom = runBail(hooks.error, error, ctx)
+    custom = hooks.error.isUsed() ? runBail(hooks.error, error, ctx) : undefined
   } catch (hookError) {
-    return errorReplied(cycle.deps, ctx, error, errorHookFailed(cycle, ctx, hookError))
+    custom = errorHookFailed(cycle, ctx, hookError)
   }
   if (isThenable(custom)) return failLater(cycle, ctx, error, custom)
   return errorReplied(cycle.deps, ctx, error, custom)

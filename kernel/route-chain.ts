@@ -4,7 +4,7 @@ import { compileErrors } from './error-codes.js'
 import { isThenable } from './hook-runner.js'
 import { Reply, toReply } from './reply.js'
 import type { CompiledRoute, Layer } from './route-compile.js'
-import type { ControllerClass, Next } from './types.js'
+import type { Next } from './types.js'
 
 // A route's chain on a request, in the variant chosen at boot (kernel/route-compile.ts), run by
 // `runChain`: a route with nothing that waits runs `callAction`: the controller made, the handler
@@ -104,8 +104,10 @@ function callAction(
   inner: Inner | undefined,
 ): unknown {
   const from = ctx.log.now()
-  const controller = makeController(ctx, compiled.controller, from)
-  const start = controller === undefined ? from : ctx.log.now()
+  // The controller made for this request is the `controller` phase; a plain function has none.
+  const cls = compiled.controller
+  const controller = cls === undefined ? undefined : (new cls() as Controller)
+  const start = controller === undefined ? from : ctx.log.phaseEnded('controller', from)
   let result: unknown
   try {
     result = callHandler(ctx, compiled, controller)
@@ -136,20 +138,6 @@ async function settled(
   }
 }
 
-/** The route's controller made for this request (the `controller` phase); none for a function. */
-function makeController(
-  ctx: RequestContext,
-  cls: ControllerClass | undefined,
-  start: number,
-): Controller | undefined {
-  if (cls === undefined) return undefined
-  const instance = new cls() as Controller
-  const log = ctx.log
-  const end = log.now()
-  log.record('phase.completed', { name: 'controller', start, duration: end - start }, end)
-  return instance
-}
-
 /** The handler: the plain function, or the method of the controller made for this request. */
 function callHandler(
   ctx: RequestContext,
@@ -168,8 +156,6 @@ function callHandler(
 
 /** Records the `action` phase (from `start`), and under middleware the chain's inner time. */
 function ended(ctx: RequestContext, from: number, start: number, inner: Inner | undefined): void {
-  const log = ctx.log
-  const end = log.now()
-  log.record('phase.completed', { name: 'action', start, duration: end - start }, end)
+  const end = ctx.log.phaseEnded('action', start)
   if (inner !== undefined) inner.duration += end - from
 }

@@ -110,21 +110,22 @@ function writeWaiting(writer: Writer): void {
  * promise callback, or at the end of a loop turn with other replies, where a throw would end the
  * process (or lose the replies after it). A failure ends this response (and at worst its socket).
  */
-function writeReply({ writer, req, res, init, reply, error, tracked }: Exchange): void {
+function writeReply(exchange: Exchange): void {
+  const { writer, req, res, reply } = exchange
   try {
     // A body left unread midway (refused over the limit, say) cannot be skipped on a keep-alive
     // socket without reading it whole: close the connection after this answer instead.
     if (req.readableDidRead && !req.readableEnded) res.shouldKeepAlive = false
     const handedOver =
-      reply === undefined ? failed(writer, res, error) : send(writer, res, init, reply)
-    if (tracked) answered(writer, req, res, handedOver)
+      reply === undefined ? failed(writer, res, exchange.error) : send(exchange, reply)
+    if (exchange.tracked) answered(exchange, handedOver)
   } catch (thrown) {
     writeFailed(writer, thrown, res)
   }
 }
 
 /** Serialises and writes a reply; true when it went to the socket whole within `end()`. */
-function send(writer: Writer, res: ServerResponse, init: SocketRequest, reply: Reply): boolean {
+function send({ writer, res, init }: Exchange, reply: Reply): boolean {
   const compression = writer.compression
   // HEAD is serialized and compressed as its GET (same coding, same length), then sent without
   // the body (test/browser/cross-origin.test.ts compares their headers).
@@ -140,12 +141,7 @@ function send(writer: Writer, res: ServerResponse, init: SocketRequest, reply: R
 }
 
 /** Tells the tracker the request on `req`'s socket is answered, now or at the response's close. */
-function answered(
-  writer: Writer,
-  req: IncomingMessage,
-  res: ServerResponse,
-  handedOver: boolean,
-): void {
+function answered({ writer, req, res }: Exchange, handedOver: boolean): void {
   // The socket is gone when the client went away (or its request broke) before the answer.
   const socket = req.socket as Socket | null
   if (socket === null) return
