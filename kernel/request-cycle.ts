@@ -187,14 +187,17 @@ function matched(
   found: RouteMatch | undefined,
   start: number,
 ): Reply | CompiledRoute {
-  const end = ctx.log.phaseEnded('routing', start)
+  const log = ctx.log
+  const end = log.phaseEnded('routing', start)
   const match = found ?? missed(cycle, ctx)
   if (match instanceof Reply) return match
   const { route, params } = (ctx.match = match)
   ctx.params = params
   const compiled = cycle.deps.routes.compiled(route)
-  const event = { method: ctx.method, path: route.path, name: route.name, handler: compiled.name }
-  ctx.log.record('route.matched', { ...event, params }, end)
+  // Built field by field: an object spread here cost ~1 µs a request (bench/before-after.ts).
+  const { method } = ctx
+  const handler = compiled.name
+  log.record('route.matched', { method, path: route.path, name: route.name, handler, params }, end)
   return compiled
 }
 

@@ -11,18 +11,14 @@ import { SocketRequest } from './socket-request.js'
 
 /**
  * A server's way from the kernel's replies back to the sockets: `answerRequest` asks the request
- * cycle, `ready` batches the replies of a loop turn, `writeReply` serialises and compresses one, and
- * `write` hands it to the socket and tells the connection tracker.
- *
- * The first reply of a turn of the event loop is written at once; the replies that become ready
- * after it in the same turn wait for its end (the check phase, right after the turn's I/O
- * callbacks) and are written together. Under load a turn reads requests from many sockets: written
- * back to back, their answers reach the clients in one burst, where written between the next
- * requests' handling they wake each client again and again (on loopback and on a VM, a wake-up is
- * most of a small write's cost). A lone request is written at once and pays one `setImmediate`
- * that marks the turn's end. `bench/techempower.ts` measures it (json at 64 connections and at
- * one); `test/kernel/reply-batching.test.ts` guards the order. A full batch ({@link MAX_READY}) is
- * written at once.
+ * cycle, `ready` batches the replies of a loop turn, `writeReply` serialises, compresses and writes
+ * one, and tells the connection tracker. The first reply of a turn of the event loop is written at
+ * once; the replies ready after it in the same turn wait for its end (the check phase, right after
+ * the turn's I/O callbacks) and are written together, in one burst that wakes each client once
+ * rather than between every two requests handled (on loopback and on a VM, a wake-up is most of a
+ * small write's cost). A lone request pays one `setImmediate`; a full batch ({@link MAX_READY}) is
+ * written at once. `bench/techempower.ts` measures it (json at 64 connections and at one);
+ * `test/kernel/reply-batching.test.ts` guards the order.
  */
 export interface Writer {
   readonly cycle: RequestCycle
