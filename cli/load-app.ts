@@ -1,7 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs'
+import module from 'node:module'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import type { AppFactory, Kernel } from 'fw'
+import type { LibraryHooksData } from './compile/library-hooks.js'
 import { loadEnvFile } from './env-file.js'
 import { preferCompiled } from './prefer-compiled.js'
 
@@ -95,7 +97,8 @@ export async function registerTypeScript(
   // fw's bundle (`dist/bundle/`, scripts/bundle-dist.mjs) is a few modules already, which the CLI
   // and the app's imports of fw share: no compiled library (test/cli/compile-library.test.ts).
   // Looked up before tsx is registered: a resolve after it is a blocking round trip to its thread.
-  const bundled = existsSync(fileURLToPath(new URL('../bundle/kernel-index.js', import.meta.url)))
+  const bundle = new URL('../bundle/', import.meta.url)
+  const bundled = existsSync(fileURLToPath(new URL('kernel-index.js', bundle)))
   try {
     const { register } = await import('tsx/esm/api')
     register()
@@ -106,7 +109,13 @@ export async function registerTypeScript(
       { cause },
     )
   }
-  if (bundled) return
+  if (bundled) {
+    // Registered after tsx, so asked first: the bundle's modules load as they are, where tsx would
+    // rewrite each one's dynamic imports and attach a source map (test/e2e/packed-install.test.ts).
+    const data: LibraryHooksData = { folder: bundle.href, entries: {} }
+    module.register(new URL('./compile/library-hooks.js', import.meta.url), { data })
+    return
+  }
   const { compiledLibrary, registerLibrary } = await import('./compile/library.js')
   const library = await compiledLibrary('dist', env)
   if (library !== undefined) registerLibrary(library)

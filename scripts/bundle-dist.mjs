@@ -10,6 +10,7 @@
 // beside itself (templates, workers, assets) is found as before. Source maps chain to the
 // TypeScript sources through tsc's.
 import { readFileSync, rmSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { dirname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import * as esbuild from 'esbuild'
@@ -75,6 +76,36 @@ const importMetaPlugin = {
   },
 }
 
+/**
+ * MikroORM's packages ship CommonJS behind an ESM wrapper (`index.mjs` re-exporting `index.js`).
+ * Imported from ESM, Node lexes each CommonJS file for its names, following every re-export: for
+ * MikroORM, its whole library, ~0.3-0.5 s of a start that opens the database (`fw dev`, `fw serve`:
+ * bench/app-start.ts). Required, none is lexed. So the bundle requires them: each import becomes a
+ * module that requires the package and exports its names (read here from the installed package).
+ * The instance is the one an ESM import gets, since the wrapper imports that same CommonJS module
+ * (test/e2e/packed-install.test.ts).
+ */
+const REQUIRED = /^(?:@mikro-orm\/(?:core|knex|postgresql)|mikro-orm-pglite)$/
+const requireFromRoot = createRequire(join(root, 'package.json'))
+const requirePlugin = {
+  name: 'fw-require',
+  setup(build) {
+    build.onResolve({ filter: REQUIRED }, ({ path }) => ({ path, namespace: 'fw-require' }))
+    build.onLoad({ filter: /.*/, namespace: 'fw-require' }, ({ path }) => {
+      const names = Object.keys(requireFromRoot(path)).filter(
+        (name) => name !== 'default' && /^[A-Za-z_$][\w$]*$/.test(name),
+      )
+      const contents = [
+        `import { createRequire } from 'node:module'`,
+        `const required = createRequire(import.meta.url)(${JSON.stringify(path)})`,
+        `export default required`,
+        ...names.map((name) => `export const ${name} = required.${name}`),
+      ].join('\n')
+      return { contents, loader: 'js', resolveDir: root }
+    })
+  },
+}
+
 rmSync(out, { recursive: true, force: true })
 const entryPoints = Object.fromEntries(sources.map((file) => [flatName(file), file]))
 await esbuild.build({
@@ -91,5 +122,5 @@ await esbuild.build({
   sourcemap: 'linked',
   chunkNames: 'chunk-[hash]',
   logLevel: 'warning',
-  plugins: [selfPlugin, importMetaPlugin],
+  plugins: [selfPlugin, requirePlugin, importMetaPlugin],
 })

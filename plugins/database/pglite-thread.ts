@@ -40,36 +40,39 @@ export interface ThreadReply {
  * memory image are made in this thread, in `startEmbedded`), from the binary this thread compiled
  * (pglite-wasm.ts), then runs each posted statement, in
  * order (PGlite runs one at a time), and posts the result or the error's message and fields.
- * Values arrive as text (`asText`), which PGlite passes on as they are.
+ * Values arrive as text (`asText`), which PGlite passes on as they are. It imports rather than
+ * requires: a worker inherits `--input-type=module` (`node --input-type=module -e …`), which runs
+ * its program as a module (test/plugins/database/pglite-thread.test.ts).
  */
 const WORKER_PROGRAM = `
-const { parentPort, workerData } = require('node:worker_threads')
-const text = new Proxy({}, { get: (_, key) => (typeof key === 'string' && /^\\d+$/.test(key) ? String : undefined) })
-const opening = import(workerData.pglite).then(({ PGlite }) => {
-  const { dataDir, image, wasmModule } = workerData
-  if (image !== undefined) return PGlite.create({ loadDataDir: new Blob([image]), wasmModule })
-  return PGlite.create({ dataDir, wasmModule })
-})
-opening.catch(() => undefined)
-function plain(error) {
-  if (!(error instanceof Error)) return { message: String(error), fields: {} }
-  const fields = {}
-  for (const [key, value] of Object.entries(error))
-    if (value === null || ['string', 'number', 'boolean'].includes(typeof value)) fields[key] = value
-  return { message: error.message, name: error.name, fields }
-}
-async function run(request) {
-  const db = await opening
-  if (request.op === 'exec') return db.exec(request.sql)
-  if (request.op === 'query') return db.query(request.sql, request.params, { serializers: text })
-  if (request.op === 'close') await db.close()
-  return null
-}
-parentPort.on('message', (request) => {
-  run(request).then(
-    (result) => parentPort.postMessage({ id: request.id, result }),
-    (error) => parentPort.postMessage({ id: request.id, error: plain(error) }),
-  )
+import('node:worker_threads').then(({ parentPort, workerData }) => {
+  const text = new Proxy({}, { get: (_, key) => (typeof key === 'string' && /^\\d+$/.test(key) ? String : undefined) })
+  const opening = import(workerData.pglite).then(({ PGlite }) => {
+    const { dataDir, image, wasmModule } = workerData
+    if (image !== undefined) return PGlite.create({ loadDataDir: new Blob([image]), wasmModule })
+    return PGlite.create({ dataDir, wasmModule })
+  })
+  opening.catch(() => undefined)
+  function plain(error) {
+    if (!(error instanceof Error)) return { message: String(error), fields: {} }
+    const fields = {}
+    for (const [key, value] of Object.entries(error))
+      if (value === null || ['string', 'number', 'boolean'].includes(typeof value)) fields[key] = value
+    return { message: error.message, name: error.name, fields }
+  }
+  async function run(request) {
+    const db = await opening
+    if (request.op === 'exec') return db.exec(request.sql)
+    if (request.op === 'query') return db.query(request.sql, request.params, { serializers: text })
+    if (request.op === 'close') await db.close()
+    return null
+  }
+  parentPort.on('message', (request) => {
+    run(request).then(
+      (result) => parentPort.postMessage({ id: request.id, result }),
+      (error) => parentPort.postMessage({ id: request.id, error: plain(error) }),
+    )
+  })
 })
 `
 

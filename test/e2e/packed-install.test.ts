@@ -111,6 +111,36 @@ test('the app imports fw and its plugins', async () => {
   assert.is(stdout.trim(), 'function')
 })
 
+// MikroORM ships CommonJS behind an ESM wrapper, and Node lexes each CommonJS module an `import`
+// reaches: for MikroORM, all of it. The built package requires it instead (scripts/bundle-dist.mjs),
+// so opening a database loads none of it through the ESM loader, and the app's own `import` of
+// MikroORM still gets the classes the database plugin uses.
+const OPEN = `const { default: createApp } = await import('./app.js')
+const kernel = createApp({ env: { ...process.env, NODE_ENV: 'test' } })
+await kernel.boot()
+const db = kernel.plugin('database')
+await db.ready()
+const [row] = await db.sql\`select 1 as one\`
+const same = process.env.SAME ? (await import('@mikro-orm/core')).MikroORM === db.orm.constructor : ''
+console.log(JSON.stringify({ one: row.one, same }))
+await kernel.close()`
+
+test('the built package requires MikroORM, sharing it with the app’s imports', async () => {
+  const probe = join(repo, 'test', 'cli', 'fixtures', 'report-modules.mjs')
+  const env = { ...process.env, FW_REPORT_MODULES: '/@mikro-orm/,/mikro-orm-pglite/' }
+  const args = ['--import', probe, '--input-type=module', '-e', OPEN]
+  const opened = await run(process.execPath, args, { cwd: app(), env, timeout: MINUTES })
+  assert.equal(JSON.parse(opened.stdout), { one: 1, same: '' })
+  const report = opened.stderr.split('\n').find((line) => line.startsWith('modules: '))
+  assert.is(report, 'modules: []')
+  const shared = await run(process.execPath, ['--input-type=module', '-e', OPEN], {
+    cwd: app(),
+    env: { ...process.env, SAME: '1' },
+    timeout: MINUTES,
+  })
+  assert.equal(JSON.parse(shared.stdout), { one: 1, same: true })
+})
+
 test('npx fw --help lists the built-in and the plugins’ commands', async () => {
   const { stdout } = await run('npx', ['fw', '--help'], { cwd: app(), timeout: 2 * MINUTES })
   assert.match(stdout, 'fw serve')
