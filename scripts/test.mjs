@@ -52,7 +52,6 @@ const POOLED = [
   'test/e2e/packed-install.test.ts',
   'test/e2e/playground-serve.test.ts',
   'test/e2e/seed-race.test.ts',
-  'test/e2e/techempower.test.ts',
 ]
 /** Each test file's wall ms in a whole run (`ms<TAB>rss MB<TAB>file`), what chunks are balanced by. */
 const TIMES = 'scripts/test-times.tsv'
