@@ -1,16 +1,21 @@
 #!/usr/bin/env node
 // Runs the uvu suites under test/ (or the folder or file given, with an optional file pattern)
 // through tsx, with the `fw-source` condition so `fw` and `fw/testing` resolve to the TypeScript
-// sources. The files are dealt into chunks of about the same total size, each chunk one uvu process
-// (a fresh process every few files keeps memory bounded: a process holds every embedded database
-// its suites opened until it ends), `FW_TEST_JOBS` processes at a time (default: the number of
-// cores, at most 2). The files of test/browser/ run in one process of their own, started first
-// in the same pool (so beside one other chunk at most: they assert no wall time, and a page mostly
-// waits), the longest group first so that it does not trail at the end; the files of test/e2e/,
-// which load the machine or measure wall time, run afterwards in one process, beside nothing. A chunk's report is printed whole when it
-// ends; the run ends with one plain closing line, `tests: N passed, N failed`, which CI reads.
+// sources. The files are dealt into chunks of about the same expected time (each file's wall time
+// as scripts/test-times.tsv records it; a file not recorded is estimated from its size), each
+// chunk one uvu process (a fresh process every few files keeps memory bounded: a process holds
+// every embedded database its suites opened until it ends), `FW_TEST_JOBS` processes at a time
+// (default: the number of cores, at most 2), the heaviest chunk first. The files of test/browser/
+// run in one process of their own, started first in the same pool (so beside one other chunk at
+// most: they assert no wall time, and a page mostly waits), the longest group first so that it
+// does not trail at the end. The files of test/e2e/ that load the machine or measure wall time run
+// afterwards in one process, beside nothing; those that do neither (POOLED below) are dealt into
+// the pool's chunks. A chunk's report is printed whole when it ends; the run ends with one plain
+// closing line, `tests: N passed, N failed`, which CI reads. To refresh the recorded times after
+// a whole run with `FW_TEST_TIMES=<file>` (scripts/test-times.mjs):
+// `node scripts/test-times-record.mjs <file>`.
 import { spawn } from 'node:child_process'
-import { readdirSync, statSync } from 'node:fs'
+import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { clearTimeout, setTimeout } from 'node:timers'
 import { basename, dirname, join, relative } from 'node:path'
@@ -27,11 +32,29 @@ const pattern = new RegExp(
 const cores = availableParallelism()
 const jobs = Math.max(1, Math.min(Number(process.env.FW_TEST_JOBS) || Math.min(cores, 2), cores))
 /** How many chunks each process slot gets, so that a long chunk does not leave a slot idle. */
-const CHUNKS_PER_JOB = 4
+const CHUNKS_PER_JOB = 6
 /** How long a process may print nothing before it counts as stuck. */
 const IDLE_MS = Number(process.env.FW_TEST_IDLE_MS) || 240_000
 /** Folders whose files run alone, after every other: they load the machine or measure wall time. */
 const ALONE = ['test/e2e/']
+/**
+ * The files of ALONE's folders that neither load the machine nor assert anything of wall time or
+ * of what other processes' load changes (they start a process or two and check what it answers,
+ * with timeouts of minutes): they run in the pool, beside one other chunk. A new file of those
+ * folders runs alone until it is named here.
+ */
+const POOLED = [
+  'test/e2e/dev-early-database.test.ts',
+  'test/e2e/dev-mode.test.ts',
+  'test/e2e/dev-server.test.ts',
+  'test/e2e/limits-burst.test.ts',
+  'test/e2e/lockout-burst.test.ts',
+  'test/e2e/packed-install.test.ts',
+  'test/e2e/playground-serve.test.ts',
+  'test/e2e/seed-race.test.ts',
+]
+/** Each test file's wall ms in a whole run (`ms<TAB>rss MB<TAB>file`), what chunks are balanced by. */
+const TIMES = 'scripts/test-times.tsv'
 /** Folders whose files run together in one process of the pool (they share a browser's start-up). */
 const TOGETHER = ['test/browser/']
 
@@ -119,16 +142,40 @@ function report(result) {
   )
 }
 
-/** `files` dealt into `count` chunks of about the same total size (largest first, round robin). */
-function chunks(files, count) {
-  const bins = Array.from({ length: Math.min(count, files.length) }, () => ({ size: 0, files: [] }))
-  const sized = files.map((f) => [f, statSync(join(root, f)).size]).sort((a, b) => b[1] - a[1])
-  for (const [file, size] of sized) {
-    const bin = bins.reduce((a, b) => (b.size < a.size ? b : a))
-    bin.files.push(file)
-    bin.size += size
+/**
+ * Each file's expected ms: as TIMES recorded it, else its size at the recorded files' median ms
+ * per byte (a new file), else its size (no record at all).
+ */
+function weights(files) {
+  const recorded = new Map()
+  try {
+    for (const line of readFileSync(join(root, TIMES), 'utf8').split('\n')) {
+      const [ms, , file] = line.split('\t')
+      if (file) recorded.set(file, Number(ms))
+    }
+  } catch {
+    // No record: sizes only.
   }
-  return bins.map((b) => b.files.sort())
+  const size = (f) => statSync(join(root, f)).size
+  const rates = files.filter((f) => recorded.has(f)).map((f) => recorded.get(f) / size(f))
+  const rate = rates.sort((a, b) => a - b)[Math.floor(rates.length / 2)] ?? 1
+  return new Map(files.map((f) => [f, recorded.get(f) ?? size(f) * rate]))
+}
+
+/**
+ * `files` dealt into `count` chunks of about the same expected time (longest first, each to the
+ * lightest chunk), the heaviest chunk first: the pool starts the long ones early, and what trails
+ * at the end is short.
+ */
+function chunks(files, count) {
+  const bins = Array.from({ length: Math.min(count, files.length) }, () => ({ ms: 0, files: [] }))
+  const weight = weights(files)
+  for (const file of [...files].sort((a, b) => weight.get(b) - weight.get(a))) {
+    const bin = bins.reduce((a, b) => (b.ms < a.ms ? b : a))
+    bin.files.push(file)
+    bin.ms += weight.get(file)
+  }
+  return bins.sort((a, b) => b.ms - a.ms).map((b) => b.files.sort())
 }
 
 /** Runs the chunks `width` at a time, each reported as it ends. */
@@ -147,7 +194,7 @@ async function runPool(groups, width) {
 }
 
 const files = single ? [single] : filesUnder(dir)
-const alone = files.filter((f) => ALONE.some((a) => f.startsWith(a)))
+const alone = files.filter((f) => ALONE.some((a) => f.startsWith(a)) && !POOLED.includes(f))
 const together = files.filter((f) => TOGETHER.some((a) => f.startsWith(a)))
 const shared = files.filter((f) => !alone.includes(f) && !together.includes(f))
 const t0 = Date.now()

@@ -9,6 +9,7 @@
 // statement before it runs the next.
 import { Worker } from 'node:worker_threads'
 import type { Results } from '@electric-sql/pglite'
+import { PGLITE_DATA_PATH, type ClusterFiles } from './pglite-seed.js'
 import { pgliteWasm, type CompiledWasm } from './pglite-wasm.js'
 import { Deadlines, type Running } from './statement-deadlines.js'
 import { asText } from './text-parameters.js'
@@ -36,8 +37,9 @@ export interface ThreadReply {
 
 /**
  * The worker's program, plain JavaScript (a worker does not inherit tsx's loader, and loading it
- * there costs seconds): it opens PGlite as `pgliteStart` prepared it (the template copy and the
- * memory image are made in this thread, in `startEmbedded`), from the binary this thread compiled
+ * there costs seconds): it opens PGlite as `pgliteStart` prepared it (the template copy, the
+ * template's files for a database in memory, or the memory image are made in this thread, in
+ * `startEmbedded`), from the binary this thread compiled
  * (pglite-wasm.ts), then runs each posted statement, in
  * order (PGlite runs one at a time), and posts the result or the error's message and fields.
  * Values arrive as text (`asText`), which PGlite passes on as they are. It imports rather than
@@ -47,11 +49,28 @@ export interface ThreadReply {
 const WORKER_PROGRAM = `
 import('node:worker_threads').then(({ parentPort, workerData }) => {
   const text = new Proxy({}, { get: (_, key) => (typeof key === 'string' && /^\\d+$/.test(key) ? String : undefined) })
-  const opening = import(workerData.pglite).then(({ PGlite }) => {
-    const { dataDir, image, wasmModule } = workerData
+  const opening = import(workerData.pglite).then(({ PGlite, MemoryFS }) => {
+    const { dataDir, files, image, wasmModule } = workerData
+    if (files !== undefined) return PGlite.create({ fs: seeded(MemoryFS, files), wasmModule })
     if (image !== undefined) return PGlite.create({ loadDataDir: new Blob([image]), wasmModule })
     return PGlite.create({ dataDir, wasmModule })
   })
+  // seedCluster and seededFs of pglite-seed.ts, in plain JavaScript.
+  function seeded(MemoryFS, files) {
+    const root = ${JSON.stringify(PGLITE_DATA_PATH)}
+    class Seeded extends MemoryFS {
+      async initialSyncFs() {
+        await super.initialSyncFs()
+        const fs = this.pg.Module.FS
+        if (!fs.analyzePath(root).exists) fs.mkdir(root)
+        for (const [path, offset, length] of files.entries) {
+          if (length < 0) fs.mkdir(root + '/' + path)
+          else fs.writeFile(root + '/' + path, new Uint8Array(files.data, offset, length))
+        }
+      }
+    }
+    return new Seeded()
+  }
   opening.catch(() => undefined)
   function plain(error) {
     if (!(error instanceof Error)) return { message: String(error), fields: {} }
@@ -116,7 +135,7 @@ export class PgliteThread implements EmbeddedDatabase {
 
   /** Opens the database `start` describes in a new thread; `statementMs` 0: no timeout. */
   constructor(
-    start: { dataDir?: string; image?: ArrayBuffer; wasmModule: CompiledWasm },
+    start: { dataDir?: string; files?: ClusterFiles; image?: ArrayBuffer; wasmModule: CompiledWasm },
     statementMs: number,
   ) {
     this.#deadlines = new Deadlines(statementMs)
@@ -208,6 +227,7 @@ export async function startEmbedded(
   const thread = new PgliteThread(
     {
       ...(start.dataDir === undefined ? {} : { dataDir: start.dataDir }),
+      ...(start.files === undefined ? {} : { files: start.files }),
       ...(image ? { image } : {}),
       wasmModule,
     },
