@@ -9,6 +9,7 @@
 // (test/e2e/dev-early-database.test.ts).
 import { existsSync, readFileSync } from 'node:fs'
 import { isAbsolute, join, relative, resolve } from 'node:path'
+import { setFlagsFromString } from 'node:v8'
 import { writeFileAtomic, type Kernel } from 'fw'
 import { loadEnvFile } from '../env-file.js'
 
@@ -75,13 +76,26 @@ export function expectedDatabase(moduleDir: string, env: NodeJS.ProcessEnv): Exp
 }
 
 /**
- * Starts opening the embedded database the app is expected to open; answers what closes it
- * unless the app's database plugin took it (a no-op when nothing was started).
+ * How much of a WebAssembly function V8 runs before it optimises it (V8's "tiering budget", a
+ * rough count of bytes executed), under `fw dev`: 100 times V8's default. The embedded database
+ * (PGlite) is WebAssembly, and its start alone made V8 optimise functions for ~0.5 s of CPU on
+ * background threads, which took a core from loading the app on a 2-core machine. A query a dev
+ * server runs often is still optimised, later: 1,000 queries on PGlite ran ~5% slower after 5,000
+ * than with the default (bench/app-start.ts measures the start, the `dev` case).
+ */
+const DEV_WASM_TIERING_BUDGET = 180_000_000
+
+/**
+ * Sets `fw dev`'s tiering budget, then starts opening the embedded database the app is expected to
+ * open; answers what closes it unless the app's database plugin took it (a no-op when nothing was
+ * started).
  */
 export async function openDatabaseEarly(
   moduleDir: string,
   env: NodeJS.ProcessEnv,
 ): Promise<() => Promise<void>> {
+  // Before the embedded database's WebAssembly is compiled and instantiated, early or not.
+  setFlagsFromString(`--wasm-tiering-budget=${DEV_WASM_TIERING_BUDGET}`)
   const expected = expectedDatabase(moduleDir, env)
   if (expected === undefined) return async () => undefined
   const { openEmbeddedEarly } = await import('fw/plugins/database')
