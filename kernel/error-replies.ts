@@ -4,6 +4,7 @@ import { errorPage } from './http/error-page.js'
 import type { Logger } from './logger.js'
 import { reportedMessage } from './redact.js'
 import { html, json, type Reply } from './reply.js'
+import { enterRequest } from './scope.js'
 
 // Every reply the kernel builds on its own, as opposed to one a handler or a plugin returned:
 // 404, 405, maintenance, a thrown HttpError, and the terminal 500. JSON for clients that ask for
@@ -98,7 +99,14 @@ export function errorReplied(
 
 function defaultErrorReply(deps: ErrorReplyDeps, ctx: RequestContext, error: unknown): Reply {
   if (error instanceof HttpError) return httpErrorReply(ctx, error)
-  deps.logger().error('request failed', { error, method: ctx.method, path: ctx.path })
+  // The line belongs to the request whatever was awaited before it (an async `error` tap), with the
+  // request scope on or off (test/kernel/scope.test.ts).
+  const previous = enterRequest(ctx)
+  try {
+    deps.logger().error('request failed', { error, method: ctx.method, path: ctx.path })
+  } finally {
+    enterRequest(previous)
+  }
   const retryAfter = deps.maintenance()
   if (retryAfter !== undefined) return maintenanceReply(ctx, retryAfter)
   const status = error instanceof FwError && error.status >= 500 ? error.status : 500

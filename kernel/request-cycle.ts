@@ -82,7 +82,8 @@ function routed(
  * The route's chain, its answer a reply (what it throws is the error reply), then `finish`. When a
  * plugin asked for the request scope and the route may wait (test/kernel/scope.test.ts), the chain
  * runs in it: entered around the calls made here (`enterWith` and a restore, as `storage.run` does
- * it), left once the chain's answer is ready, here or by the `cycleLater` it was handed to.
+ * it), left once the reply is ready, here, by `leaveWhenReady` or by the `cycleLater` it was handed
+ * to (test/kernel/scope.test.ts).
  */
 function answerRoute(
   cycle: RequestCycle,
@@ -102,8 +103,19 @@ function answerRoute(
     if (scoped) restoreScope(outside)
     if (scoped) compiled.scope.answered()
   }
-  if (scoped) leaveScope()
+  if (!scoped) return reply
+  if (isThenable(reply)) return leaveWhenReady(reply)
+  leaveScope()
   return reply
+}
+
+/** Leaves the request scope once a reply its taps are still making (`error`, `render`) is ready. */
+async function leaveWhenReady(reply: Promise<Reply>): Promise<Reply> {
+  try {
+    return await reply
+  } finally {
+    leaveScope()
+  }
 }
 
 /** The error reply for what the route (or admission) threw, then `finish`. */

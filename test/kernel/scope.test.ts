@@ -74,6 +74,40 @@ test('middleware and bindings make a route scoped whatever its handler', async (
   })
 })
 
+test('the kernel’s “request failed” line belongs to its request after an async error tap', async () => {
+  for (const on of [false, true]) {
+    const kernel = on ? createTestKernel({ plugins: [[scoped]] }) : createTestKernel()
+    const lines: (string | undefined)[] = []
+    kernel.useLogger({ error: () => lines.push(currentContext()?.path), warn() {}, info() {} })
+    kernel.router.get('boom', () => {
+      throw new Error('on purpose')
+    })
+    kernel.hooks.error.tapPromise('later', async () => {
+      await tick()
+      return undefined
+    })
+    for (let i = 0; i < 3; i++) assert.is((await kernel.inject('/boom')).status, 500)
+    assert.equal(lines, ['/boom', '/boom', '/boom'], `scope ${on ? 'on' : 'off'}`)
+  }
+})
+
+test('with the scope on, an async render tap finds the request of a synchronous route', async () => {
+  const kernel = createTestKernel({ plugins: [[scoped]] })
+  const seen: Seen = {}
+  kernel.router.get('sync', () => ({ ok: true }))
+  kernel.hooks.render.tapPromise('later', async (reply, ctx) => {
+    seen.tap = ctx
+    await tick()
+    seen.render = currentContext()
+    return reply
+  })
+  assert.is((await kernel.inject('/sync')).status, 200)
+  assert.ok(
+    seen.tap !== undefined && seen.render === seen.tap,
+    'the first request runs in the scope',
+  )
+})
+
 test('concurrent requests each see their own request', async () => {
   const kernel = createTestKernel({ plugins: [[scoped]] })
   kernel.router.get('echo/{n}', async (ctx) => {
