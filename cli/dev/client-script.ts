@@ -8,7 +8,10 @@ export const DEV_CLIENT = `(() => {
   if (window.__fwDev) return
   window.__fwDev = true
   const KEY = 'fw.dev.changed'
-  let build
+  // The build this page was rendered at (its tag's data-build): a stream that opens after a change
+  // was served says a later one in its hello, and the page reloads.
+  const rendered = Number(document.currentScript && document.currentScript.dataset.build)
+  let build = Number.isInteger(rendered) ? rendered : undefined
   let failure = null
   // The toolbar's notices once it is on the page: its inline script runs before this deferred one,
   // its module delivery may come later, so wait for the load event before doing without it.
@@ -37,7 +40,7 @@ export const DEV_CLIENT = `(() => {
   const source = new EventSource(${JSON.stringify('/_fw/dev/events')})
   source.addEventListener('hello', (event) => {
     const state = JSON.parse(event.data)
-    // A new server (a restart) or a change served while the stream was down: reload.
+    // A new server (a restart), or a change served before the stream opened or while it was down.
     if (build !== undefined && state.build !== build && !state.failure) return location.reload()
     build = state.build
     show(state.failure || null)

@@ -32,6 +32,11 @@ export class ReloadChannel {
   #failure: LoadFailure | undefined
   readonly #heartbeat = setInterval(() => this.#send('ping', {}), HEARTBEAT_MS).unref()
 
+  /** How many changes were served: a page is rendered at one and told it again on its stream. */
+  get build(): number {
+    return this.#build
+  }
+
   /** A new stream for a page: told the build and the failure now. */
   open(): PassThrough {
     const stream = new PassThrough()
@@ -76,11 +81,14 @@ export class ReloadChannel {
   }
 }
 
-/** The page script's tag, with the request's CSP nonce when it has one. */
-function clientTag(ctx: RequestContext): string {
+/**
+ * The page script's tag, with the request's CSP nonce when it has one and the build the page was
+ * rendered at: a change served before the page's stream opened is told by the stream's `hello`.
+ */
+function clientTag(ctx: RequestContext, build: number): string {
   const nonce = ctx.state.cspNonce
   const attribute = nonce === undefined ? '' : ` nonce="${nonce.replace(/[^\w+/=-]/g, '')}"`
-  return `<script src="${CLIENT_PATH}" defer${attribute}></script>`
+  return `<script src="${CLIENT_PATH}" data-build="${build}" defer${attribute}></script>`
 }
 
 /**
@@ -105,7 +113,7 @@ export const reloadPlugin = definePlugin<{ channel: ReloadChannel }>({
       if (at === -1) return reply
       reply.body = {
         kind: 'html',
-        value: `${body.value.slice(0, at)}${clientTag(ctx)}${body.value.slice(at)}`,
+        value: `${body.value.slice(0, at)}${clientTag(ctx, channel.build)}${body.value.slice(at)}`,
       }
       return reply
     })

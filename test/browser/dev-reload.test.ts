@@ -2,7 +2,7 @@
 // debug toolbar says what changed; a file that fails to load shows in the toolbar's overlay until a
 // save fixes it.
 import * as assert from 'uvu/assert'
-import { copyPlayground } from '../e2e/dev-process.js'
+import { copyPlayground, until } from '../e2e/dev-process.js'
 import { devSuite } from './dev-suite.js'
 import { screenshot } from './harness.js'
 
@@ -31,6 +31,43 @@ test('reloads the open page after a saved view and says what changed', async ({
   )
   const note = await page.locator('fw-debugbar .devnote').textContent({ timeout: DEADLINE_MS })
   assert.match(note ?? '', 'views/home.eta changed: served as is')
+})
+
+test('reloads a page whose reload stream opened only after a change was served', async ({
+  copy,
+  dev,
+  page,
+}) => {
+  // The page is rendered, then its stream is held back until the change was served: the stream's
+  // hello is the only way the page learns of it.
+  const servedLines = (): number => dev.output().split('changed: served as is').length
+  const before = servedLines()
+  let release = (): void => undefined
+  const held = new Promise<void>((resolve) => (release = resolve))
+  await page.route('**/_fw/dev/events', async (route) => {
+    await held
+    await route.continue()
+  })
+  try {
+    await page.goto(dev.url)
+    await page.evaluate(() => ((window as { marker?: number }).marker = 2))
+    copy.replace('views/home.eta', ', saved again', ', saved before its stream opened')
+    await until(async () => (servedLines() > before ? true : undefined), 'the change served')
+    release()
+    await page.waitForFunction(
+      () => document.body.textContent?.includes('saved before its stream opened'),
+      null,
+      { timeout: DEADLINE_MS },
+    )
+    assert.is(
+      await page.evaluate(() => (window as { marker?: number }).marker),
+      undefined,
+      'a new document: the page reloaded itself',
+    )
+  } finally {
+    release()
+    await page.unroute('**/_fw/dev/events')
+  }
 })
 
 test("shows a file that fails to load in the toolbar's overlay until a save fixes it", async ({
