@@ -97,16 +97,28 @@ export function errorReplied(
   return reply
 }
 
-function defaultErrorReply(deps: ErrorReplyDeps, ctx: RequestContext, error: unknown): Reply {
-  if (error instanceof HttpError) return httpErrorReply(ctx, error)
-  // The line belongs to the request whatever was awaited before it (an async `error` tap), with the
-  // request scope on or off (test/kernel/scope.test.ts).
+/**
+ * Logs a kernel error line of `ctx`'s request (its path added): the line belongs to the request
+ * whatever was awaited before it (an async tap), with the request scope on or off
+ * (test/kernel/scope.test.ts).
+ */
+export function logRequestError(
+  logger: Logger,
+  ctx: RequestContext,
+  message: string,
+  fields: Record<string, unknown>,
+): void {
   const previous = enterRequest(ctx)
   try {
-    deps.logger().error('request failed', { error, method: ctx.method, path: ctx.path })
+    logger.error(message, { ...fields, path: ctx.path })
   } finally {
     enterRequest(previous)
   }
+}
+
+function defaultErrorReply(deps: ErrorReplyDeps, ctx: RequestContext, error: unknown): Reply {
+  if (error instanceof HttpError) return httpErrorReply(ctx, error)
+  logRequestError(deps.logger(), ctx, 'request failed', { error, method: ctx.method })
   const retryAfter = deps.maintenance()
   if (retryAfter !== undefined) return maintenanceReply(ctx, retryAfter)
   const status = error instanceof FwError && error.status >= 500 ? error.status : 500

@@ -1,7 +1,7 @@
 import type { BuiltinRouting } from './builtin-routing.js'
 import type { CompiledRoutes } from './compiled-routes.js'
 import type { RequestContext } from './context.js'
-import type { ErrorReplyDeps } from './error-replies.js'
+import { logRequestError, type ErrorReplyDeps } from './error-replies.js'
 import type { KernelHooks } from './hooks.js'
 import type { Kernel } from './kernel-type.js'
 import {
@@ -49,7 +49,7 @@ export function createRequestCycle(deps: RequestCycleDeps): RequestCycle {
     deps,
     securityHeaders: securityHeaders(deps.securityHeaders),
     annotateFailed: (tap, error, [, ctx]) =>
-      deps.logger().error(`annotate tap '${tap}' failed`, { error, path: ctx.path }),
+      logRequestError(deps.logger(), ctx, `annotate tap '${tap}' failed`, { error }),
     successor: undefined,
   }
 }

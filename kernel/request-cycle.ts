@@ -1,6 +1,7 @@
 import { RequestContext, type RequestInit } from './context.js'
 import {
   errorReplied,
+  logRequestError,
   maintenanceReply,
   methodNotAllowedReply,
   notFoundReply,
@@ -258,7 +259,7 @@ async function failLater(
 }
 
 function errorHookFailed(cycle: RequestCycle, ctx: RequestContext, hookError: unknown): undefined {
-  cycle.deps.logger().error('error hook failed', { error: hookError, path: ctx.path })
+  logRequestError(cycle.deps.logger(), ctx, 'error hook failed', { error: hookError })
   return undefined
 }
 

@@ -74,20 +74,32 @@ test('middleware and bindings make a route scoped whatever its handler', async (
   })
 })
 
-test('the kernel’s “request failed” line belongs to its request after an async error tap', async () => {
+test('the kernel’s error lines belong to their request after an async tap', async () => {
   for (const on of [false, true]) {
     const kernel = on ? createTestKernel({ plugins: [[scoped]] }) : createTestKernel()
-    const lines: (string | undefined)[] = []
-    kernel.useLogger({ error: () => lines.push(currentContext()?.path), warn() {}, info() {} })
+    const lines: string[] = []
+    kernel.useLogger({
+      error: (message) => lines.push(`${message} ${currentContext()?.path}`),
+      warn() {},
+      info() {},
+    })
     kernel.router.get('boom', () => {
       throw new Error('on purpose')
     })
     kernel.hooks.error.tapPromise('later', async () => {
       await tick()
-      return undefined
+      throw new Error('error tap on purpose')
     })
-    for (let i = 0; i < 3; i++) assert.is((await kernel.inject('/boom')).status, 500)
-    assert.equal(lines, ['/boom', '/boom', '/boom'], `scope ${on ? 'on' : 'off'}`)
+    kernel.hooks.annotate.tapPromise('later', async () => {
+      await tick()
+      throw new Error('annotate tap on purpose')
+    })
+    assert.is((await kernel.inject('/boom')).status, 500)
+    assert.equal(
+      lines,
+      ['error hook failed /boom', 'request failed /boom', "annotate tap 'later' failed /boom"],
+      `scope ${on ? 'on' : 'off'}`,
+    )
   }
 })
 
