@@ -27,6 +27,8 @@ export function kindOf(path: string, root: string): ChangeKind | undefined {
   const parts = rel.split(sep)
   if (parts.slice(0, -1).some((part) => SKIPPED.has(part) || part.startsWith('.'))) return undefined
   const name = basename(path)
+  // A skipped folder itself, made or removed (a build emptying `dist/`), is not a change either.
+  if (SKIPPED.has(name)) return undefined
   if (SETUP.test(name)) return 'setup'
   if (name.startsWith('.') || SCRATCH.test(name)) return undefined
   return CODE.test(name) ? 'code' : 'view'
@@ -83,20 +85,26 @@ export function watchApp(
   const outside = packageDir !== undefined && relative(root, packageDir).startsWith('..')
   const manifest = outside ? join(packageDir, 'package.json') : undefined
   if (manifest !== undefined) stamps.set(manifest, stamp(manifest))
-  let batch = new Map<string, Change>()
+  // `made`: the file did not exist before this burst.
+  let batch = new Map<string, Change & { readonly made: boolean }>()
   let timer: NodeJS.Timeout | undefined
   const flush = (): void => {
     timer = undefined
-    const changes = [...batch.values()]
+    const changes = [...batch.values()].map(({ path, kind }) => ({ path, kind }))
     batch = new Map()
     if (changes.length > 0) onChanges(changes)
   }
   const seen = (path: string, kind: ChangeKind | undefined): void => {
     if (kind === undefined) return
     const now = stamp(path)
-    if (stamps.get(path) === now) return
+    const before = stamps.get(path)
+    if (before === now) return
     stamps.set(path, now)
-    batch.set(path, { path, kind })
+    const made = batch.get(path)?.made ?? (before === undefined || before === 'gone')
+    // A file made and gone within one burst is a save's temporary file (`sed -i`, an editor's
+    // write-and-rename): not a change of its own (test/e2e/dev-server.test.ts).
+    if (made && now === 'gone') batch.delete(path)
+    else batch.set(path, { path, kind, made })
     if (timer !== undefined) clearTimeout(timer)
     timer = setTimeout(flush, SETTLE_MS)
   }

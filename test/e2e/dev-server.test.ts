@@ -1,6 +1,8 @@
 // `fw dev` on a temporary copy of the playground, through HTTP: saved edits are served by the next
 // requests with the process's state kept (a row, a signed-in session), a file that fails to load
 // leaves the last good build serving, and `fw serve` has none of it.
+import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
@@ -246,6 +248,37 @@ test('a view is served as saved; .env is read anew', async (context) => {
     '.env read anew',
   )
   await stillKept(context)
+})
+
+test("a save through a temporary file names only the saved file; a build's dist/ is no change", async (context) => {
+  const { app, copy } = context
+  // As `sed -i` saves: a temporary file beside the target, renamed over it; and as a build
+  // starts: dist/ made and removed.
+  mkdirSync(join(copy.root, 'dist'))
+  rmSync(join(copy.root, 'dist'), { recursive: true })
+  const temporary = join(copy.root, 'views', 'sedAb12Cd')
+  writeFileSync(temporary, copy.read('views/home.eta').replace('fw, edited', 'fw, sed'))
+  renameSync(temporary, join(copy.root, 'views', 'home.eta'))
+  await until(
+    async () => ((await (await fetch(app.url)).text()).includes('fw, sed') ? true : undefined),
+    'the view saved through a temporary file',
+  )
+  await until(
+    async () => (app.output().includes('home.eta changed: served as is') ? true : undefined),
+    'the change reported',
+  )
+  const reported = app
+    .output()
+    .split('\n')
+    .filter((line) => line.startsWith('fw dev: ') && line.includes(' changed'))
+  assert.ok(
+    reported.at(-1)!.startsWith('fw dev: views/home.eta changed: served as is'),
+    reported.at(-1),
+  )
+  assert.not.ok(
+    reported.some((line) => line.includes('sedAb12Cd') || line.startsWith('fw dev: dist')),
+    reported.join('\n'),
+  )
 })
 
 test('fw serve has no watcher, no reload stream, no page script', async ({ copy, db }) => {
