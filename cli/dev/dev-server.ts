@@ -6,6 +6,7 @@ import { startCarryOver, type Kernel, type ListeningAddress } from 'fw'
 import { findApp, loadApp, registerTypeScript } from '../load-app.js'
 import { packageRoot } from '../prefer-compiled.js'
 import { openDatabaseEarly, rememberDatabase } from './early-database.js'
+import { failedRequestsPlugin } from './failed-requests.js'
 import { describeFailure, formatFailure, type LoadFailure } from './load-failure.js'
 import { versionModules, type ModuleVersions } from './module-versions.js'
 import { ReloadChannel, reloadPlugin } from './reload-channel.js'
@@ -52,6 +53,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   const build = async (env: NodeJS.ProcessEnv): Promise<Kernel> => {
     const kernel = await loadApp({ cwd: options.cwd, env, boot: false, source: true })
     kernel.register(reloadPlugin, { channel })
+    kernel.register(failedRequestsPlugin, { stderr })
     return kernel
   }
   const { listening, address } = await listenFirst(options, releaseEarly, () =>

@@ -281,6 +281,28 @@ test("a save through a temporary file names only the saved file; a build's dist/
   )
 })
 
+test('a request that fails is told on the terminal', async ({ app, copy }) => {
+  const saved = copy.read('views/home.eta')
+  copy.write('views/home.eta', `${saved}<%~ include('no-such-partial') %>`)
+  try {
+    await until(
+      async () => ((await fetch(app.url)).status === 500 ? true : undefined),
+      'the broken view served',
+    )
+    const line = await until(
+      async () =>
+        app
+          .output()
+          .split('\n')
+          .find((l) => l.startsWith('fw dev: GET / answered 500: ')),
+      'the failure on the terminal',
+    )
+    assert.match(line, 'no-such-partial')
+  } finally {
+    copy.write('views/home.eta', saved)
+  }
+})
+
 test('fw serve has no watcher, no reload stream, no page script', async ({ copy, db }) => {
   const served = await runInCopy(copy, 'serve', { DATABASE_URL: db.url })
   try {
