@@ -37,6 +37,9 @@ interface PageState {
   methods?: string[]
 }
 
+/** The page without an application key (production with no `FW_APP_KEY`): nothing can be signed. */
+const UNAVAILABLE: PageState = { step: 'password', error: 'Sign-in is unavailable.', status: 500 }
+
 async function page(
   rt: AuthRuntime,
   ctx: RequestContext,
@@ -89,18 +92,14 @@ function formTokenOk(rt: AuthRuntime, ctx: RequestContext, offered: string): boo
 
 /** `POST /login`: either leg of a web sign-in; on success a web session and a 303 to `return`. */
 async function submit(rt: AuthRuntime, ctx: RequestContext, template: string): Promise<Reply> {
+  // Without a key the form carries no token: say so rather than that the form expired.
+  if (rt.keys === undefined) return page(rt, ctx, template, UNAVAILABLE)
   const body = await ctx.body()
   if (!formTokenOk(rt, ctx, field(body, '_csrf')))
     return page(rt, ctx, template, {
       step: 'password',
       error: 'The form expired. Try again.',
       status: 403,
-    })
-  if (rt.keys === undefined)
-    return page(rt, ctx, template, {
-      step: 'password',
-      error: 'Sign-in is unavailable.',
-      status: 500,
     })
   const codeStep = field(body, 'step') === 'code'
   const outcome = codeStep
@@ -210,6 +209,7 @@ export function declareWebLogin(
 ): void {
   kernel.router
     .get('login', async (ctx) => {
+      if (rt.keys === undefined) return page(rt, ctx, options.view, UNAVAILABLE)
       const pending =
         ctx.cookies['fw_2fa'] !== undefined && (await pendingUserId(rt, ctx)) !== undefined
       return page(rt, ctx, options.view, { step: pending ? 'code' : 'password' })

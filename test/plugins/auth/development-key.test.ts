@@ -35,6 +35,19 @@ test('never signs with it when NODE_ENV=production, even with development mode o
     const res = await login(app.kernel, 'admin', 'admin-pass')
     assert.is(res.status, 500)
     assert.equal(res.json(), { error: 'token_unavailable' })
+    // The sign-in page says it is unavailable, and a submitted form too (not that it expired).
+    const form = await app.kernel.inject('/login')
+    assert.is(form.status, 500)
+    assert.match(form.body, 'Sign-in is unavailable.')
+    const submitted = await app.kernel.inject({
+      method: 'POST',
+      url: '/login',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'username=admin&password=admin-pass&_csrf=',
+    })
+    assert.is(submitted.status, 500)
+    assert.match(submitted.body, 'Sign-in is unavailable.')
+    assert.not.match(submitted.body, 'expired')
   } finally {
     await app.close()
   }
