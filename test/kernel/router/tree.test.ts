@@ -56,16 +56,16 @@ test('decodes encoded characters of static segments', () => {
   assert.is(r.find('GET', '/%61dmin')?.route.handler, 'Admin@index')
 })
 
-test('answers quickly and without throwing for very long paths', () => {
+// No clock here: a walk that is not linear in the path would take hours on these sizes (10^5
+// segments, 10^6 characters), and the test runner fails a file that prints nothing for minutes.
+test('answers without throwing for very long paths', () => {
   const r = router()
   const deep = `/files/${'x/'.repeat(100_000)}raw`
   const wide = `/files/${'y'.repeat(1_000_000)}`
-  const started = performance.now()
   assert.is(r.find('GET', deep), undefined)
   assert.is(r.find('GET', `/${'z'.repeat(1_000_000)}`), undefined)
   assert.is(r.find('GET', wide)?.params.name?.length, 1_000_000)
   assert.equal(r.allowedMethodsFor('GET', deep), [])
-  assert.ok(performance.now() - started < 1000, 'long paths are handled in linear time')
 })
 
 test('finds a static route through the fast path and through the walk alike', () => {
