@@ -142,7 +142,8 @@ export interface TestAppOptions {
 
 /**
  * The app an {@link AppFactory} builds, booted for a test: a fresh in-memory database, a memory
- * logger, an application key of its own, migrations applied. Close it when done (`await kernel.close()`).
+ * logger, an application key of its own, the migrations applied and the seed run (`prepare`).
+ * Close it when done (`await kernel.close()`).
  *
  * @example
  * import createApp from '../app.js'

@@ -7,7 +7,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { basename, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { performance } from 'node:perf_hooks'
 import { suite } from 'uvu'
@@ -158,6 +158,8 @@ test('npx fw new from the tarball; npm install, npm test', async () => {
   const tarball = join(work, packed.output.trim().split('\n').at(-1)!)
   mkdirSync(tools)
   writeFileSync(join(tools, 'package.json'), `${JSON.stringify({ private: true, ...pins() })}\n`)
+  // The guide's `npm install ../fw/fw-0.1.0.tgz`, with this run's tarball.
+  ran.add(`npm install ../fw/${basename(tarball)}`)
   const tooled = await run('npm', ['install', tarball, ...INSTALL], tools)
   assert.is(tooled.code, 0, tooled.output)
   const started = performance.now()
