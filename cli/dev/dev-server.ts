@@ -1,4 +1,4 @@
-import { dirname, relative } from 'node:path'
+import { basename, dirname, extname, relative } from 'node:path'
 import { UsageError } from 'clipanion'
 import { performance } from 'node:perf_hooks'
 import type { Writable } from 'node:stream'
@@ -75,6 +75,10 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
       stdout.write(`fw dev: ${changed} changed: served as is, pages reloaded (${ms} ms)\n`)
       return
     }
+    for (const file of ranAlready(current, code))
+      stdout.write(
+        `fw dev: ${relative(root, file.path)} changed, but migration ${file.name} ran already: changing it does nothing. Roll it back with fw dev stopped (npx fw migrate:rollback), or add a new migration (npx fw make:migration <name>).\n`,
+      )
     const reimported = code.length === 0 && !setup ? 0 : await versions.invalidate(code, setup)
     const before = migrationsRun(current)
     let next: Kernel | undefined
@@ -239,4 +243,26 @@ function migrationsRun(kernel: Kernel): number {
     .plugin('database')
     .migrations()
     .filter((m) => m.executed_at !== null).length
+}
+
+/**
+ * The changed files that are migrations the database ran already: a file named as its migration
+ * (`migrations/<name>.ts`, as `fw make:migration` writes it) whose name the database recorded
+ * (test/e2e/dev-migrations.test.ts).
+ */
+function ranAlready(
+  kernel: Kernel,
+  paths: readonly string[],
+): { readonly path: string; readonly name: string }[] {
+  if (!kernel.hasPlugin('database')) return []
+  const ran = new Set(
+    kernel
+      .plugin('database')
+      .migrations()
+      .filter((m) => m.executed_at !== null)
+      .map((m) => m.name),
+  )
+  return paths
+    .map((path) => ({ path, name: basename(path, extname(path)) }))
+    .filter((file) => ran.has(file.name))
 }

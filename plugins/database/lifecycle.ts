@@ -248,12 +248,13 @@ export class DatabaseLifecycle {
    * creates a PostgreSQL database that does not exist (MikroORM's `ensureDatabase`): the API's
    * `status()` makes sure it exists first (migration-api.ts).
    */
-  async status(): Promise<{ executed: string[]; pending: string[] }> {
+  async status(): Promise<{ executed: string[]; pending: string[]; unwritten: string[] }> {
     await this.connect()
     const states = await this.readMigrations()
     const names = (ran: boolean) =>
       states.filter((m) => (m.executed_at !== null) === ran).map((m) => m.name)
-    return { executed: names(true), pending: names(false) }
+    const unwritten = states.filter((m) => m.unwritten === true).map((m) => m.name)
+    return { executed: names(true), pending: names(false), unwritten }
   }
 
   /** Every migration with its state, as last read by {@link prepare} or {@link readMigrations}. */
@@ -278,7 +279,8 @@ export class DatabaseLifecycle {
           return
         }
       }
-      await this.prepare()
+      const { waiting } = await this.prepare()
+      if (waiting.length > 0) this.#options.logger.warn(waitingLine(waiting))
     } catch (error) {
       if (!isUnavailableError(error)) throw error
       this.#waitInBackground(error)
@@ -345,6 +347,15 @@ export class DatabaseLifecycle {
   #refuseLate(method: string): void {
     if (this.#opening !== undefined) throw tooLate(method)
   }
+}
+
+/**
+ * The one line a start logs when a migration is not written yet (test/cli/unwritten-migration.test.ts).
+ */
+export function waitingLine(waiting: readonly string[]): string {
+  const after = waiting.length - 1
+  const rest = after === 0 ? '' : `, nor the ${after} after it`
+  return `migration ${waiting[0]} is not written yet (its up has no statements): not run${rest}; write its SQL`
 }
 
 /** The migrations' state last read on each open database (handed over under `fw dev`). */
