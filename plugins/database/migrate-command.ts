@@ -53,7 +53,7 @@ export class MigrateCommand extends Command<CommandContext> {
       for (const name of executed) out.write(`  ran      ${name}\n`)
       for (const name of pending)
         out.write(
-          unwritten.includes(name)
+          unwritten?.includes(name) === true
             ? `  pending  ${name} (not written yet: its up has no statements)\n`
             : `  pending  ${name}\n`,
         )
@@ -68,7 +68,7 @@ export class MigrateCommand extends Command<CommandContext> {
         : `${result.migrated.length} migration(s) ran.\n`,
     )
     if (result.seeded) out.write('Seeded the empty database.\n')
-    if (result.waiting.length > 0) out.write(`${waitingMessage(result.waiting)}\n`)
+    if (result.waiting !== undefined) out.write(`${waitingMessage(result.waiting)}\n`)
     return 0
   }
 }

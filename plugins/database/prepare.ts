@@ -17,8 +17,9 @@ export interface PrepareResult {
   /**
    * The pending migrations from the first one not written yet (its `up` has no statements) on:
    * not run, and the seeds not run either while they wait (their tables may not be there).
+   * Absent when none waits.
    */
-  readonly waiting: readonly string[]
+  readonly waiting?: readonly string[]
 }
 
 /**
@@ -71,7 +72,7 @@ export async function prepareDatabase(
       const { migrated, waiting } = await migrateUp(orm, migrations)
       const seeds = seed !== undefined && waiting.length === 0
       const seeded = seeds ? await seed(orm.em.fork() as EntityManager) : false
-      return { migrated, seeded, waiting }
+      return waiting.length === 0 ? { migrated, seeded } : { migrated, seeded, waiting }
     },
     connectTimeoutMs,
   )
