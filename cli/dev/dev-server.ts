@@ -61,7 +61,6 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   let current = listening
   const root = listening.root
   const failures = new FailureReport(channel, stderr, root)
-
   const reload = async (changes: readonly Change[]): Promise<void> => {
     const at = performance.now()
     const names = changes.map((c) => relative(root, c.path) || c.path)
@@ -75,10 +74,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
       stdout.write(`fw dev: ${changed} changed: served as is, pages reloaded (${ms} ms)\n`)
       return
     }
-    for (const file of ranAlready(current, code))
-      stdout.write(
-        `fw dev: ${relative(root, file.path)} changed, but migration ${file.name} ran already: changing it does nothing. Roll it back with fw dev stopped (npx fw migrate:rollback), or add a new migration (npx fw make:migration <name>).\n`,
-      )
+    tellRanAlready(current, code, root, stdout)
     const reimported = code.length === 0 && !setup ? 0 : await versions.invalidate(code, setup)
     const before = migrationsRun(current)
     let next: Kernel | undefined
@@ -246,15 +242,17 @@ function migrationsRun(kernel: Kernel): number {
 }
 
 /**
- * The changed files that are migrations the database ran already: a file named as its migration
- * (`migrations/<name>.ts`, as `fw make:migration` writes it) whose name the database recorded
- * (test/e2e/dev-migrations.test.ts).
+ * Says, one line each, which changed files are migrations the database ran already: a file named
+ * as its migration (`migrations/<name>.ts`, as `fw make:migration` writes it) whose name the
+ * database recorded. Changing one does nothing (test/e2e/dev-migrations.test.ts).
  */
-function ranAlready(
+function tellRanAlready(
   kernel: Kernel,
   paths: readonly string[],
-): { readonly path: string; readonly name: string }[] {
-  if (!kernel.hasPlugin('database')) return []
+  root: string,
+  stdout: Writable,
+): void {
+  if (!kernel.hasPlugin('database')) return
   const ran = new Set(
     kernel
       .plugin('database')
@@ -262,7 +260,11 @@ function ranAlready(
       .filter((m) => m.executed_at !== null)
       .map((m) => m.name),
   )
-  return paths
-    .map((path) => ({ path, name: basename(path, extname(path)) }))
-    .filter((file) => ran.has(file.name))
+  for (const path of paths) {
+    const name = basename(path, extname(path))
+    if (ran.has(name))
+      stdout.write(
+        `fw dev: ${relative(root, path)} changed, but migration ${name} ran already: changing it does nothing. Roll it back with fw dev stopped (npx fw migrate:rollback), or add a new migration (npx fw make:migration <name>).\n`,
+      )
+  }
 }
