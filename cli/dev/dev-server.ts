@@ -1,4 +1,4 @@
-import { dirname, relative } from 'node:path'
+import { basename, dirname, extname, relative } from 'node:path'
 import { UsageError } from 'clipanion'
 import { performance } from 'node:perf_hooks'
 import type { Writable } from 'node:stream'
@@ -63,7 +63,6 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   let current = listening
   const root = listening.root
   const failures = new FailureReport(channel, stderr, root)
-
   const reload = async (changes: readonly Change[]): Promise<void> => {
     const at = performance.now()
     const names = changes.map((c) => relative(root, c.path) || c.path)
@@ -77,6 +76,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
       stdout.write(`fw dev: ${changed} changed: served as is, pages reloaded (${ms} ms)\n`)
       return
     }
+    tellRanAlready(current, code, root, stdout)
     const reimported = code.length === 0 && !setup ? 0 : await versions.invalidate(code, setup)
     const before = migrationsRun(current)
     let next: Kernel | undefined
@@ -241,4 +241,32 @@ function migrationsRun(kernel: Kernel): number {
     .plugin('database')
     .migrations()
     .filter((m) => m.executed_at !== null).length
+}
+
+/**
+ * Says, one line each, which changed files are migrations the database ran already: a file named
+ * as its migration (`migrations/<name>.ts`, as `fw make:migration` writes it) whose name the
+ * database recorded. Changing one does nothing (test/e2e/dev-migrations.test.ts).
+ */
+function tellRanAlready(
+  kernel: Kernel,
+  paths: readonly string[],
+  root: string,
+  stdout: Writable,
+): void {
+  if (!kernel.hasPlugin('database')) return
+  const ran = new Set(
+    kernel
+      .plugin('database')
+      .migrations()
+      .filter((m) => m.executed_at !== null)
+      .map((m) => m.name),
+  )
+  for (const path of paths) {
+    const name = basename(path, extname(path))
+    if (ran.has(name))
+      stdout.write(
+        `fw dev: ${relative(root, path)} changed, but migration ${name} ran already: changing it does nothing. Roll it back with fw dev stopped (npx fw migrate:rollback), or add a new migration (npx fw make:migration <name>).\n`,
+      )
+  }
 }

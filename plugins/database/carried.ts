@@ -3,6 +3,7 @@
 // rows and a PostgreSQL pool its connections.
 import type { CarryOver } from 'fw'
 import type { DatabaseTarget } from './connection-url.js'
+import { isUnwritten } from './migration.js'
 import type { MigrationObject } from './migration-types.js'
 import type { AnyEntitySchema, OpenedDatabase } from './orm.js'
 import type { EmbeddedDatabase } from './pglite-thread.js'
@@ -18,7 +19,8 @@ let nextId = 0
 
 /**
  * The entities by identity (an unchanged module is not imported again, so its schemas are the same
- * objects) and the migrations by name (a definition is made anew on every build).
+ * objects) and the migrations by name (a definition is made anew on every build), and whether each
+ * is written yet.
  */
 function signatureOf(
   entities: readonly AnyEntitySchema[],
@@ -29,7 +31,9 @@ function signatureOf(
     if (id === undefined) ids.set(schema, (id = ++nextId))
     return id
   }
-  return `${entities.map(idOf).join(',')}|${migrations.map((m) => m.name).join(',')}`
+  // A migration not written yet counts apart: once its SQL is saved, the next build migrates.
+  const nameOf = (m: MigrationObject): string => (isUnwritten(m) ? `${m.name}?` : m.name)
+  return `${entities.map(idOf).join(',')}|${migrations.map(nameOf).join(',')}`
 }
 
 function keyOf(target: DatabaseTarget): string {

@@ -48,6 +48,18 @@ export const databaseErrors = definePluginErrors('database', {
     message: ({ database }: { database: string }) =>
       `The database ${database} does not exist. Check DATABASE_URL, or create it with fw migrate.`,
   },
+  FW_ERR_DATABASE_IN_USE: {
+    when: "An on-disk embedded database (`pglite://<dir>`, `var/db` by default) was opened while another running process has it open (`fw dev`, `fw serve`, a command): PGlite allows one process per data directory. The lock is the file `<dir>.lock`, holding that process's pid; a lock whose process is gone is taken over.",
+    fix: 'Stop the other process first (`fw dev`, `fw serve`), then run the command again; or set `DATABASE_URL` to a PostgreSQL database, which several processes share.',
+    message: ({ dataDir, pid }: { dataDir: string; pid: number }) =>
+      `The embedded database ${dataDir} is in use by process ${pid} (fw dev or fw serve?): PGlite allows one process per directory. Stop that process first, or set DATABASE_URL to a PostgreSQL database to share it between processes.`,
+  },
+  FW_ERR_DATABASE_NOT_CREATED: {
+    when: 'In production (`NODE_ENV=production`), the PostgreSQL database `DATABASE_URL` names does not exist on its server. Outside production fw creates it (and logs that it did); in production a mistyped name must not become a new, empty database, so the start (or the command) stops.',
+    fix: 'Fix `DATABASE_URL` if it is mistyped; else create the database first (`createdb <name>`), then start again.',
+    message: ({ database, server }: { database: string; server: string }) =>
+      `The database ${JSON.stringify(database)} does not exist on ${server}, and in production fw does not create one. Check DATABASE_URL, or create the database first (createdb ${database}).`,
+  },
   FW_ERR_DATABASE_MIGRATION_IRREVERSIBLE: {
     when: '`fw migrate:rollback` would revert a migration that has no `down`, or one the app no longer has. Nothing was reverted.',
     fix: 'Give the migration a `down` (`defineMigration({ down })`, or a `down()` method), or roll back fewer steps.',

@@ -11,7 +11,7 @@ import {
 import { isUnavailableError } from './availability.js'
 import { registerBindings } from './bindings.js'
 import { positionedIn, runRead, runStatement } from './bound-query.js'
-import { parseDatabaseUrl } from './connection-url.js'
+import { parseDatabaseUrl, type DatabaseTarget } from './connection-url.js'
 import { databaseErrorMessage, summaryOf } from './error-summary.js'
 import { databaseErrors } from './errors.js'
 import './events.js'
@@ -59,6 +59,7 @@ export default definePlugin<DatabaseOptions, DatabaseApi>({
       target,
       timeouts: timeoutsOf(kernel),
       embeddedInWorker: kernel.config.database.pglite_worker,
+      createsDatabase: kernel.config.app.env !== 'production',
       entities: options.entities,
       migrations: options.migrations,
       seed: options.seed,
@@ -153,6 +154,10 @@ export default definePlugin<DatabaseOptions, DatabaseApi>({
     // migrate and seed when it comes back (DatabaseLifecycle.prepareOrWait).
     if (options.prepareOnListen !== false)
       kernel.hooks.listen.tapPromise('database', () => life.prepareOrWait())
+    // Served in production from the embedded database: said once, at listen
+    // (test/cli/production-database.test.ts).
+    if (target.kind === 'pglite' && kernel.config.app.env === 'production')
+      kernel.hooks.listen.tap('database', () => kernel.logger.warn(embeddedInProduction(target)))
     // `fw serve --require-database` keeps the fail-fast start (README.md "When the database is
     // away"); `--workers N` needs a server that several processes share.
     kernel.serveOptions.require('database', {
@@ -212,6 +217,15 @@ function unavailableReply(kernel: Kernel, ctx: RequestContext, error: unknown) {
 }
 
 /** The bounded waits of the config (`database.acquire_timeout`, `database.statement_timeout`). */
+/** The warning of a production start on the embedded database: what it means, what to do. */
+function embeddedInProduction(target: Extract<DatabaseTarget, { kind: 'pglite' }>): string {
+  const where =
+    target.dataDir === undefined
+      ? 'in memory: every row is lost when the process stops'
+      : `in ${target.dataDir}: one process only (no --workers, no second server, no command while it runs)`
+  return `serving in production from the embedded database (PGlite) ${where}. Set DATABASE_URL to a PostgreSQL database for a deployment.`
+}
+
 function timeoutsOf(kernel: Kernel): DatabaseTimeouts {
   const { acquire_timeout: acquire, statement_timeout: statement } = kernel.config.database
   return { acquireMs: acquire * 1000, statementMs: statement * 1000 }

@@ -24,6 +24,11 @@ export interface LifecycleOptions {
   readonly seed?: Seed
   /** Where the lifecycle reports a start without the database, the retries and the driver. */
   readonly logger: Pick<Logger, 'info' | 'warn' | 'error'>
+  /**
+   * Whether a PostgreSQL database that does not exist is created on connecting (default true);
+   * false in production: the start fails naming it (database-exists.ts `ensureDatabase`).
+   */
+  readonly createsDatabase?: boolean
   /** Hears how long connecting took, once (the kernel's `db-connect` boot phase). */
   readonly onConnected?: (ms: number) => void
   /**
@@ -202,6 +207,7 @@ export class DatabaseLifecycle {
     if (!this.#driverStarted) {
       // Once only: each `connect()` builds a new knex pool. A retry after a failure checks the
       // connection of the pool built here, which reconnects by itself.
+      await this.#ensureDatabase()
       this.#driverStarted = true
       await orm.connect()
     } else {
@@ -209,6 +215,21 @@ export class DatabaseLifecycle {
     }
     this.#connected = true
     this.#options.onConnected?.(performance.now() - started)
+  }
+
+  /** Creates a missing PostgreSQL database, with a line saying so, unless it must not. */
+  async #ensureDatabase(): Promise<void> {
+    const { target } = this
+    if (target.kind !== 'postgresql') return
+    const { ensureDatabase, serverOf } = await import('./database-exists.js')
+    const created = await ensureDatabase(target, {
+      create: this.#options.createsDatabase !== false,
+      connectTimeoutMs: this.#options.timeouts.acquireMs,
+    })
+    if (created)
+      this.#options.logger.info(
+        `database ${JSON.stringify(target.dbName)} did not exist on ${serverOf(target.url)}: created it`,
+      )
   }
 
   /** One round trip; throws when it fails. */
@@ -248,12 +269,14 @@ export class DatabaseLifecycle {
    * creates a PostgreSQL database that does not exist (MikroORM's `ensureDatabase`): the API's
    * `status()` makes sure it exists first (migration-api.ts).
    */
-  async status(): Promise<{ executed: string[]; pending: string[] }> {
+  async status(): Promise<{ executed: string[]; pending: string[]; unwritten?: string[] }> {
     await this.connect()
     const states = await this.readMigrations()
     const names = (ran: boolean) =>
       states.filter((m) => (m.executed_at !== null) === ran).map((m) => m.name)
-    return { executed: names(true), pending: names(false) }
+    const unwritten = states.filter((m) => m.unwritten === true).map((m) => m.name)
+    const result = { executed: names(true), pending: names(false) }
+    return unwritten.length === 0 ? result : { ...result, unwritten }
   }
 
   /** Every migration with its state, as last read by {@link prepare} or {@link readMigrations}. */
@@ -278,7 +301,8 @@ export class DatabaseLifecycle {
           return
         }
       }
-      await this.prepare()
+      const { waiting } = await this.prepare()
+      if (waiting !== undefined) this.#options.logger.warn(waitingLine(waiting))
     } catch (error) {
       if (!isUnavailableError(error)) throw error
       this.#waitInBackground(error)
@@ -345,6 +369,15 @@ export class DatabaseLifecycle {
   #refuseLate(method: string): void {
     if (this.#opening !== undefined) throw tooLate(method)
   }
+}
+
+/**
+ * The one line a start logs when a migration is not written yet (test/cli/unwritten-migration.test.ts).
+ */
+export function waitingLine(waiting: readonly string[]): string {
+  const after = waiting.length - 1
+  const rest = after === 0 ? '' : `, nor the ${after} after it`
+  return `migration ${waiting[0]} is not written yet (its up has no statements): not run${rest}; write its SQL`
 }
 
 /** The migrations' state last read on each open database (handed over under `fw dev`). */

@@ -31,7 +31,9 @@ export class MigrateCommand extends Command<CommandContext> {
     details: `
       Runs every pending migration in order, under PostgreSQL's advisory lock so that several
       processes never migrate at once, then the application's seed (which only fills an empty
-      database). A database that does not exist yet is created. With \`--status\`,
+      database). A migration not written yet (its \`up\` has no statements, as
+      \`fw make:migration\` writes it) is not run nor recorded, and those after it wait for it;
+      the seed waits too. A database that does not exist yet is created. With \`--status\`,
       lists executed and pending migrations and changes nothing: a database that does not exist
       is an error naming it (exit 1), and no migrations table is created.
     `,
@@ -47,9 +49,14 @@ export class MigrateCommand extends Command<CommandContext> {
     const db = this.context.kernel.plugin('database')
     const out = this.context.stdout
     if (this.status) {
-      const { executed, pending } = await withUsageErrors(USER_ERRORS, () => db.status())
+      const { executed, pending, unwritten } = await withUsageErrors(USER_ERRORS, () => db.status())
       for (const name of executed) out.write(`  ran      ${name}\n`)
-      for (const name of pending) out.write(`  pending  ${name}\n`)
+      for (const name of pending)
+        out.write(
+          unwritten?.includes(name) === true
+            ? `  pending  ${name} (not written yet: its up has no statements)\n`
+            : `  pending  ${name}\n`,
+        )
       out.write(`${executed.length} ran, ${pending.length} pending\n`)
       return 0
     }
@@ -61,8 +68,16 @@ export class MigrateCommand extends Command<CommandContext> {
         : `${result.migrated.length} migration(s) ran.\n`,
     )
     if (result.seeded) out.write('Seeded the empty database.\n')
+    if (result.waiting !== undefined) out.write(`${waitingMessage(result.waiting)}\n`)
     return 0
   }
+}
+
+/** What `fw migrate` prints when a migration is not written yet (nothing after it ran). */
+function waitingMessage(waiting: readonly string[]): string {
+  const after = waiting.length - 1
+  const rest = after === 0 ? '' : `, nor the ${after} after it (they wait for it)`
+  return `Migration ${waiting[0]} is not written yet (its up has no statements): not run${rest}. Write its SQL, then run fw migrate again.`
 }
 
 /** `fw migrate:rollback [--step N]`: reverts the last N migrations that ran. */

@@ -7,7 +7,7 @@
 import { parse } from 'node:path'
 import type { MikroORM, Transaction } from '@mikro-orm/core'
 import type { AbstractSqlDriver, Knex } from '@mikro-orm/knex'
-import type { Migration, MigrationQuery } from './migration.js'
+import { isUnwritten, type Migration, type MigrationQuery } from './migration.js'
 import type { MigrationObject } from './migration-types.js'
 
 /** Where the executed migrations are recorded, in the database's schema. */
@@ -164,19 +164,32 @@ async function queriesOf(
   ].filter((sql) => typeof sql !== 'string' || sql.trim().length > 0)
 }
 
+/** What {@link migrateUp} did. */
+export interface MigratedUp {
+  /** The names run, in order. */
+  readonly migrated: string[]
+  /**
+   * The pending migrations from the first one not written yet (`isUnwritten`: its `up` has no
+   * statements) on: not run, so that the order stays the order written. Empty when none waits.
+   */
+  readonly waiting: string[]
+}
+
 /**
- * Runs every migration of `migrations` (in their order) that the table does not record, recording
- * each (in as few transactions as {@link runSteps} allows); creates the table first if it must.
- * Answers the names run.
+ * Runs every migration of `migrations` (in their order) that the table does not record, up to
+ * the first one not written yet, recording each (in as few transactions as {@link runSteps}
+ * allows); creates the table first if it must.
  */
 export async function migrateUp(
   orm: MikroORM,
   migrations: readonly MigrationObject[],
-): Promise<string[]> {
+): Promise<MigratedUp> {
   await ensureMigrationsTable(orm)
   const ran = new Set((await executedMigrations(orm)).map((m) => m.name))
   const pending = migrations.filter((m) => !ran.has(migrationName(m.name)))
-  await runSteps(orm, stepsOf(orm, pending), 'up', (entry, trx) =>
+  const stop = pending.findIndex(isUnwritten)
+  const runnable = stop === -1 ? pending : pending.slice(0, stop)
+  await runSteps(orm, stepsOf(orm, runnable), 'up', (entry, trx) =>
     execute(
       orm,
       `insert into ${tableOf(orm)} ("name") values (?)`,
@@ -184,7 +197,10 @@ export async function migrateUp(
       trx,
     ),
   )
-  return pending.map((m) => migrationName(m.name))
+  return {
+    migrated: runnable.map((m) => migrationName(m.name)),
+    waiting: (stop === -1 ? [] : pending.slice(stop)).map((m) => migrationName(m.name)),
+  }
 }
 
 /**

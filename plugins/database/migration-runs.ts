@@ -5,7 +5,7 @@ import type { MikroORM } from '@mikro-orm/core'
 import type { SqlEntityManager as EntityManager } from '@mikro-orm/knex'
 import type { DatabaseTarget } from './connection-url.js'
 import { databaseErrors } from './errors.js'
-import { isIrreversible } from './migration.js'
+import { isIrreversible, isUnwritten } from './migration.js'
 import { executedMigrations, migrateDown, migrationName } from './migration-runner.js'
 import type { MigrationObject, MigrationState } from './migration-types.js'
 import { withMigrationLock } from './prepare.js'
@@ -22,8 +22,8 @@ export interface RunTarget {
 
 /**
  * Every migration with its state: those the migrations table records, in the order they ran, then
- * the app's others, pending, in the order they would run. Reads only: a database without the
- * table has run nothing.
+ * the app's others, pending, in the order they would run (one not written yet marked so). Reads
+ * only: a database without the table has run nothing.
  */
 export async function readMigrationStates(
   orm: MikroORM,
@@ -34,9 +34,12 @@ export async function readMigrationStates(
   return [
     ...rows.map((r) => ({ name: r.name, executed_at: new Date(r.executed_at).toISOString() })),
     ...migrations
-      .map((m) => migrationName(m.name))
-      .filter((name) => !ran.has(name))
-      .map((name) => ({ name, executed_at: null })),
+      .filter((m) => !ran.has(migrationName(m.name)))
+      .map((m) => ({
+        name: migrationName(m.name),
+        executed_at: null,
+        ...(isUnwritten(m) ? { unwritten: true as const } : {}),
+      })),
   ]
 }
 

@@ -36,4 +36,6 @@ export interface MigrationState {
   readonly name: string
   /** ISO 8601, or null: pending. */
   readonly executed_at: string | null
+  /** Set on a pending migration not written yet (its `up` has no statements): it waits. */
+  readonly unwritten?: true
 }

@@ -108,6 +108,16 @@ export function isIrreversible(migration: MigrationObject): boolean {
   return migration.class.prototype.down === Migration.prototype.down
 }
 
+/**
+ * Whether a migration is not written yet: a `defineMigration()` one whose `up` is an empty list
+ * (what `fw make:migration` writes before its SQL is filled in). It is never run nor recorded, and
+ * the migrations after it wait for it (migration-runner.ts `migrateUp`), so that its SQL, once
+ * written, runs in order (test/cli/unwritten-migration.test.ts).
+ */
+export function isUnwritten(migration: MigrationObject): boolean {
+  return (migration.class as { unwritten?: unknown }).unwritten === true
+}
+
 /** Queues a `defineMigration()` migration's steps on the running migration. */
 async function addSteps(migration: Migration, steps: MigrationSteps): Promise<void> {
   if (typeof steps === 'function') await steps((statement) => migration.addSql(statement))
@@ -132,7 +142,9 @@ export function migrationObjectOf(entry: MigrationEntry): MigrationObject {
     return entry
   }
   const { up, down } = entry
+  const unwritten = Array.isArray(up) && up.length === 0
   class SqlStatements extends Migration {
+    static readonly unwritten = unwritten
     override async up(): Promise<void> {
       await addSteps(this, up)
     }

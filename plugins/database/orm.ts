@@ -131,6 +131,9 @@ export async function openDatabase(
     orm = await MikroORM.init({
       ...common,
       driver: PostgreSqlDriver,
+      // The lifecycle makes sure the database exists first, and creates it only outside
+      // production (database-exists.ts `ensureDatabase`).
+      ensureDatabase: false,
       clientUrl: target.url,
       dbName: target.dbName,
       pool: { min: 0, max: 10 },

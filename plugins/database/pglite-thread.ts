@@ -10,6 +10,7 @@
 import { Worker } from 'node:worker_threads'
 import type { Results } from '@electric-sql/pglite'
 import { PGLITE_DATA_PATH, type ClusterFiles } from './pglite-seed.js'
+import { lockDataDir } from './pglite-lock.js'
 import { pgliteWasm, type CompiledWasm } from './pglite-wasm.js'
 import { Deadlines, type Running } from './statement-deadlines.js'
 import { asText } from './text-parameters.js'
@@ -129,15 +130,24 @@ export class PgliteThread implements EmbeddedDatabase {
   readonly #worker: Worker
   readonly #pending = new Map<number, Pending>()
   readonly #deadlines: Deadlines
+  /** Releases the data directory's lock (pglite-lock.ts) once the thread has ended. */
+  readonly #release: () => void
   #next = 0
   /** Set once the thread is gone: every later request fails with it. */
   #gone: Error | undefined
 
   /** Opens the database `start` describes in a new thread; `statementMs` 0: no timeout. */
   constructor(
-    start: { dataDir?: string; files?: ClusterFiles; image?: ArrayBuffer; wasmModule: CompiledWasm },
+    start: {
+      dataDir?: string
+      files?: ClusterFiles
+      image?: ArrayBuffer
+      wasmModule: CompiledWasm
+    },
     statementMs: number,
+    release: () => void = () => undefined,
   ) {
+    this.#release = release
     this.#deadlines = new Deadlines(statementMs)
     this.#worker = new Worker(WORKER_PROGRAM, {
       eval: true,
@@ -165,7 +175,7 @@ export class PgliteThread implements EmbeddedDatabase {
   async close(): Promise<void> {
     if (this.#gone === undefined) await this.#send({ id: 0, op: 'close' }).catch(() => undefined)
     this.#deadlines.close()
-    await this.#worker.terminate()
+    await this.#worker.terminate().finally(this.#release)
   }
 
   #send(request: ThreadRequest): Promise<unknown> {
@@ -218,10 +228,33 @@ export class PgliteThread implements EmbeddedDatabase {
  */
 export async function startEmbedded(
   dataDir: string | undefined,
+  how: { readonly statementMs: number; readonly inWorker: boolean },
+): Promise<{ readonly ready: Promise<EmbeddedDatabase> }> {
+  // Before anything touches the directory: another process's database is never copied into or
+  // opened (pglite-lock.ts); in memory, nothing to lock.
+  const release = dataDir === undefined ? () => undefined : lockDataDir(dataDir)
+  try {
+    const { ready } = await startLocked(dataDir, how, release)
+    return { ready: ready.catch((error: unknown) => Promise.reject(released(error, release))) }
+  } catch (error) {
+    throw released(error, release)
+  }
+}
+
+/** `error`, once the lock of the opening it ended is released. */
+function released(error: unknown, release: () => void): unknown {
+  release()
+  return error
+}
+
+/** {@link startEmbedded} once the directory is locked; `release` goes with the handle's close. */
+async function startLocked(
+  dataDir: string | undefined,
   { statementMs, inWorker }: { readonly statementMs: number; readonly inWorker: boolean },
+  release: () => void,
 ): Promise<{ readonly ready: Promise<EmbeddedDatabase> }> {
   const { createPglite, pgliteStart } = await import('./pglite-template.js')
-  if (!inWorker) return { ready: createPglite(dataDir) }
+  if (!inWorker) return { ready: createPglite(dataDir).then((db) => releasedOnClose(db, release)) }
   const [start, wasmModule] = await Promise.all([pgliteStart(dataDir), pgliteWasm()])
   const image = await start.image?.arrayBuffer()
   const thread = new PgliteThread(
@@ -232,6 +265,7 @@ export async function startEmbedded(
       wasmModule,
     },
     statementMs,
+    release,
   )
   const ready = thread.waitReady.then(
     () => thread,
@@ -241,6 +275,14 @@ export async function startEmbedded(
     },
   )
   return { ready }
+}
+
+/** PGlite opened in this thread, its close releasing the directory's lock after it. */
+function releasedOnClose(db: EmbeddedDatabase, release: () => void): EmbeddedDatabase {
+  const close = db.close.bind(db)
+  return Object.assign(db, {
+    close: () => close().finally(release),
+  })
 }
 
 /** {@link startEmbedded}, ready. */

@@ -14,6 +14,12 @@ export interface PrepareResult {
   readonly migrated: readonly string[]
   /** Whether the seed function ran (it decides itself whether there is anything to do). */
   readonly seeded: boolean
+  /**
+   * The pending migrations from the first one not written yet (its `up` has no statements) on:
+   * not run, and the seeds not run either while they wait (their tables may not be there).
+   * Absent when none waits.
+   */
+  readonly waiting?: readonly string[]
 }
 
 /**
@@ -49,7 +55,10 @@ export async function withMigrationLock<T>(
   }
 }
 
-/** Runs pending migrations (in the order given), then the seed, under the lock. */
+/**
+ * Runs pending migrations (in the order given, up to one not written yet), then the seed unless a
+ * migration waits, under the lock.
+ */
 export async function prepareDatabase(
   orm: MikroORM,
   migrations: readonly MigrationObject[],
@@ -60,9 +69,10 @@ export async function prepareDatabase(
   return withMigrationLock(
     target,
     async () => {
-      const migrated = await migrateUp(orm, migrations)
-      const seeded = seed === undefined ? false : await seed(orm.em.fork() as EntityManager)
-      return { migrated, seeded }
+      const { migrated, waiting } = await migrateUp(orm, migrations)
+      const seeds = seed !== undefined && waiting.length === 0
+      const seeded = seeds ? await seed(orm.em.fork() as EntityManager) : false
+      return waiting.length === 0 ? { migrated, seeded } : { migrated, seeded, waiting }
     },
     connectTimeoutMs,
   )

@@ -129,10 +129,11 @@ export interface DatabaseApi {
   prepare(): Promise<PrepareResult>
   /**
    * Executed and pending migration names (executed in the order they ran, pending in the order
-   * they would). Reads only: fails with `FW_ERR_DATABASE_MISSING` when the database does not
-   * exist, and creates no migrations table.
+   * they would); `unwritten`: the pending ones not written yet (their `up` has no statements),
+   * which no run records (absent when there is none). Reads only: fails with
+   * `FW_ERR_DATABASE_MISSING` when the database does not exist, and creates no migrations table.
    */
-  status(): Promise<{ executed: string[]; pending: string[] }>
+  status(): Promise<{ executed: string[]; pending: string[]; unwritten?: string[] }>
   /** Fails with `FW_ERR_DATABASE_MISSING` when the database does not exist; creates nothing. */
   assertExists(): Promise<void>
   /**

@@ -1,0 +1,96 @@
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
+import { runCli } from 'fw/testing'
+import { createTempApp, type TempApp } from './temp-app.js'
+import { onPostgres } from '../fixtures/on-postgres.js'
+
+// A migration whose `up` is an empty list (the stub `fw make:migration` writes) is not written
+// yet: `fw migrate` neither runs nor records it, the migrations after it wait, and the seed too;
+// `--status` says so. Once its SQL is written, the next `fw migrate` runs it, then the others.
+// On a fresh PostgreSQL database on the PostgreSQL pass, a PGlite directory otherwise.
+const test = suite<{ app: TempApp; db?: TestDatabase; dir?: string; env: NodeJS.ProcessEnv }>(
+  'a migration not written yet',
+)
+
+const source = (written: boolean) => ({
+  preamble: `import database, { defineMigration } from ${JSON.stringify(import.meta.resolve('fw/plugins/database'))}`,
+  setup: `
+  kernel.register(database, {
+    migrations: [
+      defineMigration({ name: '20260101000000_create_notes', up: ['create table notes (id int)'] }),
+      defineMigration({
+        name: '20260102000000_add_body',
+        up: [${written ? "'alter table notes add column body text'" : ''}],
+        down: ['alter table notes drop column body'],
+      }),
+      defineMigration({
+        name: '20260103000000_create_tags',
+        up: ['create table tags (id int)'],
+        down: ['drop table tags'],
+      }),
+    ],
+    seed: async (em) => {
+      await em.execute("insert into notes (id) values (1)")
+      return true
+    },
+  })`,
+})
+
+test.before(async (context) => {
+  context.app = createTempApp(source(false))
+  if (onPostgres) context.db = await createTestDatabase()
+  else context.dir = mkdtempSync(join(tmpdir(), 'fw-unwritten-'))
+  const url = context.db?.url ?? `pglite://${join(context.dir!, 'data')}`
+  context.env = { ...context.app.env, DATABASE_URL: url }
+})
+
+test.after(async ({ app, db, dir }) => {
+  app.remove()
+  await db?.drop()
+  if (dir !== undefined) rmSync(dir, { recursive: true, force: true })
+})
+
+const fw = (args: readonly string[], env: NodeJS.ProcessEnv) =>
+  runCli(args, { env, timeoutMs: 180_000 })
+
+test('fw migrate stops at it, records nothing of it, and says so in one line', async ({ env }) => {
+  const { code, stdout, stderr } = await fw(['migrate'], env)
+  assert.is(code, 0, stderr)
+  assert.match(stdout, 'migrated 20260101000000_create_notes')
+  assert.not.match(stdout, 'migrated 20260102000000_add_body')
+  assert.not.match(stdout, 'migrated 20260103000000_create_tags')
+  assert.not.match(stdout, 'Seeded')
+  assert.match(
+    stdout,
+    'Migration 20260102000000_add_body is not written yet (its up has no statements): not run, nor the 1 after it',
+  )
+  const status = await fw(['migrate', '--status'], env)
+  assert.is(status.code, 0, status.stderr)
+  assert.match(status.stdout, 'ran      20260101000000_create_notes')
+  assert.match(
+    status.stdout,
+    'pending  20260102000000_add_body (not written yet: its up has no statements)',
+  )
+  assert.match(status.stdout, 'pending  20260103000000_create_tags\n')
+})
+
+test('once written, the next fw migrate runs it, then those after it, then the seed', async ({
+  app,
+  env,
+}) => {
+  app.rewrite(source(true))
+  const { code, stdout, stderr } = await fw(['migrate'], env)
+  assert.is(code, 0, stderr)
+  assert.match(stdout, '  migrated 20260102000000_add_body\n  migrated 20260103000000_create_tags')
+  assert.match(stdout, 'Seeded')
+  // Its SQL ran: the column is there, so its down reverts it.
+  const rollback = await fw(['migrate:rollback', '--step', '2'], env)
+  assert.is(rollback.code, 0, rollback.stderr)
+  assert.match(rollback.stdout, 'reverted 20260102000000_add_body')
+})
+
+test.run()
