@@ -45,11 +45,13 @@ const ALONE = ['test/e2e/']
  */
 const POOLED = [
   'test/e2e/dev-early-database.test.ts',
+  'test/e2e/dev-migrations.test.ts',
   'test/e2e/dev-mode.test.ts',
   'test/e2e/dev-server.test.ts',
   'test/e2e/limits-burst.test.ts',
   'test/e2e/lockout-burst.test.ts',
   'test/e2e/packed-install.test.ts',
+  'test/e2e/pglite-lock.test.ts',
   'test/e2e/playground-serve.test.ts',
   'test/e2e/seed-race.test.ts',
 ]
