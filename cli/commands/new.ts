@@ -108,7 +108,7 @@ function packageJson(name: string, fwSpec: string, fw: FwPackage): string {
 }
 
 /** `fw new <dir>`: writes a complete app (fw's plugins, a page, an API route, tests) into `dir`. */
-export class NewCommand extends builtinCommand('new', { needsApp: false }) {
+export class NewCommand extends builtinCommand('new', { needsApp: false, outsideApp: true }) {
   static override usage = Command.Usage({
     category: 'Apps',
     description: 'Create an app in a new folder',
