@@ -96,7 +96,10 @@ function packageJson(name: string, fwSpec: string, fw: FwPackage): string {
     scripts: {
       dev: 'fw dev',
       start: 'fw serve',
-      build: 'tsc -p tsconfig.build.json',
+      // From an empty dist/: a deleted controller or migration must not live on there (nor under
+      // `npm start` and `fw route:list`); rmSync in node, so it runs in any shell and package
+      // manager (test/cli/new-build.test.ts).
+      build: `node -e "require('node:fs').rmSync('dist', { recursive: true, force: true })" && tsc -p tsconfig.build.json`,
       test: 'node --import tsx --test test/*.test.ts',
       migrate: 'fw migrate',
     },
