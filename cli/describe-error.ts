@@ -1,3 +1,4 @@
+import { withValueNames } from './command-manifest.js'
 import { AppLoadError } from './load-app.js'
 import { OUTSIDE_APP_UNKNOWN } from './outside-app.js'
 
@@ -84,7 +85,8 @@ function unknownSyntax(
   if (requirement !== undefined) return requirement
   if (known && reasons.length > 0 && reasons.length === candidates.length) {
     const first = reasons[0]!
-    return `${first.reason!.replace(/\.$/, '')}. Usage: ${first.usage}. Run 'fw ${asked} --help' for details.`
+    // The usage line as `--help` prints it: `--email <email>`, not clipanion's `--email #0`.
+    return `${first.reason!.replace(/\.$/, '')}. Usage: ${withValueNames(first.usage)}. Run 'fw ${asked} --help' for details.`
   }
   if (known) return `Invalid arguments for 'fw ${asked}'. Run 'fw ${asked} --help' for its usage.`
   const guess = closest(asked, commands)
