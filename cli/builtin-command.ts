@@ -10,6 +10,11 @@ export interface CommandNeeds {
    * must work when the app cannot boot (`down`, `up`). Default true.
    */
   readonly bootsApp?: boolean
+  /**
+   * True: the command does its work where there is no app at all (`new`, `create:plugin`), so
+   * `fw --help` run outside an app lists it (test/cli/outside-app.test.ts). Default false.
+   */
+  readonly outsideApp?: boolean
 }
 
 /** The base class {@link builtinCommand} returns: a clipanion command class of fw's context. */
@@ -32,6 +37,7 @@ export function builtinCommand(path: string, needs: CommandNeeds = {}): BuiltinC
     static override paths = [[path]]
     static readonly needsApp: boolean = needs.needsApp ?? true
     static readonly bootsApp: boolean = needs.bootsApp ?? true
+    static readonly outsideApp: boolean = needs.outsideApp ?? false
   }
   return BuiltinCommand
 }

@@ -23,6 +23,7 @@ import {
 import type { FwContext } from './context.js'
 import { describeError } from './describe-error.js'
 import { loadApp } from './load-app.js'
+import { commandsOutsideApp, OUTSIDE_APP_HELP, outsideApp } from './outside-app.js'
 
 /** The commands every app has, before the ones its plugins contribute. */
 export const BUILTIN_COMMANDS: readonly CommandClass<FwContext>[] = [
@@ -169,6 +170,8 @@ function registerPluginCommands(
 
 /** Where the commands `fw` offers come from: fw's own, then the manifest's or the app's. */
 interface CommandSources {
+  /** fw's own commands to offer: all of them, or outside an app those that run there. */
+  readonly builtins: readonly CommandClass<FwContext>[]
   readonly manifest: ReturnType<typeof listingFrom>['manifest']
   /** True when no command of the app's runs (listing): no kernel was made. */
   readonly lists: boolean
@@ -193,7 +196,7 @@ function registerCommands(cli: ListingCli, sources: CommandSources): Registered 
   const taken = new Set<string>()
   const builtins: CommandClass<FwContext>[] = []
   const serveFlags = manifest?.serveFlags ?? (lists ? [] : serveFlagsOf(kernel))
-  for (const cls of [...BUILTIN_COMMANDS, Builtins.HelpCommand, Builtins.VersionCommand]) {
+  for (const cls of [...sources.builtins, Builtins.HelpCommand, Builtins.VersionCommand]) {
     // `fw serve` with the flags the app's plugins declared (`kernel.serveOptions`), from the
     // manifest when listing from it: `--help` reads the same either way.
     const registered = cls === ServeCommand ? ServeCommand.withRequirements(serveFlags) : cls
@@ -246,11 +249,56 @@ function selectCommand(
   return cli.process([...args], context)
 }
 
+/** What {@link runCommand} needs: the CLI's streams and the commands it offers. */
+interface RunPlan extends CommandSources {
+  readonly args: readonly string[]
+  readonly env: NodeJS.ProcessEnv
+  readonly stdout: Writable
+  readonly stdin: Readable
+  /** No app was found from the cwd: only the commands that run outside one are offered. */
+  readonly outside: boolean
+  /** Collects the registered paths, for the suggestion of an unknown command. */
+  readonly commands: string[]
+  readonly fail: (error: unknown) => number
+}
+
+/** Registers the commands, selects the one `args` names and runs it: its exit code. */
+async function runCommand(plan: RunPlan): Promise<number> {
+  const { args, env, stdout, stderr, outside, commands, fail } = plan
+  const cli = new ListingCli({
+    binaryLabel: 'fw',
+    binaryName: 'fw',
+    binaryVersion: version(),
+    enableColors: colors(stdout, env),
+  })
+  if (outside) cli.generalNote = OUTSIDE_APP_HELP
+  const registered = registerCommands(cli, plan)
+  // Outside an app, a typo of a command that needs one is still suggested (`route:lsit`).
+  commands.push(...(outside ? BUILTIN_COMMANDS.flatMap(pathKeys) : registered.taken))
+
+  const { stdin, kernel } = plan
+  const context: FwContext = { ...Cli.defaultContext, env, stdout, stderr, stdin, kernel }
+  let command: Command<FwContext>
+  try {
+    command = selectCommand(cli, registered, args, context)
+  } catch (error) {
+    return fail(error)
+  }
+  // clipanion prints a failed command's error (and stack) itself; report it our way instead.
+  let failure: { error: unknown } | undefined
+  command.catch = async (error: unknown) => {
+    failure = { error }
+  }
+  const code = await cli.run(command, context)
+  return failure === undefined ? code : fail(failure.error)
+}
+
 /**
  * Runs `fw` with `argv` (without `node` and the script): loads the app, registers the built-in
  * commands and those the app's plugins contribute, runs the selected one, closes the app, and
  * returns the exit code: 0 on success, 1 on any failure, reported on one line (plus the stack of
- * an unexpected error when `FW_DEBUG` is set).
+ * an unexpected error when `FW_DEBUG` is set). Outside an app, `fw`, `fw --help` and an unknown
+ * command answer with the commands that run there (test/cli/outside-app.test.ts).
  *
  * @example
  * process.exitCode = await runCli(process.argv.slice(2))
@@ -264,20 +312,24 @@ export async function runCli(
   const stderr = options.stderr ?? process.stderr
   const args = argv.length === 0 ? ['--help'] : [...argv]
   const commands: string[] = []
+  const cwd = options.cwd ?? process.cwd()
+  const needs = needsOf(args)
+  // Listing with no app to list from: fw's commands that run outside an app, and no app loaded.
+  const outside = needs.app && needs.listing && outsideApp(cwd, env)
   const fail = (error: unknown): number => {
-    stderr.write(describeError(error, { argv: args, commands, debug: env.FW_DEBUG }))
+    const debug = env.FW_DEBUG
+    stderr.write(describeError(error, { argv: args, commands, debug, outsideApp: outside }))
     return 1
   }
 
-  const cwd = options.cwd ?? process.cwd()
-  const needs = needsOf(args)
   // `fw --help` lists the plugins' commands from the manifest the last boot wrote, when no source
   // of the app changed since: no app is loaded. On a miss the app boots and writes it anew.
-  const { place, manifest } = needs.app ? listingFrom(args, needs.listing, cwd, env) : {}
+  const { place, manifest } =
+    needs.app && !outside ? listingFrom(args, needs.listing, cwd, env) : {}
   const stamp = Date.now()
   // Listing (`--help`, `--version`, an unknown command) runs no command of the app's: no kernel
   // is made, so fw's kernel is not even loaded.
-  const lists = manifest !== undefined || (!needs.app && needs.listing)
+  const lists = outside || manifest !== undefined || (!needs.app && needs.listing)
   let kernel: Kernel
   try {
     kernel = lists
@@ -289,38 +341,11 @@ export async function runCli(
     return fail(error)
   }
   try {
-    const cli = new ListingCli({
-      binaryLabel: 'fw',
-      binaryName: 'fw',
-      binaryVersion: version(),
-      enableColors: colors(stdout, env),
-    })
+    const builtins = outside ? commandsOutsideApp(BUILTIN_COMMANDS) : BUILTIN_COMMANDS
     const writesManifest = needs.app && needs.boot ? place : undefined
-    const sources = { manifest, lists, kernel, writesManifest, stamp, stderr }
-    const registered = registerCommands(cli, sources)
-    commands.push(...registered.taken)
-
-    const context: FwContext = {
-      ...Cli.defaultContext,
-      env,
-      stdout,
-      stderr,
-      stdin: options.stdin ?? process.stdin,
-      kernel,
-    }
-    let command: Command<FwContext>
-    try {
-      command = selectCommand(cli, registered, args, context)
-    } catch (error) {
-      return fail(error)
-    }
-    // clipanion prints a failed command's error (and stack) itself; report it our way instead.
-    let failure: { error: unknown } | undefined
-    command.catch = async (error: unknown) => {
-      failure = { error }
-    }
-    const code = await cli.run(command, context)
-    return failure === undefined ? code : fail(failure.error)
+    const stdin = options.stdin ?? process.stdin
+    const sources = { builtins, manifest, lists, kernel, writesManifest, stamp, stderr }
+    return await runCommand({ ...sources, args, env, stdout, stdin, outside, commands, fail })
   } finally {
     if (!lists)
       await kernel

@@ -155,6 +155,18 @@ type UsageLine = {
  */
 export class ListingCli extends Cli<FwContext> {
   readonly #usageLines = new Map<CommandClass<FwContext>, string>()
+  /** A section `fw --help` prints after the commands: its title, and its lines as they are. */
+  generalNote: { readonly title: string; readonly text: string } | undefined
+
+  override usage(
+    command: CommandClass<FwContext> | Command<FwContext> | null = null,
+    opts: { colored?: boolean; detailed?: boolean; prefix?: string } = {},
+  ): string {
+    const text = super.usage(command, opts)
+    if (command !== null || this.generalNote === undefined) return text
+    const { title, text: lines } = this.generalNote
+    return `${text}\n${this.format(opts.colored).header(title)}\n\n${lines}\n`
+  }
 
   /** Registers a stand-in for a command of the manifest. */
   registerStandIn(entry: ManifestCommand): CommandClass<FwContext> {

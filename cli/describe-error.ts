@@ -1,4 +1,6 @@
+import { withValueNames } from './command-manifest.js'
 import { AppLoadError } from './load-app.js'
+import { OUTSIDE_APP_UNKNOWN } from './outside-app.js'
 
 interface Candidate {
   readonly usage: string
@@ -13,6 +15,8 @@ export interface DescribeOptions {
   readonly commands?: readonly string[]
   /** `FW_DEBUG`: when set (and not `''`, `0`, `false`), an unexpected error's stack follows. */
   readonly debug: string | undefined
+  /** No app was found from the cwd: an unknown command may be one of an app's. */
+  readonly outsideApp?: boolean
 }
 
 function oneLine(text: string): string {
@@ -81,11 +85,13 @@ function unknownSyntax(
   if (requirement !== undefined) return requirement
   if (known && reasons.length > 0 && reasons.length === candidates.length) {
     const first = reasons[0]!
-    return `${first.reason!.replace(/\.$/, '')}. Usage: ${first.usage}. Run 'fw ${asked} --help' for details.`
+    // The usage line as `--help` prints it: `--email <email>`, not clipanion's `--email #0`.
+    return `${first.reason!.replace(/\.$/, '')}. Usage: ${withValueNames(first.usage)}. Run 'fw ${asked} --help' for details.`
   }
   if (known) return `Invalid arguments for 'fw ${asked}'. Run 'fw ${asked} --help' for its usage.`
   const guess = closest(asked, commands)
-  return `Unknown command '${asked}'.${guess === undefined ? '' : ` Did you mean 'fw ${guess}'?`} Run 'fw --help' to list the commands.`
+  const next = options.outsideApp ? OUTSIDE_APP_UNKNOWN : "Run 'fw --help' to list the commands."
+  return `Unknown command '${asked}'.${guess === undefined ? '' : ` Did you mean 'fw ${guess}'?`} ${next}`
 }
 
 /**

@@ -15,6 +15,12 @@ export function loadEnvFile(file: string, env: NodeJS.ProcessEnv = process.env):
   return true
 }
 
+/** The value a `.env` file assigns to `name` (as {@link loadEnvFile} reads it), if any. */
+export function readEnvValue(file: string, name: string): string | undefined {
+  if (!existsSync(file)) return undefined
+  return parseEnvText(readFileSync(file, 'utf8'))[name]
+}
+
 /**
  * Parses `.env` text with Node's own parser (`util.parseEnv`, the one behind `process.loadEnvFile`,
  * from 20.12), or plain `KEY=VALUE` lines on 20.11, which has neither. A namespace import, because

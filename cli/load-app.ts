@@ -18,6 +18,18 @@ export class AppLoadError extends Error {
   }
 }
 
+/**
+ * No app is named from the cwd: neither `FW_APP` nor the `fw.app` field of a package.json from the
+ * cwd up. `fw --help` then lists the commands that run outside an app (cli/outside-app.ts).
+ */
+export class NoAppError extends AppLoadError {
+  constructor() {
+    super(
+      'No fw app found: set FW_APP to the app module, or add "fw": { "app": "./app.ts" } to your package.json.',
+    )
+  }
+}
+
 /** Where the app module was found, and who said so. */
 export interface AppLocation {
   /** Absolute path of the module whose default export is the {@link AppFactory}. */
@@ -52,9 +64,7 @@ export function findApp(cwd: string, env: NodeJS.ProcessEnv): AppLocation {
     }
     if (dirname(dir) === dir) break
   }
-  throw new AppLoadError(
-    'No fw app found: set FW_APP to the app module, or add "fw": { "app": "./app.ts" } to your package.json.',
-  )
+  throw new NoAppError()
 }
 
 function readAppField(manifest: string): string | undefined {

@@ -118,7 +118,10 @@ kernel.register(${n.camel})
 }
 
 /** `fw create:plugin <name>`: scaffolds a plugin package (plugin, command, health check, tests). */
-export class CreatePluginCommand extends builtinCommand('create:plugin', { needsApp: false }) {
+export class CreatePluginCommand extends builtinCommand('create:plugin', {
+  needsApp: false,
+  outsideApp: true,
+}) {
   static override usage = Command.Usage({
     category: 'Plugins',
     description: 'Scaffold a plugin package',

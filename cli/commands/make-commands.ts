@@ -1,5 +1,8 @@
 import { Command, Option, UsageError } from 'clipanion'
 import { builtinCommand } from '../builtin-command.js'
+import type { Kernel } from 'fw'
+import type { FwContext } from '../context.js'
+import { loadApp } from '../load-app.js'
 import {
   controllerFile,
   entityFile,
@@ -95,16 +98,55 @@ export class MakeMigrationCommand extends makeCommand('make:migration') {
   }
 }
 
+/**
+ * The plugin of the app that already has an entity of class `className` (the app loaded and booted
+ * as `fw route:list` does; the database is not opened), or undefined. MikroORM refuses two entities
+ * of one name, at `fw migrate` only: the generator refuses it before writing
+ * (test/cli/make.test.ts "refuses an entity name a plugin has"). The app's own entities are files
+ * of `entities/`, which the generator never overwrites without `--force`. An app that does not
+ * load is said so, and not checked.
+ */
+async function pluginWithEntity(
+  context: FwContext,
+  className: string,
+): Promise<string | undefined> {
+  let kernel: Kernel
+  try {
+    kernel = await loadApp({ cwd: context.kernel.root, env: context.env })
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error)
+    context.stderr.write(`fw: the app did not load, so its entity names were not checked: ${why}\n`)
+    return undefined
+  }
+  try {
+    if (!kernel.hasPlugin('database')) return undefined
+    const entities = kernel.plugin('database').entities()
+    return entities.find((e) => e.className === className && e.plugin !== undefined)?.plugin
+  } finally {
+    await kernel.close()
+  }
+}
+
 /** `fw make:entity <Name>`: `entities/<name>.ts` and the migration of its table. */
 export class MakeEntityCommand extends makeCommand('make:entity') {
   static override usage = Command.Usage({
     ...USAGE,
     description: 'Write an entity into entities/, and the migration of its table',
     details: details(
-      'Writes `entities/<name>.ts` (class `<Name>`, table `<names>`: `id`, `name`, `created_at`) and `migrations/Migration<timestamp>_create_<names>.ts`, which creates that table. Add properties to both.',
+      "Writes `entities/<name>.ts` (class `<Name>`, table `<names>`: `id`, `name`, `created_at`) and `migrations/Migration<timestamp>_create_<names>.ts`, which creates that table. Add properties to both. A name that an entity of one of the app's plugins has (the auth plugin's `User`) is refused: an app has one entity of a name.",
     ),
     examples: [['The entity Note (table notes)', '$0 make:entity Note']],
   })
+
+  override async execute(): Promise<number> {
+    const { pascal } = namesOf(this.name, 'entity', 'Note or BlogPost')
+    const plugin = await pluginWithEntity(this.context, pascal)
+    if (plugin !== undefined)
+      throw new UsageError(
+        `The ${plugin} plugin already has an entity named ${pascal}, and an app has one entity of a name: nothing written. Pick another name (e.g. ${pascal}Profile), or use the ${plugin} plugin's.`,
+      )
+    return super.execute()
+  }
 
   files(root: string): NewFile[] {
     const n = namesOf(this.name, 'entity', 'Note or BlogPost')

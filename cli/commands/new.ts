@@ -71,6 +71,18 @@ export function packageName(folder: string): string {
     .replace(/^[._-]+|[-]+$/g, '')
 }
 
+/**
+ * `path` as a shell takes it in `cd <path>`: as is when it holds only characters no shell treats
+ * specially, else quoted (POSIX single quotes; double quotes on Windows, whose cmd.exe has no
+ * single quotes). test/cli/new.test.ts "prints a cd line a shell accepts".
+ */
+export function shellPath(path: string, platform: NodeJS.Platform = process.platform): string {
+  const safe = path.startsWith('-') ? `.${sep}${path}` : path
+  if (/^[\w./:@%+=,\\-]+$/.test(safe) && (platform === 'win32' || !safe.includes('\\'))) return safe
+  if (platform === 'win32') return `"${safe}"`
+  return `'${safe.replaceAll("'", "'\\''")}'`
+}
+
 /** The template's files (`templates/app` in fw's package), `_gitignore` named `.gitignore`. */
 function templateFiles(dir: string, name: string): NewFile[] {
   return (readdirSync(dir, { recursive: true }) as string[])
@@ -96,7 +108,10 @@ function packageJson(name: string, fwSpec: string, fw: FwPackage): string {
     scripts: {
       dev: 'fw dev',
       start: 'fw serve',
-      build: 'tsc -p tsconfig.build.json',
+      // From an empty dist/: a deleted controller or migration must not live on there (nor under
+      // `npm start` and `fw route:list`); rmSync in node, so it runs in any shell and package
+      // manager (test/cli/new-build.test.ts).
+      build: `node -e "require('node:fs').rmSync('dist', { recursive: true, force: true })" && tsc -p tsconfig.build.json`,
       test: 'node --import tsx --test test/*.test.ts',
       migrate: 'fw migrate',
     },
@@ -108,7 +123,7 @@ function packageJson(name: string, fwSpec: string, fw: FwPackage): string {
 }
 
 /** `fw new <dir>`: writes a complete app (fw's plugins, a page, an API route, tests) into `dir`. */
-export class NewCommand extends builtinCommand('new', { needsApp: false }) {
+export class NewCommand extends builtinCommand('new', { needsApp: false, outsideApp: true }) {
   static override usage = Command.Usage({
     category: 'Apps',
     description: 'Create an app in a new folder',
@@ -149,9 +164,10 @@ export class NewCommand extends builtinCommand('new', { needsApp: false }) {
     ]
     const code = writeFiles(target, files, { force: false, stdout, stderr })
     if (code !== 0) return code
+    // Relative to where fw was run (the CLI's kernel root is its cwd when no app is loaded).
     const where = relative(this.context.kernel.root, target) || '.'
     stdout.write(
-      `\nCreated ${name} in ${where} (${files.length} files). Next:\n  cd ${where}\n  npm install\n  npm run dev     # http://127.0.0.1:3000\n  npm test\n`,
+      `\nCreated ${name} in ${where} (${files.length} files). Next:\n  cd ${shellPath(where)}\n  npm install\n  npm run dev     # http://127.0.0.1:3000\n  npm test\n`,
     )
     return 0
   }

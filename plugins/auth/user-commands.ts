@@ -3,16 +3,25 @@ import type { CommandContext } from 'fw'
 import { requireMigrated, uniqueViolation } from 'fw/plugins/database'
 import { readPassword } from './password-input.js'
 
-const PASSWORD_INPUT = `
-  The password is read from stdin with \`--password-stdin\` (one trailing line break dropped),
-  else asked twice on the terminal without echo; never from the command line. An empty one is
-  refused.
-`
+/**
+ * The fewest characters a password set from the command line has: the auth plugin's own rule is
+ * only "not empty" (`createUser()`, `setPassword()`), which takes a one-character password
+ * (test/plugins/auth/user-commands.test.ts "refuses a password under 8 characters").
+ */
+const MIN_PASSWORD_LENGTH = 8
 
-/** The password as the command was told to read it; refuses an empty one. */
+// One line: clipanion joins a usage text's lines, and an indented line keeps its indent there.
+const PASSWORD_INPUT = `The password is read from stdin with \`--password-stdin\` (one trailing line break dropped), else asked twice on the terminal without echo; never from the command line. One of fewer than ${MIN_PASSWORD_LENGTH} characters is refused.`
+
+/** The password as the command was told to read it; refuses one under the minimum length. */
 async function passwordOf(command: { context: CommandContext; stdin: boolean }): Promise<string> {
   const password = await readPassword(command.context, command.stdin)
   if (password === '') throw new UsageError('the password is empty; nothing was changed.')
+  const length = [...password].length
+  if (length < MIN_PASSWORD_LENGTH)
+    throw new UsageError(
+      `the password has ${length} character${length === 1 ? '' : 's'}: use at least ${MIN_PASSWORD_LENGTH}; nothing was changed.`,
+    )
   return password
 }
 

@@ -15,6 +15,7 @@ import { parseDatabaseUrl, type DatabaseTarget } from './connection-url.js'
 import { databaseErrorMessage, summaryOf } from './error-summary.js'
 import { databaseErrors } from './errors.js'
 import './events.js'
+import { EntityOwners } from './entity-owners.js'
 import { DatabaseLifecycle } from './lifecycle.js'
 import { databaseCommands } from './migrate-command.js'
 import { migrationApi } from './migration-api.js'
@@ -73,6 +74,7 @@ export default definePlugin<DatabaseOptions, DatabaseApi>({
     // plugin is set up (this plugin's boot tap below marks that).
     let pluginsSetUp = false
     const placeOfCaller = () => (pluginsSetUp ? APP_PLACE : kernel.bootTimeline.length)
+    const owners = new EntityOwners(options.entities ?? [], kernel.bootTimeline)
     /**
      * The fast read path (`sql`, `query`, `runStatement` without an EntityManager): no
      * EntityManager, no unit of work; the transaction of `em`, else the one the calling code runs
@@ -103,7 +105,11 @@ export default definePlugin<DatabaseOptions, DatabaseApi>({
       },
       target,
       ready: () => life.open(),
-      addEntities: (...more) => life.addEntities(more),
+      addEntities: (...more) => {
+        life.addEntities(more)
+        owners.add(more, placeOfCaller())
+      },
+      entities: () => owners.list(),
       addMigrations: (more) => life.addMigrations(more, placeOfCaller()),
       addSeed: (more) => life.addSeed(more),
       availability: () => life.availability(),
@@ -232,6 +238,7 @@ function timeoutsOf(kernel: Kernel): DatabaseTimeouts {
 }
 
 export type { DatabaseApi, DatabaseOptions } from './types.js'
+export type { DeclaredEntity } from './entity-owners.js'
 export { deferEntity } from './deferred-entity.js'
 export type { DeferredEntity, EntityDeclaration } from './deferred-entity.js'
 export type { MigrationEntry, Migrations, MigrationState, Seed } from './lifecycle.js'

@@ -6,6 +6,7 @@ import type { DatabaseTarget } from './connection-url.js'
 import type { MigrationState, Migrations, Seed } from './lifecycle.js'
 import type { ListeningHandler, NotificationHandler, NotifyOptions } from './notifications.js'
 import type { EntityDeclaration } from './deferred-entity.js'
+import type { DeclaredEntity } from './entity-owners.js'
 import type { PrepareResult } from './prepare.js'
 import type { SqlStatement } from './sql.js'
 import type { RequestContext } from 'fw'
@@ -160,6 +161,11 @@ export interface DatabaseApi {
   migrations(): readonly MigrationState[]
   /** Adds entities (a plugin's own tables); only during setup, before the database opens at boot. */
   addEntities(...entities: EntityDeclaration[]): void
+  /**
+   * Every entity of the app by class name, and the plugin that added it (none: the `entities`
+   * option, the app's own); complete once the kernel booted. `fw make:entity` refuses a taken name.
+   */
+  entities(): readonly DeclaredEntity[]
   /**
    * Adds migrations, run with everyone's in one order (README.md "Migration order": a plugin's
    * after those of the plugins it depends on, the app's last, then by timestamp); only during setup.

@@ -31,13 +31,33 @@ test('writes FW_APP_KEY to a new .env in the app root, readable by its owner onl
   assert.not.match(stdout, line!.slice('FW_APP_KEY='.length))
 })
 
-test('replaces the key line on a second run and keeps the other lines', async () => {
+test('refuses to replace a key .env has, exit 1, naming --force and what it invalidates', async () => {
   const file = join(app.root, '.env')
   writeFileSync(file, 'BEFORE=1\nFW_APP_KEY=base64:old\nAFTER=2\n')
-  const { code, stdout } = await runCli(['key:generate'], { env: app.env })
+  const { code, stdout, stderr } = await runCli(['key:generate'], { env: app.env })
+  assert.is(code, 1)
+  assert.is(stdout, '')
+  assert.is(stderr.trim().split('\n').length, 1, stderr)
+  assert.match(stderr, 'already has an FW_APP_KEY: kept')
+  assert.match(stderr, 'fw key:generate --force')
+  assert.match(stderr, 'everyone is signed out')
+  assert.not.match(stderr, 'base64:old')
+  assert.is(readFileSync(file, 'utf8'), 'BEFORE=1\nFW_APP_KEY=base64:old\nAFTER=2\n')
+  // An empty assignment is no key: it is filled in.
+  writeFileSync(file, 'FW_APP_KEY=\n')
+  const empty = await runCli(['key:generate'], { env: app.env })
+  assert.is(empty.code, 0, empty.stderr)
+  assert.match(empty.stdout, 'Wrote FW_APP_KEY')
+  assert.match(keyLines(file)[0]!.slice('FW_APP_KEY='.length), KEY)
+})
+
+test('replaces the key line with --force and keeps the other lines', async () => {
+  const file = join(app.root, '.env')
+  writeFileSync(file, 'BEFORE=1\nFW_APP_KEY=base64:old\nAFTER=2\n')
+  const { code, stdout } = await runCli(['key:generate', '--force'], { env: app.env })
   assert.is(code, 0)
   const first = keyLines(file)
-  await runCli(['key:generate'], { env: app.env })
+  await runCli(['key:generate', '--force'], { env: app.env })
   const second = keyLines(file)
   assert.is(first.length, 1)
   assert.is(second.length, 1)
@@ -50,6 +70,7 @@ test('replaces the key line on a second run and keeps the other lines', async ()
     ['BEFORE=1', 'AFTER=2', ''],
   )
   assert.match(stdout, 'Replaced')
+  assert.match(stdout, 'no longer valid')
   assert.not.match(stdout, 'base64:old')
 })
 

@@ -75,6 +75,20 @@ test('never overwrites a file (exit 1, nothing written) unless --force', async (
   assert.match(readFileSync(file, 'utf8'), 'NotesController')
 })
 
+test('refuses an entity name a plugin has, naming the plugin, writing nothing', async ({ dir }) => {
+  const listed = (folder: string): string[] => readdirSync(join(dir, folder)).sort()
+  const before = { entities: listed('entities'), migrations: listed('migrations') }
+  // The auth plugin declares User: `fw migrate` would fail on two entities of one name.
+  for (const name of ['User', 'user']) {
+    const refused = await fwIn(dir, ['make:entity', name])
+    assert.is(refused.code, 1, name)
+    assert.is(refused.stdout, '', name)
+    assert.is(refused.stderr.trim().split('\n').length, 1, refused.stderr)
+    assert.match(refused.stderr, 'fw: The auth plugin already has an entity named User', name)
+    assert.equal({ entities: listed('entities'), migrations: listed('migrations') }, before, name)
+  }
+})
+
 test('refuses names it cannot use, saying what a name may hold', async ({ dir }) => {
   const bad = [
     ['make:controller', 'bad name'],

@@ -2,13 +2,23 @@
 // depends on fw as the running fw was installed; a busy folder or an unusable name is refused.
 // (That the app's tests pass and its generators work: make.test.ts; installed from the packed
 // tarball and served: test/e2e/new-app.test.ts.)
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { runCli } from 'fw/testing'
-import { installedSpec, packageName } from '../../cli/commands/new.js'
+import { installedSpec, packageName, shellPath } from '../../cli/commands/new.js'
 import { repoRoot } from '../docs/examples.js'
 
 const test = suite('fw new')
@@ -65,6 +75,11 @@ test('writes the layout, package.json and the app files, outside any app', async
   const read = (f: string): string => readFileSync(join(dir, f), 'utf8')
   assert.match(read('app.ts'), "app: { name: 'book-marks' }")
   assert.not.match(read('views/layout.eta'), '__APP_NAME__')
+  // Every placeholder replaced, however a formatter rewrote it (`**APP_NAME**` in markdown).
+  for (const file of readdirSync(dir, { recursive: true }) as string[]) {
+    if (statSync(join(dir, file)).isFile()) assert.not.match(read(file), 'APP_NAME', file)
+  }
+  assert.is(read('README.md').split('\n')[0], '# book-marks')
   for (const variable of ['NODE_ENV', 'DATABASE_URL', 'FW_APP_KEY', 'PORT', 'HOST', 'FW_CONFIG'])
     assert.match(read('.env.example'), `# ${variable}=`, variable)
   assert.equal(read('.gitignore').split('\n').filter(Boolean), [
@@ -73,6 +88,21 @@ test('writes the layout, package.json and the app files, outside any app', async
     'var/',
     '.env',
   ])
+})
+
+test('prints a cd line a shell accepts, relative to where fw ran', async () => {
+  const elsewhere = mkdtempSync(join(tmpdir(), 'fw-new-far-'))
+  const target = join(work, 'odd', "It's My App!")
+  const { code, stdout, stderr } = await runCli(['new', target], { cwd: elsewhere })
+  assert.is(code, 0, stderr)
+  const line = /^ {2}cd (.+)$/m.exec(stdout)?.[1]
+  assert.ok(line, stdout)
+  assert.ok(line.startsWith("'../"), line)
+  // The line as a user pastes it: the shell lands in the app.
+  const landed = execFileSync('sh', ['-c', `cd ${line} && pwd -P`], { cwd: elsewhere })
+  assert.is(landed.toString().trim(), realpathSync(target))
+  assert.is(shellPath('plain/dir-1'), 'plain/dir-1')
+  assert.is(shellPath('My App', 'win32'), '"My App"')
 })
 
 test('--fw gives the dependency spec as is', async () => {

@@ -62,6 +62,25 @@ async function login(
   return { status: res.status, ...(body.access_token && { token: body.access_token }), kernel }
 }
 
+test('user:create names its option values and reads without stray spaces in help and usage errors', async ({
+  env,
+}) => {
+  const [help, missing] = await runCommands([['user:create', '--help'], ['user:create']], { env })
+  assert.is(help!.code, 0, help!.stderr)
+  assert.match(help!.stdout, '--email <email>')
+  assert.match(help!.stdout, '--usertype <usertype>')
+  assert.not.match(help!.stdout, '#0')
+  const details = help!.stdout.split('Details')[1]!.split('Examples')[0]!
+  assert.not.match(details, /\S {2,}\S/, 'no run of spaces inside a line of the details')
+  assert.match(details.replace(/\s+/g, ' '), 'fewer than 8 characters is refused')
+  assert.is(missing!.code, 1)
+  assert.match(
+    missing!.stderr,
+    'Usage: fw user:create [--email <email>] [--usertype <usertype>] [--password-stdin] <username>.',
+  )
+  assert.not.match(missing!.stderr, '#0')
+})
+
 test('user:create refuses before the database is migrated', async ({ env }) => {
   const [refused, migrated] = await runCommands(
     [{ args: ['user:create', 'ann', '--password-stdin'], input: 'x' }, ['migrate']],
@@ -93,15 +112,25 @@ test('user:create reads the password from stdin; the user then signs in through 
 test('user:create refuses a taken username, an empty password, a password without a source, and a usertype out of range', async ({
   env,
 }) => {
-  const [taken, empty, noTerminal, usertype] = (await runCommands(
+  const [taken, empty, short, noTerminal, usertype, list] = (await runCommands(
     [
       { args: ['user:create', 'ANN', '--password-stdin'], input: 'pw' },
       { args: ['user:create', 'bob', '--password-stdin'], input: '\n' },
+      // Seven characters (one of them outside the BMP, counted once).
+      { args: ['user:create', 'bob', '--password-stdin'], input: 'abcdeé😀\n' },
       ['user:create', 'bob'],
       ['user:create', 'bob', '--usertype=-1'],
+      ['user:list', '--json'],
     ],
     { env },
-  )) as [CliResult, CliResult, CliResult, CliResult]
+  )) as [CliResult, CliResult, CliResult, CliResult, CliResult, CliResult]
+  assert.is(short.code, 1)
+  assert.is(short.stdout, '')
+  assert.match(
+    short.stderr,
+    'fw: the password has 7 characters: use at least 8; nothing was changed.',
+  )
+  assert.not.match(list.stdout, 'bob')
   assert.is(taken.code, 1)
   assert.match(taken.stderr, "fw: a user named 'ANN' already exists.")
   assert.is(empty.code, 1)
@@ -124,17 +153,20 @@ test('user:list prints the users without password hashes', async ({ env }) => {
   assert.not.match(stdout, 'bob')
 })
 
-test('user:password replaces the password and revokes the tokens; an unknown user is refused', async (context) => {
+test('user:password refuses a short password, replaces it and revokes the tokens; an unknown user is refused', async (context) => {
   const { env } = context
   const before = await login(context, 'correct horse battery')
   await before.kernel.close()
-  const [replaced, unknown] = (await runCommands(
+  const [short, replaced, unknown] = (await runCommands(
     [
+      { args: ['user:password', 'ann', '--password-stdin'], input: 'short' },
       { args: ['user:password', 'ann', '--password-stdin'], input: 'new secret' },
       { args: ['user:password', 'nobody', '--password-stdin'], input: 'x' },
     ],
     { env },
-  )) as [CliResult, CliResult]
+  )) as [CliResult, CliResult, CliResult]
+  assert.is(short.code, 1)
+  assert.match(short.stderr, 'fw: the password has 5 characters: use at least 8')
   const { code, stdout, stderr } = replaced
   assert.is(code, 0, stderr)
   assert.match(stdout, /revoked 2 token\(s\)/)

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert'
 import { definePlugin, type FwError } from 'fw'
 import database, { createTestDatabase } from 'fw/plugins/database'
 import { createTestKernel } from 'fw/testing'
-import { Gadget, GadgetSchema, gadgetValues, migrations } from './fixtures.js'
+import { Gadget, GadgetSchema, gadgetValues, LegacyGadgetSchema, migrations } from './fixtures.js'
 
 const test = suite('database-extend')
 
@@ -36,6 +36,34 @@ test('lets a dependent plugin add its entities, migrations and seed during setup
   } finally {
     await kernel.close()
     await db.drop()
+  }
+})
+
+test("entities() names each entity's plugin, none for the app's own, once booted", async () => {
+  // Set up after another plugin and before a third: the owner is found by its place in the boot
+  // order, not as the first or last plugin set up.
+  const gadgets = definePlugin({
+    name: 'gadgets',
+    dependsOn: ['database'],
+    setup: (kernel) => kernel.plugin('database').addEntities(GadgetSchema),
+  })
+  const noop = (name: string) => definePlugin({ name, dependsOn: ['database'], setup: () => {} })
+  const kernel = createTestKernel({
+    plugins: [
+      [noop('before')],
+      [gadgets],
+      [noop('after')],
+      [database, { url: 'pglite://memory', entities: [LegacyGadgetSchema] }],
+    ],
+  })
+  try {
+    await kernel.boot()
+    assert.equal(kernel.plugin('database').entities(), [
+      { className: 'LegacyGadget', plugin: undefined },
+      { className: 'Gadget', plugin: 'gadgets' },
+    ])
+  } finally {
+    await kernel.close()
   }
 })
 
