@@ -52,9 +52,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   const started = { ...options.env }
   const build = async (env: NodeJS.ProcessEnv): Promise<Kernel> => {
     const kernel = await loadApp({ cwd: options.cwd, env, boot: false, source: true })
-    kernel.register(reloadPlugin, { channel })
-    kernel.register(failedRequestsPlugin, { stderr })
-    return kernel
+    return kernel.register(reloadPlugin, { channel }).register(failedRequestsPlugin, { stderr })
   }
   const { listening, address } = await listenFirst(options, releaseEarly, () =>
     firstBuild(build, options.env, releaseCarried),
