@@ -54,13 +54,15 @@ export class DevCommand extends Command<FwContext> {
       host: this.host?.trim(),
     })
     const kernel = server.current()
-    stdout.write(
-      `fw: ${kernel.config.app.name} listening on ${server.address.url} (development: reloads on save)\n`,
-    )
-    await new Promise<void>((resolve) => {
+    // Listened for before the line that says it listens, as `fw serve` does.
+    const signalled = new Promise<void>((resolve) => {
       process.once('SIGINT', resolve)
       process.once('SIGTERM', resolve)
     })
+    stdout.write(
+      `fw: ${kernel.config.app.name} listening on ${server.address.url} (development: reloads on save)\n`,
+    )
+    await signalled
     stdout.write('fw: stopping…\n')
     await server.close()
     stdout.write('fw: stopped.\n')

@@ -144,6 +144,9 @@ export class ServeCommand extends Command<FwContext> {
     // After listening: the database is migrated by then. The jobs plugin's shutdown tap lets
     // running jobs finish once the requests have drained.
     if (this.withWorker) await kernel.plugin('jobs').work()
+    // Listened for before the line that says it listens: whoever reads that line may stop it at
+    // once (test/cli/production-database.test.ts stops it right after).
+    const signalled = nextSignal()
     if (cluster.isPrimary) {
       stdout.write(`fw: ${kernel.config.app.name} listening on ${url}\n`)
       if (kernel.hasPlugin('auth') && !kernel.plugin('auth').hasAppKey)
@@ -151,7 +154,7 @@ export class ServeCommand extends Command<FwContext> {
           'fw: no application key (FW_APP_KEY): sign-in and tokens are off. Make one with `npx fw key:generate`.\n',
         )
     }
-    const signal = await nextSignal()
+    const signal = await signalled
     if (cluster.isPrimary)
       stdout.write(
         delaySeconds > 0
