@@ -2,19 +2,22 @@
 // `fw --help` and `fw route:list` in the repository (the playground), and `fw serve` of the
 // playground (production) on PostgreSQL from the spawn to its first 200 on `GET /_demo/ping`, and
 // `npm run dev` of an app as `fw new` makes it (installed from fw's packed tarball, its embedded
-// database made by the warm-up round) from the spawn to its first 200 on `GET /`.
+// database made by the warm-up round) from the spawn to its first 200 on `GET /`, and `fw make:entity`
+// in that app (a new name each round, its files removed after the timing).
 // Rounds interleave the cases (node, help, route:list, serve, node, …), so a drift of the machine's
 // speed moves them alike; each figure is the median of its runs and the median of its ratios to the
 // `node -e 0` of the same round. One unmeasured round first: it fills the OS caches, writes the
 // command manifest, migrates and seeds the benchmark's own PostgreSQL database and creates the
-// app's embedded one. Targets (ratios to `node -e 0`): serve ≤ 8×, --help and route:list ≤ 3×,
-// dev ≤ 12×. The built CLI needs an
+// app's embedded one. Targets (ratios to `node -e 0`): serve ≤ 8×, --help, route:list and
+// make:entity ≤ 3×, dev ≤ 12×. The built CLI needs an
 // up-to-date dist/ (`npm run build`); otherwise the sources run through tsx, and it says so.
 //
 //   node --import tsx -C fw-source bench/app-start.ts [--runs N]
 import { spawnSync } from 'node:child_process'
+import { rmSync } from 'node:fs'
+import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
-import { packedApp, startDev } from './lib/new-app.js'
+import { appEnv, packedApp, startDev } from './lib/new-app.js'
 import { firstOk, fwCommand, root, startFw, type FwCommand } from './lib/playground-child.js'
 import { ownDatabase } from './lib/product-load.js'
 import { median } from './lib/stats.js'
@@ -22,20 +25,42 @@ import { median } from './lib/stats.js'
 const args = process.argv.slice(2)
 const runsAt = args.indexOf('--runs')
 const RUNS = runsAt === -1 ? 7 : Math.max(1, Number(args[runsAt + 1]) || 7)
-const TARGETS: Readonly<Record<string, number>> = { help: 3, 'route:list': 3, serve: 8, dev: 12 }
+const TARGETS: Readonly<Record<string, number>> = {
+  help: 3,
+  'route:list': 3,
+  serve: 8,
+  dev: 12,
+  'make:entity': 3,
+}
 
-/** A command run to its end: its wall time in ms; throws when it fails. */
-function timed(label: string, argv: readonly string[], env: NodeJS.ProcessEnv = {}): number {
+/** A command run to its end in `cwd`: its wall time in ms and its output; throws when it fails. */
+function run(
+  label: string,
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+): { ms: number; stdout: string } {
   const start = performance.now()
-  const result = spawnSync(process.execPath, argv, {
-    cwd: root,
-    env: { ...process.env, FORCE_COLOR: '0', FW_CONFIG: '', ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  })
-  const elapsed = performance.now() - start
+  const result = spawnSync(process.execPath, argv, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] })
+  const ms = performance.now() - start
   if (result.status !== 0)
     throw new Error(`${label} exited ${result.status}: ${result.stderr.toString().trim()}`)
-  return elapsed
+  return { ms, stdout: result.stdout.toString() }
+}
+
+/** A command of the repository run to its end: its wall time in ms. */
+function timed(label: string, argv: readonly string[], env: NodeJS.ProcessEnv = {}): number {
+  return run(label, argv, { ...process.env, FORCE_COLOR: '0', FW_CONFIG: '', ...env }, root).ms
+}
+
+let made = 0
+/** `fw make:entity` in the new app, as its user runs it; the files it wrote are removed after. */
+function makeEntity(dir: string): number {
+  const bin = join(dir, 'node_modules', '.bin', 'fw')
+  const name = `BenchEntity${++made}`
+  const { ms, stdout } = run('fw make:entity', [bin, 'make:entity', name], appEnv(), dir)
+  for (const [, file] of stdout.matchAll(/^created (.+)$/gm)) rmSync(join(dir, file!))
+  return ms
 }
 
 /** `fw serve` from the spawn to its first 200; the child is stopped before the next case. */
@@ -78,6 +103,7 @@ const cases: Record<string, () => Promise<number> | number> = {
     await dev.stop()
     return dev.firstPageMs
   },
+  'make:entity': () => makeEntity(app.dir),
 }
 const times: Record<string, number[]> = {}
 try {

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module'
 import type { Readable, Writable } from 'node:stream'
-import { Builtins, Cli, Command, type CommandClass } from 'clipanion'
+import { Builtins, Cli, type Command, type CommandClass } from 'clipanion'
 import type { Kernel } from 'fw'
 import { CreatePluginCommand } from './commands/create-plugin.js'
 import { DevCommand } from './commands/dev.js'
@@ -11,12 +11,11 @@ import { NewCommand } from './commands/new.js'
 import { RouteListCommand } from './commands/route-list.js'
 import { ServeCommand, serveFlagsOf } from './commands/serve.js'
 import { UpCommand } from './commands/up.js'
+import { bootRecord, pathKeys, recordBoot, registerPluginCommands } from './boot-record.js'
 import {
-  describeCommands,
   ListingCli,
   manifestPlace,
   readManifest,
-  writeManifest,
   type CommandManifest,
   type ManifestPlace,
 } from './command-manifest.js'
@@ -119,55 +118,6 @@ function notLoaded(): Kernel {
   })
 }
 
-/** The paths already taken, as `a b` strings, for spotting a plugin command that collides. */
-function pathKeys(cls: CommandClass<FwContext>): string[] {
-  return (cls.paths ?? []).map((p) => p.join(' '))
-}
-
-/**
- * Why a contributed command is not a Command of fw's clipanion: most often it extends another copy
- * of clipanion (the plugin package resolved its own), whose options fw's copy cannot read.
- */
-function whyRefused(cls: unknown): string {
-  let proto: unknown = typeof cls === 'function' ? Object.getPrototypeOf(cls) : undefined
-  while (typeof proto === 'function') {
-    const base = proto as { name?: string; prototype?: { validateAndExecute?: unknown } }
-    if (base.name === 'Command' && typeof base.prototype?.validateAndExecute === 'function') {
-      return "it extends another copy of clipanion than fw's (its package resolves its own). Import Command and Option from 'fw/cli' instead of 'clipanion'."
-    }
-    proto = Object.getPrototypeOf(proto)
-  }
-  return "a plugin command must be a clipanion Command subclass: extend Command from 'fw/cli'."
-}
-
-function registerPluginCommands(
-  cli: Cli<FwContext>,
-  kernel: Kernel,
-  taken: Set<string>,
-  stderr: Writable,
-): CommandClass<FwContext>[] {
-  const registered: CommandClass<FwContext>[] = []
-  for (const contributed of kernel.commands()) {
-    const cls = contributed as unknown as CommandClass<FwContext>
-    const label = (contributed as { name?: string }).name || 'anonymous command'
-    if (typeof cls !== 'function' || !(cls.prototype instanceof Command)) {
-      stderr.write(`fw: skipping ${label}: ${whyRefused(cls)}\n`)
-      continue
-    }
-    const clash = pathKeys(cls).find((key) => taken.has(key))
-    if (clash !== undefined) {
-      stderr.write(
-        `fw: skipping ${label}: 'fw ${clash}' is already a command. Give it another path.\n`,
-      )
-      continue
-    }
-    for (const key of pathKeys(cls)) taken.add(key)
-    cli.register(cls)
-    registered.push(cls)
-  }
-  return registered
-}
-
 /** Where the commands `fw` offers come from: fw's own, then the manifest's or the app's. */
 interface CommandSources {
   /** fw's own commands to offer: all of them, or outside an app those that run there. */
@@ -213,9 +163,8 @@ function registerCommands(cli: ListingCli, sources: CommandSources): Registered 
     const contributed = registerPluginCommands(cli, kernel, taken, stderr)
     // Rewritten on every boot rather than checked first: checking walks the app's sources
     // (~20 ms for fw's own repository), writing a small file costs ~1 ms.
-    if (writesManifest !== undefined) {
-      writeManifest(writesManifest, stamp, describeCommands(cli, contributed), serveFlags)
-    }
+    if (writesManifest !== undefined)
+      recordBoot(writesManifest, stamp, kernel, { cli, contributed })
   }
   return { taken, builtins }
 }
@@ -252,6 +201,7 @@ function selectCommand(
 /** What {@link runCommand} needs: the CLI's streams and the commands it offers. */
 interface RunPlan extends CommandSources {
   readonly args: readonly string[]
+  readonly cwd: string
   readonly env: NodeJS.ProcessEnv
   readonly stdout: Writable
   readonly stdin: Readable
@@ -276,8 +226,14 @@ async function runCommand(plan: RunPlan): Promise<number> {
   // Outside an app, a typo of a command that needs one is still suggested (`route:lsit`).
   commands.push(...(outside ? BUILTIN_COMMANDS.flatMap(pathKeys) : registered.taken))
 
-  const { stdin, kernel } = plan
-  const context: FwContext = { ...Cli.defaultContext, env, stdout, stderr, stdin, kernel }
+  const { stdin, kernel, cwd } = plan
+  const place = (): ManifestPlace => plan.writesManifest ?? manifestPlace(cwd, env, version())
+  const record = bootRecord(place, registered.builtins.flatMap(pathKeys), stderr)
+  const context: FwContext = {
+    ...Cli.defaultContext,
+    ...{ env, stdout, stderr, stdin, kernel },
+    bootRecord: record,
+  }
   let command: Command<FwContext>
   try {
     command = selectCommand(cli, registered, args, context)
@@ -345,7 +301,7 @@ export async function runCli(
     const writesManifest = needs.app && needs.boot ? place : undefined
     const stdin = options.stdin ?? process.stdin
     const sources = { builtins, manifest, lists, kernel, writesManifest, stamp, stderr }
-    return await runCommand({ ...sources, args, env, stdout, stdin, outside, commands, fail })
+    return await runCommand({ ...sources, args, cwd, env, stdout, stdin, outside, commands, fail })
   } finally {
     if (!lists)
       await kernel

@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path'
 import { Cli, Command, type CommandClass, type Usage } from 'clipanion'
 // The kernel's small file helper, not `fw`: importing `fw` would load the kernel on `fw --help`.
 import { writeFileAtomic } from '../kernel/files.js'
-import type { FwContext } from './context.js'
+import type { FwContext, PluginEntity } from './context.js'
 import type { ServeFlag } from './commands/serve.js'
 import { findApp, type AppLocation } from './load-app.js'
 import { newerSourceExists, packageRoot } from './prefer-compiled.js'
@@ -24,7 +24,7 @@ export interface ManifestCommand {
 }
 
 /** The manifest's layout: a manifest of another is not read (the next boot rewrites it). */
-const FORMAT = 3
+const FORMAT = 4
 
 /** The commands the app's plugins contributed when it last booted for a command, and for what. */
 export interface CommandManifest {
@@ -36,7 +36,12 @@ export interface CommandManifest {
   readonly commands: ManifestCommand[]
   /** The `fw serve --require-<name>` flags the app's plugins declared (`kernel.serveOptions`). */
   readonly serveFlags: ServeFlag[]
+  /** The entities the app's plugins declared (`fw make:entity` refuses their names). */
+  readonly entities: PluginEntity[]
 }
+
+/** What a boot contributes to the manifest, and when the app started loading. */
+export type ManifestContent = Omit<CommandManifest, 'format' | 'key'>
 
 /** Where the manifest of an app lives, and what to compare with it. */
 export interface ManifestPlace {
@@ -98,7 +103,7 @@ export function readManifest(place: ManifestPlace): CommandManifest | undefined 
     const manifest = JSON.parse(readFileSync(place.file, 'utf8')) as CommandManifest
     if (manifest.format !== FORMAT || manifest.key !== place.key) return undefined
     if (typeof manifest.stamp !== 'number' || !Array.isArray(manifest.commands)) return undefined
-    if (!Array.isArray(manifest.serveFlags)) return undefined
+    if (!Array.isArray(manifest.serveFlags) || !Array.isArray(manifest.entities)) return undefined
     return changedSince(place, manifest.stamp) ? undefined : manifest
   } catch {
     return undefined
@@ -125,21 +130,17 @@ export function describeCommands(
 }
 
 /**
- * Writes the manifest (a temp file renamed over it). A folder that cannot be written only costs
- * the next `fw --help` a boot: failures are ignored.
+ * Writes the manifest (a temp file renamed over it), and returns it. A folder that cannot be
+ * written only costs the next `fw --help` a boot: failures are ignored.
  */
-export function writeManifest(
-  place: ManifestPlace,
-  stamp: number,
-  commands: ManifestCommand[],
-  serveFlags: ServeFlag[],
-): void {
-  const manifest: CommandManifest = { format: FORMAT, key: place.key, stamp, commands, serveFlags }
+export function writeManifest(place: ManifestPlace, content: ManifestContent): CommandManifest {
+  const manifest: CommandManifest = { ...content, format: FORMAT, key: place.key }
   try {
     writeFileAtomic(place.file, `${JSON.stringify(manifest, null, 2)}\n`)
   } catch {
     // Read-only app folder: the manifest is a cache.
   }
+  return manifest
 }
 
 /** What clipanion's `getUsageByIndex` returns. */

@@ -39,9 +39,16 @@ function makeCommand(path: string) {
     abstract files(root: string): NewFile[]
 
     override async execute(): Promise<number> {
-      const { env, stdout, stderr } = this.context
+      const { env, stdout, stderr, bootRecord } = this.context
       const root = appFolder(this.context.kernel.root, env)
-      return writeFiles(root, this.files(root), { force: this.force, stdout, stderr })
+      // Whether the record of the last boot is fresh, read before the files are written.
+      bootRecord?.pluginEntities()
+      const code = writeFiles(root, this.files(root), { force: this.force, stdout, stderr })
+      // New files from a template contribute no command, serve flag nor entity of a plugin: the
+      // record stays fresh (test/cli/make.test.ts "checks entity names from the last boot"). A
+      // file replaced (`--force`) may have, so the next command boots the app again.
+      if (code === 0 && !this.force) bootRecord?.keepFresh()
+      return code
     }
   }
   return MakeCommand
@@ -99,17 +106,22 @@ export class MakeMigrationCommand extends makeCommand('make:migration') {
 }
 
 /**
- * The plugin of the app that already has an entity of class `className` (the app loaded and booted
- * as `fw route:list` does; the database is not opened), or undefined. MikroORM refuses two entities
- * of one name, at `fw migrate` only: the generator refuses it before writing
- * (test/cli/make.test.ts "refuses an entity name a plugin has"). The app's own entities are files
- * of `entities/`, which the generator never overwrites without `--force`. An app that does not
- * load is said so, and not checked.
+ * The plugin of the app that already has an entity of class `className`, or undefined. MikroORM
+ * refuses two entities of one name, at `fw migrate` only: the generator refuses it before writing
+ * (test/cli/make.test.ts "refuses an entity name a plugin has"). The names come from the record of
+ * the app's last boot when no source changed since; otherwise the app is loaded and booted as
+ * `fw route:list` does (the database is not opened), and recorded for the next command
+ * (test/cli/make.test.ts "checks entity names from the last boot"). The app's own entities are
+ * files of `entities/`, which the generator never overwrites without `--force`. An app that does
+ * not load is said so, and not checked.
  */
 async function pluginWithEntity(
   context: FwContext,
   className: string,
 ): Promise<string | undefined> {
+  const recorded = context.bootRecord?.pluginEntities()
+  if (recorded !== undefined) return recorded.find((e) => e.className === className)?.plugin
+  const loadedAt = Date.now()
   let kernel: Kernel
   try {
     kernel = await loadApp({ cwd: context.kernel.root, env: context.env })
@@ -119,6 +131,7 @@ async function pluginWithEntity(
     return undefined
   }
   try {
+    context.bootRecord?.record(kernel, loadedAt)
     if (!kernel.hasPlugin('database')) return undefined
     const entities = kernel.plugin('database').entities()
     return entities.find((e) => e.className === className && e.plugin !== undefined)?.plugin

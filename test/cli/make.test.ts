@@ -1,7 +1,7 @@
 // `fw make:*`: each generator writes into the layout of `fw new`, prints what it wrote, normalises
 // the name, refuses a bad one, never overwrites without --force; the app with every generated
 // file type-checks and passes its own tests plus one that uses what was generated.
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs'
+import { readFileSync, readdirSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
@@ -87,6 +87,35 @@ test('refuses an entity name a plugin has, naming the plugin, writing nothing', 
     assert.match(refused.stderr, 'fw: The auth plugin already has an entity named User', name)
     assert.equal({ entities: listed('entities'), migrations: listed('migrations') }, before, name)
   }
+})
+
+test('checks entity names from the last boot, and boots again once a source changed', async ({
+  dir,
+}) => {
+  const file = join(dir, 'var', 'cache', 'fw-commands.json')
+  type Recorded = { stamp: number; entities: { className: string; plugin: string }[] }
+  const recorded = (): Recorded => JSON.parse(readFileSync(file, 'utf8')) as Recorded
+  const before = Date.now()
+  const made = await fwIn(dir, ['make:entity', 'Tag'])
+  assert.is(made.code, 0, made.stderr)
+  // The record lists the auth plugin's entity and stays fresh after the generator's new files.
+  assert.ok(recorded().entities.some((e) => e.className === 'User' && e.plugin === 'auth'))
+  assert.ok(recorded().stamp >= before, 'restamped after writing')
+  // A name only the record knows is refused: the app was not booted to check it.
+  const withInvoice = recorded()
+  withInvoice.entities.push({ className: 'Invoice', plugin: 'billing' })
+  writeFileSync(file, JSON.stringify(withInvoice))
+  const refused = await fwIn(dir, ['make:entity', 'Invoice'])
+  assert.is(refused.code, 1)
+  assert.match(refused.stderr, 'The billing plugin already has an entity named Invoice')
+  // A source saved since: the app boots, the record is written anew, and Invoice is free.
+  const tag = join(dir, 'entities', 'tag.ts')
+  const later = new Date(Date.now() + 2000)
+  utimesSync(tag, later, later)
+  const accepted = await fwIn(dir, ['make:entity', 'Invoice'])
+  assert.is(accepted.code, 0, accepted.stderr)
+  assert.match(accepted.stdout, /^created entities\/invoice\.ts$/m)
+  assert.not.ok(recorded().entities.some((e) => e.className === 'Invoice'))
 })
 
 test('refuses names it cannot use, saying what a name may hold', async ({ dir }) => {
