@@ -5,7 +5,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 import type { AppFactory, Kernel } from 'fw'
 import type { LibraryHooksData } from './compile/library-hooks.js'
 import { loadEnvFile } from './env-file.js'
-import { preferCompiled } from './prefer-compiled.js'
+import { packageRoot, preferCompiled } from './prefer-compiled.js'
 
 /**
  * The app could not be found, loaded, built or booted: the CLI prints the message on one line
@@ -204,6 +204,26 @@ function describe(error: unknown): string {
 }
 
 /**
+ * The module to import for the app module `file`: its `dist/` copy when up to date
+ * ({@link preferCompiled}), else for a TypeScript app fw's compiled copy when it runs as the
+ * sources would (cli/compile/app-copy.ts), else `file` itself, through tsx. `FW_APP_COMPILED=0`,
+ * and a CLI that runs through tsx itself, always take `file`.
+ */
+async function moduleToRun(file: string, env: NodeJS.ProcessEnv): Promise<string> {
+  const typeScript = runsTypeScript()
+  const compiled = preferCompiled(file, env, typeScript)
+  if (compiled !== file || typeScript || env.FW_APP_COMPILED === '0') return compiled
+  const root = /\.m?tsx?$/.test(file) ? packageRoot(dirname(file)) : undefined
+  if (root === undefined) return file
+  const { appCopy } = await import('./compile/app-copy.js')
+  const copy = await appCopy(file, root)
+  if (copy === undefined) return file
+  // Stack traces name the sources, as under tsx.
+  process.setSourceMapsEnabled(true)
+  return copy
+}
+
+/**
  * Loads the app: finds its module, loads `.env` beside it (never overriding what the environment
  * already sets), calls its default export (an {@link AppFactory}) and boots the kernel. It never
  * listens. Every failure is an {@link AppLoadError} with a one-line message.
@@ -211,7 +231,7 @@ function describe(error: unknown): string {
 export async function loadApp(options: LoadAppOptions = {}): Promise<Kernel> {
   const env = options.env ?? process.env
   const location = findApp(options.cwd ?? process.cwd(), env)
-  const file = options.source ? location.file : preferCompiled(location.file, env, runsTypeScript())
+  const file = options.source ? location.file : await moduleToRun(location.file, env)
   // The source's folder, also when the compiled copy under `dist/` runs: the app's root
   // (`AppOptions.root`), so views, `public/`, `var/` and `.env` are the same built or not.
   const moduleDir = dirname(location.file)

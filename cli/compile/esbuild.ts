@@ -55,18 +55,28 @@ export interface PluginBuild {
   ): void
 }
 
-/** esbuild as tsx or fw installed it; undefined when neither did (nothing is compiled then). */
-export function loadEsbuild(): Esbuild | undefined {
+/** `id` of esbuild's package as tsx or fw installed it; undefined when neither did. */
+function fromEsbuild<T>(id: string): T | undefined {
   const require = createRequire(import.meta.url)
   try {
-    return require('esbuild') as Esbuild
+    return require(id) as T
   } catch {
     try {
-      return createRequire(require.resolve('tsx/package.json'))('esbuild') as Esbuild
+      return createRequire(require.resolve('tsx/package.json'))(id) as T
     } catch {
       return undefined
     }
   }
+}
+
+/** esbuild as tsx or fw installed it; undefined when neither did (nothing is compiled then). */
+export function loadEsbuild(): Esbuild | undefined {
+  return fromEsbuild<Esbuild>('esbuild')
+}
+
+/** The version of the esbuild {@link loadEsbuild} loads, read without loading it. */
+export function esbuildVersion(): string | undefined {
+  return fromEsbuild<{ version?: string }>('esbuild/package.json')?.version
 }
 
 /** The target a compiled copy is built for: the running Node, as tsx compiles for it. */
