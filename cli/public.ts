@@ -5,6 +5,9 @@
 export { Command, Option, UsageError } from 'clipanion'
 export type { Usage } from 'clipanion'
 export type { CommandContext } from 'fw'
+// The base class of a command: its path and usage in one place.
+export { pluginCommand } from './plugin-command.js'
+export type { PluginCommandClass } from './plugin-command.js'
 // The table printer of fw's own commands (`fw route:list`), for plugins' commands.
 export { formatTable } from './table.js'
 // Usage errors from the user's mistakes, whole-number options, and `--json` or a table.

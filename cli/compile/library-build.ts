@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto'
 import { readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { writeFileAtomic } from '../../kernel/files.js'
+import { isProcessRunning } from '../../kernel/processes.js'
 import {
   importMetaPlugin,
   loadEsbuild,
@@ -64,15 +65,6 @@ function selfPlugin(mode: LibraryMode): Plugin {
   }
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
-  }
-}
-
 /** Removes the builds other than `current` that no running process uses. */
 function removeOldBuilds(folder: string, current: string | undefined): void {
   for (const entry of readdirSync(folder, { withFileTypes: true })) {
@@ -85,7 +77,7 @@ function removeOldBuilds(folder: string, current: string | undefined): void {
       // No process ever marked it (a partial build): unused.
     }
     const young = entry.name.startsWith('.tmp-') && Date.now() - statSync(dir).mtimeMs < 600_000
-    if (!young && !users.some((pid) => alive(Number(pid)))) {
+    if (!young && !users.some((pid) => isProcessRunning(Number(pid)))) {
       rmSync(dir, { recursive: true, force: true })
     }
   }

@@ -1,4 +1,4 @@
-import { Command, Option, UsageError, wholeNumberOption, writeItems } from 'fw/cli'
+import { Option, pluginCommand, UsageError, wholeNumberOption, writeItems } from 'fw/cli'
 import type { CommandContext } from 'fw'
 import { requireMigrated, uniqueViolation } from 'fw/plugins/database'
 import { readPassword } from './password-input.js'
@@ -32,21 +32,18 @@ async function openAccounts(context: CommandContext) {
 }
 
 /** `fw user:create <username> [--email] [--usertype N] [--password-stdin]`. */
-export class UserCreateCommand extends Command<CommandContext> {
-  static override paths = [['user:create']]
-  static override usage = Command.Usage({
-    category: 'Accounts',
-    description: 'Create a user of the auth plugin',
-    details: `Creates a user who can sign in at once (token login, web sign-in). ${PASSWORD_INPUT} A username that is taken (whatever its case) is refused.`,
-    examples: [
-      ['Create ann, asked for her password', '$0 user:create ann --email ann@example.test'],
-      [
-        'Create an admin from a secret store',
-        'pass show ops | $0 user:create ops --usertype 2 --password-stdin',
-      ],
+export class UserCreateCommand extends pluginCommand('user:create', {
+  category: 'Accounts',
+  description: 'Create a user of the auth plugin',
+  details: `Creates a user who can sign in at once (token login, web sign-in). ${PASSWORD_INPUT} A username that is taken (whatever its case) is refused.`,
+  examples: [
+    ['Create ann, asked for her password', '$0 user:create ann --email ann@example.test'],
+    [
+      'Create an admin from a secret store',
+      'pass show ops | $0 user:create ops --usertype 2 --password-stdin',
     ],
-  })
-
+  ],
+}) {
   username = Option.String({ name: 'username' })
   email = Option.String('--email', '', { description: 'The e-mail address (default: none)' })
   usertype = Option.String('--usertype', '1', {
@@ -78,15 +75,12 @@ export class UserCreateCommand extends Command<CommandContext> {
 }
 
 /** `fw user:password <username> [--password-stdin]`. */
-export class UserPasswordCommand extends Command<CommandContext> {
-  static override paths = [['user:password']]
-  static override usage = Command.Usage({
-    category: 'Accounts',
-    description: "Set a user's password and sign them out everywhere",
-    details: `Replaces the user's password, then revokes every access token, refresh token and web session the user holds (running instances on PostgreSQL hear of it at once). ${PASSWORD_INPUT}`,
-    examples: [['Reset ann', '$0 user:password ann']],
-  })
-
+export class UserPasswordCommand extends pluginCommand('user:password', {
+  category: 'Accounts',
+  description: "Set a user's password and sign them out everywhere",
+  details: `Replaces the user's password, then revokes every access token, refresh token and web session the user holds (running instances on PostgreSQL hear of it at once). ${PASSWORD_INPUT}`,
+  examples: [['Reset ann', '$0 user:password ann']],
+}) {
   username = Option.String({ name: 'username' })
   stdin = Option.Boolean('--password-stdin', false, { description: 'Read the password from stdin' })
 
@@ -104,19 +98,16 @@ export class UserPasswordCommand extends Command<CommandContext> {
 }
 
 /** `fw user:list [--json]`. */
-export class UserListCommand extends Command<CommandContext> {
-  static override paths = [['user:list']]
-  static override usage = Command.Usage({
-    category: 'Accounts',
-    description: 'List the users of the auth plugin',
-    details:
-      'Prints id, username, e-mail, usertype, whether a second factor is set, and when each was created; never a password hash.',
-    examples: [
-      ['List the users', '$0 user:list'],
-      ['As JSON', '$0 user:list --json'],
-    ],
-  })
-
+export class UserListCommand extends pluginCommand('user:list', {
+  category: 'Accounts',
+  description: 'List the users of the auth plugin',
+  details:
+    'Prints id, username, e-mail, usertype, whether a second factor is set, and when each was created; never a password hash.',
+  examples: [
+    ['List the users', '$0 user:list'],
+    ['As JSON', '$0 user:list --json'],
+  ],
+}) {
   json = Option.Boolean('--json', false, { description: 'Print the users as JSON' })
 
   async execute(): Promise<number> {

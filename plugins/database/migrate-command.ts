@@ -1,4 +1,4 @@
-import { Command, Option, UsageError, wholeNumberOption, withUsageErrors } from 'fw/cli'
+import { Option, pluginCommand, UsageError, wholeNumberOption, withUsageErrors } from 'fw/cli'
 import type { CommandContext } from 'fw'
 
 /** Failures that are the user's to fix: printed as one line (`fw: …`), exit 1. */
@@ -23,26 +23,23 @@ export async function requireMigrated(context: CommandContext): Promise<void> {
 }
 
 /** `fw migrate [--status]`: runs pending migrations (and the seed), or lists them. */
-export class MigrateCommand extends Command<CommandContext> {
-  static override paths = [['migrate']]
-  static override usage = Command.Usage({
-    category: 'Database',
-    description: 'Run pending migrations, or list them with --status',
-    details: `
-      Runs every pending migration in order, under PostgreSQL's advisory lock so that several
-      processes never migrate at once, then the application's seed (which only fills an empty
-      database). A migration not written yet (its \`up\` has no statements, as
-      \`fw make:migration\` writes it) is not run nor recorded, and those after it wait for it;
-      the seed waits too. A database that does not exist yet is created. With \`--status\`,
-      lists executed and pending migrations and changes nothing: a database that does not exist
-      is an error naming it (exit 1), and no migrations table is created.
-    `,
-    examples: [
-      ['Run pending migrations', '$0 migrate'],
-      ['List executed and pending migrations', '$0 migrate --status'],
-    ],
-  })
-
+export class MigrateCommand extends pluginCommand('migrate', {
+  category: 'Database',
+  description: 'Run pending migrations, or list them with --status',
+  details: `
+    Runs every pending migration in order, under PostgreSQL's advisory lock so that several
+    processes never migrate at once, then the application's seed (which only fills an empty
+    database). A migration not written yet (its \`up\` has no statements, as
+    \`fw make:migration\` writes it) is not run nor recorded, and those after it wait for it;
+    the seed waits too. A database that does not exist yet is created. With \`--status\`,
+    lists executed and pending migrations and changes nothing: a database that does not exist
+    is an error naming it (exit 1), and no migrations table is created.
+  `,
+  examples: [
+    ['Run pending migrations', '$0 migrate'],
+    ['List executed and pending migrations', '$0 migrate --status'],
+  ],
+}) {
   status = Option.Boolean('--status', false, { description: 'List migrations without running any' })
 
   async execute(): Promise<number> {
@@ -81,23 +78,20 @@ function waitingMessage(waiting: readonly string[]): string {
 }
 
 /** `fw migrate:rollback [--step N]`: reverts the last N migrations that ran. */
-export class MigrateRollbackCommand extends Command<CommandContext> {
-  static override paths = [['migrate:rollback']]
-  static override usage = Command.Usage({
-    category: 'Database',
-    description: 'Revert the last migrations that ran (their down)',
-    details: `
-      Reverts the last \`--step\` migrations that ran (default 1), newest first, in one
-      transaction under the migration lock: all of them or none. Refuses (exit 1, naming it)
-      before reverting anything when one of them has no \`down\`. A database that does not
-      exist is an error naming it.
-    `,
-    examples: [
-      ['Revert the last migration', '$0 migrate:rollback'],
-      ['Revert the last three', '$0 migrate:rollback --step 3'],
-    ],
-  })
-
+export class MigrateRollbackCommand extends pluginCommand('migrate:rollback', {
+  category: 'Database',
+  description: 'Revert the last migrations that ran (their down)',
+  details: `
+    Reverts the last \`--step\` migrations that ran (default 1), newest first, in one
+    transaction under the migration lock: all of them or none. Refuses (exit 1, naming it)
+    before reverting anything when one of them has no \`down\`. A database that does not
+    exist is an error naming it.
+  `,
+  examples: [
+    ['Revert the last migration', '$0 migrate:rollback'],
+    ['Revert the last three', '$0 migrate:rollback --step 3'],
+  ],
+}) {
   step = Option.String('--step', '1', { description: 'How many migrations to revert (default 1)' })
 
   async execute(): Promise<number> {
@@ -116,23 +110,20 @@ export class MigrateRollbackCommand extends Command<CommandContext> {
 }
 
 /** `fw migrate:fresh [--seed] [--force]`: drops the schema's objects and migrates again. */
-export class MigrateFreshCommand extends Command<CommandContext> {
-  static override paths = [['migrate:fresh']]
-  static override usage = Command.Usage({
-    category: 'Database',
-    description: "Drop every table of the app's schema and run all migrations again",
-    details: `
-      Drops every object of the database's current schema (tables, the migrations table, views,
-      sequences, types, functions; not an extension's), then runs every migration, and with
-      \`--seed\` the application's seeds. Every row is lost: with \`NODE_ENV=production\` it
-      refuses unless \`--force\`.
-    `,
-    examples: [
-      ['Start over with an empty, migrated database', '$0 migrate:fresh'],
-      ['The same, then seed it', '$0 migrate:fresh --seed'],
-    ],
-  })
-
+export class MigrateFreshCommand extends pluginCommand('migrate:fresh', {
+  category: 'Database',
+  description: "Drop every table of the app's schema and run all migrations again",
+  details: `
+    Drops every object of the database's current schema (tables, the migrations table, views,
+    sequences, types, functions; not an extension's), then runs every migration, and with
+    \`--seed\` the application's seeds. Every row is lost: with \`NODE_ENV=production\` it
+    refuses unless \`--force\`.
+  `,
+  examples: [
+    ['Start over with an empty, migrated database', '$0 migrate:fresh'],
+    ['The same, then seed it', '$0 migrate:fresh --seed'],
+  ],
+}) {
   seed = Option.Boolean('--seed', false, { description: 'Run the seeds afterwards' })
   force = Option.Boolean('--force', false, { description: 'Run even with NODE_ENV=production' })
 
@@ -153,19 +144,16 @@ export class MigrateFreshCommand extends Command<CommandContext> {
 }
 
 /** `fw db:seed`: runs the seeds now, whatever the database holds. */
-export class DbSeedCommand extends Command<CommandContext> {
-  static override paths = [['db:seed']]
-  static override usage = Command.Usage({
-    category: 'Database',
-    description: "Run the application's seeds now",
-    details: `
-      Runs every seed (the database plugin's \`seed\` option, then those plugins added), whatever
-      the database holds: each seed decides what to write. Under the migration lock; refuses while
-      a migration has not run, and when the database does not exist.
-    `,
-    examples: [['Seed the database', '$0 db:seed']],
-  })
-
+export class DbSeedCommand extends pluginCommand('db:seed', {
+  category: 'Database',
+  description: "Run the application's seeds now",
+  details: `
+    Runs every seed (the database plugin's \`seed\` option, then those plugins added), whatever
+    the database holds: each seed decides what to write. Under the migration lock; refuses while
+    a migration has not run, and when the database does not exist.
+  `,
+  examples: [['Seed the database', '$0 db:seed']],
+}) {
   async execute(): Promise<number> {
     const db = this.context.kernel.plugin('database')
     const wrote = await withUsageErrors(USER_ERRORS, () => db.seed())

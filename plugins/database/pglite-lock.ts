@@ -8,6 +8,7 @@
 // over. Guarded by test/e2e/pglite-lock.test.ts.
 import { mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs'
 import { dirname } from 'node:path'
+import { isProcessRunning } from 'fw'
 import { databaseErrors } from './errors.js'
 
 interface Held {
@@ -39,16 +40,6 @@ function holderOf(file: string): number | undefined {
   }
 }
 
-/** Whether a process with this pid runs (EPERM: it does, as another user). */
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
-  }
-}
-
 function removeIfOurs(file: string): void {
   try {
     if (holderOf(file) === process.pid) unlinkSync(file)
@@ -72,7 +63,7 @@ function take(dataDir: string): void {
     const pid = holderOf(file)
     // A pid that is ours while this process holds no handle was left by an earlier process that
     // had the same pid (a container restarts with the same pids): stale too.
-    if (pid !== undefined && pid !== process.pid && isRunning(pid))
+    if (pid !== undefined && pid !== process.pid && isProcessRunning(pid))
       throw Object.assign(databaseErrors.error('FW_ERR_DATABASE_IN_USE', { dataDir, pid }), {
         // Read by the CLI (describeError): printed as one line, `fw: <message>`, no stack.
         clipanion: { type: 'usage' },

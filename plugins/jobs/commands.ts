@@ -1,4 +1,4 @@
-import { Command, Option, UsageError, wholeNumberOption, writeItems } from 'fw/cli'
+import { Option, pluginCommand, UsageError, wholeNumberOption, writeItems } from 'fw/cli'
 import type { CommandContext } from 'fw'
 import { requireMigrated } from 'fw/plugins/database'
 import type { JobsApi } from './types.js'
@@ -20,18 +20,15 @@ function limitOf(raw: string): number {
 }
 
 /** `fw jobs:list [--state S] [--name N] [--limit N] [--json]`. */
-export class JobsListCommand extends Command<CommandContext> {
-  static override paths = [['jobs:list']]
-  static override usage = Command.Usage({
-    category: 'Jobs',
-    description: 'List jobs, newest first',
-    details: `Prints each job's id, name, state (${JOB_STATES.join(', ')}), attempts, key, when it was dispatched and when it may run; a running job's progress.`,
-    examples: [
-      ['The last 50 jobs', '$0 jobs:list'],
-      ['Jobs waiting to run', '$0 jobs:list --state created'],
-    ],
-  })
-
+export class JobsListCommand extends pluginCommand('jobs:list', {
+  category: 'Jobs',
+  description: 'List jobs, newest first',
+  details: `Prints each job's id, name, state (${JOB_STATES.join(', ')}), attempts, key, when it was dispatched and when it may run; a running job's progress.`,
+  examples: [
+    ['The last 50 jobs', '$0 jobs:list'],
+    ['Jobs waiting to run', '$0 jobs:list --state created'],
+  ],
+}) {
   state = Option.String('--state', { description: `One state: ${JOB_STATES.join(', ')}` })
   name = Option.String('--name', { description: 'One job name' })
   limit = Option.String('--limit', '50', { description: 'At most this many (default 50)' })
@@ -69,16 +66,13 @@ export class JobsListCommand extends Command<CommandContext> {
 }
 
 /** `fw jobs:failed [--limit N] [--json]`. */
-export class JobsFailedCommand extends Command<CommandContext> {
-  static override paths = [['jobs:failed']]
-  static override usage = Command.Usage({
-    category: 'Jobs',
-    description: 'List failed jobs with their error and attempts',
-    details:
-      'A job fails once its last attempt failed (its `retries` used up). Failed jobs are kept for 30 days; `fw jobs:retry <id>` puts one back in its queue.',
-    examples: [['The failed jobs', '$0 jobs:failed']],
-  })
-
+export class JobsFailedCommand extends pluginCommand('jobs:failed', {
+  category: 'Jobs',
+  description: 'List failed jobs with their error and attempts',
+  details:
+    'A job fails once its last attempt failed (its `retries` used up). Failed jobs are kept for 30 days; `fw jobs:retry <id>` puts one back in its queue.',
+  examples: [['The failed jobs', '$0 jobs:failed']],
+}) {
   limit = Option.String('--limit', '50', { description: 'At most this many (default 50)' })
   json = Option.Boolean('--json', false, { description: 'Print the jobs as JSON' })
 
@@ -96,15 +90,12 @@ export class JobsFailedCommand extends Command<CommandContext> {
 }
 
 /** `fw jobs:retry <id>`. */
-export class JobsRetryCommand extends Command<CommandContext> {
-  static override paths = [['jobs:retry']]
-  static override usage = Command.Usage({
-    category: 'Jobs',
-    description: 'Put a failed job back in its queue',
-    details: 'The job gets one more attempt, run by the next free worker of its queue.',
-    examples: [['Retry a job', '$0 jobs:retry 5f0c…']],
-  })
-
+export class JobsRetryCommand extends pluginCommand('jobs:retry', {
+  category: 'Jobs',
+  description: 'Put a failed job back in its queue',
+  details: 'The job gets one more attempt, run by the next free worker of its queue.',
+  examples: [['Retry a job', '$0 jobs:retry 5f0c…']],
+}) {
   id = Option.String({ name: 'id' })
 
   async execute(): Promise<number> {
@@ -117,15 +108,12 @@ export class JobsRetryCommand extends Command<CommandContext> {
 }
 
 /** `fw jobs:dispatch <name> [payload] [--delay S] [--key K]`. */
-export class JobsDispatchCommand extends Command<CommandContext> {
-  static override paths = [['jobs:dispatch']]
-  static override usage = Command.Usage({
-    category: 'Jobs',
-    description: 'Dispatch a job from the command line',
-    details: 'The payload is JSON (default `{}`); the job runs on the next free worker.',
-    examples: [['Send a welcome mail', `$0 jobs:dispatch mail.welcome '{"userId":5}'`]],
-  })
-
+export class JobsDispatchCommand extends pluginCommand('jobs:dispatch', {
+  category: 'Jobs',
+  description: 'Dispatch a job from the command line',
+  details: 'The payload is JSON (default `{}`); the job runs on the next free worker.',
+  examples: [['Send a welcome mail', `$0 jobs:dispatch mail.welcome '{"userId":5}'`]],
+}) {
   name = Option.String({ name: 'name' })
   payload = Option.String({ name: 'payload', required: false })
   delay = Option.String('--delay', { description: 'Seconds before it may run' })

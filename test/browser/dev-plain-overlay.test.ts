@@ -4,7 +4,7 @@
 import * as assert from 'uvu/assert'
 import type { ConsoleMessage } from 'playwright-core'
 import { createTempPackage } from '../e2e/dev-process.js'
-import { devSuite } from './dev-suite.js'
+import { assertReloaded, devSuite, markDocument } from './dev-suite.js'
 import { screenshot } from './harness.js'
 
 /** How long a saved change may take to reach the page on a busy machine (a deadline, not a sleep). */
@@ -51,7 +51,7 @@ test('a broken file shows in the plain overlay with file:line; the fix reloads t
   await browserPage.waitForFunction(() => (window as { __fwDev?: boolean }).__fwDev === true)
   assert.match((await browserPage.textContent('h1')) ?? '', 'plain page, first')
   assert.is(await browserPage.locator('fw-debugbar').count(), 0, 'no toolbar on the page')
-  await browserPage.evaluate(() => ((window as { marker?: number }).marker = 1))
+  await markDocument(browserPage)
 
   copy.replace('controllers/page.ts', "</html>')", "</html>'")
   const overlay = browserPage.locator('#fw-dev-overlay')
@@ -76,16 +76,7 @@ test('a broken file shows in the plain overlay with file:line; the fix reloads t
   await late.close()
 
   copy.write('controllers/page.ts', page('plain page, fixed'))
-  await browserPage.waitForFunction(
-    () => document.querySelector('h1')?.textContent?.includes('plain page, fixed') === true,
-    null,
-    { timeout: DEADLINE_MS },
-  )
-  assert.is(
-    await browserPage.evaluate(() => (window as { marker?: number }).marker),
-    undefined,
-    'a new document: the page reloaded itself',
-  )
+  await assertReloaded(browserPage, 'h1', 'plain page, fixed')
   assert.is(await browserPage.locator('#fw-dev-overlay').count(), 0)
   await browserPage.waitForFunction(() => (window as { __fwDev?: boolean }).__fwDev === true)
   const served = consoleLines.find((line) => line.startsWith('fw dev: '))

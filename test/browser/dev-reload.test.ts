@@ -3,7 +3,7 @@
 // save fixes it.
 import * as assert from 'uvu/assert'
 import { copyPlayground, until } from '../e2e/dev-process.js'
-import { devSuite } from './dev-suite.js'
+import { assertReloaded, devSuite, markDocument } from './dev-suite.js'
 import { screenshot } from './harness.js'
 
 const test = devSuite('browser: fw dev reloads the open page', copyPlayground)
@@ -19,16 +19,9 @@ test('reloads the open page after a saved view and says what changed', async ({
   await page.goto(dev.url)
   // The page listens on the reload stream once its script ran.
   await page.waitForFunction(() => (window as { __fwDev?: boolean }).__fwDev === true)
-  await page.evaluate(() => ((window as { marker?: number }).marker = 1))
+  await markDocument(page)
   copy.replace('views/home.eta', 'the demo app of fw', 'the demo app of fw, saved again')
-  await page.waitForFunction(() => document.body.textContent?.includes('fw, saved again'), null, {
-    timeout: DEADLINE_MS,
-  })
-  assert.is(
-    await page.evaluate(() => (window as { marker?: number }).marker),
-    undefined,
-    'a new document: the page reloaded itself',
-  )
+  await assertReloaded(page, 'body', 'fw, saved again')
   const note = await page.locator('fw-debugbar .devnote').textContent({ timeout: DEADLINE_MS })
   assert.match(note ?? '', 'views/home.eta changed: served as is')
 })
@@ -50,20 +43,11 @@ test('reloads a page whose reload stream opened only after a change was served',
   })
   try {
     await page.goto(dev.url)
-    await page.evaluate(() => ((window as { marker?: number }).marker = 2))
+    await markDocument(page)
     copy.replace('views/home.eta', ', saved again', ', saved before its stream opened')
     await until(async () => (servedLines() > before ? true : undefined), 'the change served')
     release()
-    await page.waitForFunction(
-      () => document.body.textContent?.includes('saved before its stream opened'),
-      null,
-      { timeout: DEADLINE_MS },
-    )
-    assert.is(
-      await page.evaluate(() => (window as { marker?: number }).marker),
-      undefined,
-      'a new document: the page reloaded itself',
-    )
+    await assertReloaded(page, 'body', 'saved before its stream opened')
   } finally {
     release()
     await page.unroute('**/_fw/dev/events')

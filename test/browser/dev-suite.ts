@@ -3,6 +3,7 @@
 // whatever had opened is closed).
 import type { Browser, Page } from 'playwright-core'
 import { suite, type Test } from 'uvu'
+import * as assert from 'uvu/assert'
 import { runInCopy, type RunningApp, type TempPackage } from '../e2e/dev-process.js'
 import { launchBrowser } from './harness.js'
 
@@ -35,4 +36,29 @@ export function devSuite<Copy extends TempPackage>(
     context.copy?.remove()
   })
   return test
+}
+
+/** How long a save may take to reach the page (a rebuild on a loaded machine). */
+const RELOAD_MS = 30_000
+
+/** Marks the page's document, so that {@link assertReloaded} tells a reload from a patch. */
+export async function markDocument(page: Page): Promise<void> {
+  await page.evaluate(() => ((window as { marker?: number }).marker = 1))
+}
+
+/**
+ * Waits until `selector`'s text includes `text`, then asserts that a new document shows it: the
+ * mark {@link markDocument} left is gone, so the page reloaded itself.
+ */
+export async function assertReloaded(page: Page, selector: string, text: string): Promise<void> {
+  await page.waitForFunction(
+    ([selector, text]) => document.querySelector(selector)?.textContent?.includes(text) === true,
+    [selector, text] as const,
+    { timeout: RELOAD_MS },
+  )
+  assert.is(
+    await page.evaluate(() => (window as { marker?: number }).marker),
+    undefined,
+    'a new document: the page reloaded itself',
+  )
 }

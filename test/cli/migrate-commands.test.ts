@@ -1,66 +1,49 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
 import { runCli as run } from 'fw/testing'
-import { createTempApp, type TempApp } from './temp-app.js'
+import {
+  DATABASE_IMPORT,
+  databaseSetup,
+  tempAppDatabase,
+  type TempAppDatabase,
+} from './temp-app-database.js'
 import { missingDatabase } from '../fixtures/cli-database.js'
-import { onPostgres } from '../fixtures/on-postgres.js'
 
 // The database commands on an app of the auth plugin and its own migrations, against a database of
 // this suite's own: a fresh PostgreSQL database on the PostgreSQL pass, a PGlite directory
 // otherwise (in-memory PGlite would not outlive each CLI process). The tests run in order, each
 // on the state the one before left.
-const test = suite<{ app: TempApp; db?: TestDatabase; dir?: string; env: NodeJS.ProcessEnv }>(
-  'migrate commands',
-)
+const test = suite<TempAppDatabase>('migrate commands')
 
 // The app's migrations start with a timestamp older than the auth plugin's
 // (Migration20261121130000_create_auth_tables): `bookmarks` references auth's `users` all the same.
-const APP = `
-  kernel.register(database, {
-    migrations: [
-      defineMigration({
+// Its seed writes whatever the database holds: one more note at each run.
+tempAppDatabase(test, 'fw-migrate-commands-', {
+  preamble: `${DATABASE_IMPORT}
+import auth from ${JSON.stringify(import.meta.resolve('fw/plugins/auth'))}`,
+  setup: `${databaseSetup(
+    [
+      {
         name: '20260101000000_one_way',
         up: ['create table notes (id serial primary key, body text not null)'],
-      }),
-      defineMigration({
+      },
+      {
         name: '20260102000000_create_bookmarks',
-        up: ['create table bookmarks (id serial primary key, user_id int not null references users (id))'],
+        up: [
+          'create table bookmarks (id serial primary key, user_id int not null references users (id))',
+        ],
         down: ['drop table bookmarks'],
-      }),
+      },
     ],
-    // Writes whatever the database holds: one more note at each run.
-    seed: async (em) => {
-      await em.execute("insert into notes (body) values ('seeded')")
-      return true
-    },
-  })
-  kernel.register(auth)`
-
-test.before(async (context) => {
-  context.app = createTempApp({
-    preamble: `import database, { defineMigration } from ${JSON.stringify(import.meta.resolve('fw/plugins/database'))}
-import auth from ${JSON.stringify(import.meta.resolve('fw/plugins/auth'))}`,
-    setup: APP,
-  })
-  if (onPostgres) context.db = await createTestDatabase()
-  else context.dir = mkdtempSync(join(tmpdir(), 'fw-migrate-commands-'))
-  const url = context.db?.url ?? `pglite://${join(context.dir!, 'data')}`
-  context.env = { ...context.app.env, DATABASE_URL: url }
+    "insert into notes (body) values ('seeded')",
+  )}
+  kernel.register(auth)`,
 })
 
 /** The CLI with room for a loaded machine (PGlite's start alone can take seconds there). */
 const runCli = (args: readonly string[], options: { env: NodeJS.ProcessEnv }) =>
   run(args, { ...options, timeoutMs: 180_000 })
-
-test.after(async ({ app, db, dir }) => {
-  app.remove()
-  await db?.drop()
-  if (dir !== undefined) rmSync(dir, { recursive: true, force: true })
-})
 
 async function status(env: NodeJS.ProcessEnv): Promise<string> {
   const { code, stdout, stderr } = await runCli(['migrate', '--status'], { env })

@@ -25,7 +25,7 @@ test.before(() => {
   }
   const copy = pathToFileURL(join(modules, 'clipanion', 'lib', 'advanced', 'index.js')).href
   const preamble = `import { Command as OtherCommand } from ${JSON.stringify(copy)}
-import { Command, Option } from ${JSON.stringify(import.meta.resolve('fw/cli'))}
+import { Command, Option, pluginCommand } from ${JSON.stringify(import.meta.resolve('fw/cli'))}
 class Foreign extends OtherCommand {
   static paths = [['foreign']]
   async execute() { this.context.stdout.write('foreign ran\\n') }
@@ -35,8 +35,12 @@ class Greet extends Command {
   who = Option.String('--who', 'world')
   async execute() { this.context.stdout.write('hello ' + this.who + '\\n') }
 }
+class Wave extends pluginCommand('wave', { category: 'Greeter', description: 'Wave at someone' }) {
+  who = Option.String('--who', 'world')
+  async execute() { this.context.stdout.write('waving at ' + this.who + '\\n') }
+}
 `
-  app.rewrite({ preamble, setup: '  kernel.command(Foreign).command(Greet)' })
+  app.rewrite({ preamble, setup: '  kernel.command(Foreign).command(Greet).command(Wave)' })
 })
 test.after(() => app.remove())
 
@@ -51,6 +55,17 @@ test("a command built on fw/cli's Command and Option runs, options and all", asy
   const { code, stdout, stderr } = await runCli(['greet', '--who', 'you'], { env: app.env })
   assert.is(code, 0, stderr)
   assert.is(stdout, 'hello you\n')
+})
+
+test('a command on pluginCommand() has its path and usage, and runs', async () => {
+  const run = await runCli(['wave', '--who', 'you'], { env: app.env })
+  assert.is(run.code, 0, run.stderr)
+  assert.is(run.stdout, 'waving at you\n')
+  const help = await runCli(['wave', '--help'], { env: app.env })
+  assert.is(help.code, 0, help.stderr)
+  assert.match(help.stdout, 'Wave at someone')
+  const all = await runCli(['--help'], { env: app.env })
+  assert.match(all.stdout, /Greeter[\s\S]*wave/)
 })
 
 test.run()

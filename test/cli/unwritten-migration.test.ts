@@ -1,58 +1,40 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
 import { runCli } from 'fw/testing'
-import { createTempApp, type TempApp } from './temp-app.js'
-import { onPostgres } from '../fixtures/on-postgres.js'
+import {
+  DATABASE_IMPORT,
+  databaseSetup,
+  tempAppDatabase,
+  type TempAppDatabase,
+} from './temp-app-database.js'
 
 // A migration whose `up` is an empty list (the stub `fw make:migration` writes) is not written
 // yet: `fw migrate` neither runs nor records it, the migrations after it wait, and the seed too;
 // `--status` says so. Once its SQL is written, the next `fw migrate` runs it, then the others.
 // On a fresh PostgreSQL database on the PostgreSQL pass, a PGlite directory otherwise.
-const test = suite<{ app: TempApp; db?: TestDatabase; dir?: string; env: NodeJS.ProcessEnv }>(
-  'a migration not written yet',
-)
+const test = suite<TempAppDatabase>('a migration not written yet')
 
 const source = (written: boolean) => ({
-  preamble: `import database, { defineMigration } from ${JSON.stringify(import.meta.resolve('fw/plugins/database'))}`,
-  setup: `
-  kernel.register(database, {
-    migrations: [
-      defineMigration({ name: '20260101000000_create_notes', up: ['create table notes (id int)'] }),
-      defineMigration({
+  preamble: DATABASE_IMPORT,
+  setup: databaseSetup(
+    [
+      { name: '20260101000000_create_notes', up: ['create table notes (id int)'] },
+      {
         name: '20260102000000_add_body',
-        up: [${written ? "'alter table notes add column body text'" : ''}],
+        up: written ? ['alter table notes add column body text'] : [],
         down: ['alter table notes drop column body'],
-      }),
-      defineMigration({
+      },
+      {
         name: '20260103000000_create_tags',
         up: ['create table tags (id int)'],
         down: ['drop table tags'],
-      }),
+      },
     ],
-    seed: async (em) => {
-      await em.execute("insert into notes (id) values (1)")
-      return true
-    },
-  })`,
+    'insert into notes (id) values (1)',
+  ),
 })
 
-test.before(async (context) => {
-  context.app = createTempApp(source(false))
-  if (onPostgres) context.db = await createTestDatabase()
-  else context.dir = mkdtempSync(join(tmpdir(), 'fw-unwritten-'))
-  const url = context.db?.url ?? `pglite://${join(context.dir!, 'data')}`
-  context.env = { ...context.app.env, DATABASE_URL: url }
-})
-
-test.after(async ({ app, db, dir }) => {
-  app.remove()
-  await db?.drop()
-  if (dir !== undefined) rmSync(dir, { recursive: true, force: true })
-})
+tempAppDatabase(test, 'fw-unwritten-', source(false))
 
 const fw = (args: readonly string[], env: NodeJS.ProcessEnv) =>
   runCli(args, { env, timeoutMs: 180_000 })

@@ -1,6 +1,7 @@
 // The Conduit example from RealWorld's specification, over HTTP (`kernel.inject`): every endpoint,
 // who may change what (403), and the error shapes.
 import * as assert from 'uvu/assert'
+import { postRaw } from '../fixtures/post-raw.js'
 import { call, conduitSuite, errorsOf, register, signUp, write } from './conduit-fixtures.js'
 
 const test = conduitSuite('conduit example')
@@ -52,12 +53,7 @@ test('POST /users refuses a taken username or email and a bad body with 422 {err
     messages.join(),
   )
   assert.is(errorsOf(await call(app.kernel, 'POST', '/users', { body: {} })).length, 1)
-  const malformed = await app.kernel.inject({
-    method: 'POST',
-    url: '/api/users',
-    headers: { 'content-type': 'application/json' },
-    body: '{"user":',
-  })
+  const malformed = await postRaw(app.kernel, '/api/users', 'application/json', '{"user":')
   assert.is(malformed.status, 400)
   assert.is(errorsOf(malformed).length, 1)
 })

@@ -2,6 +2,7 @@
 // under `fw dev` with nothing set); production never does, whatever else says development.
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
+import { postForm } from '../../fixtures/post-raw.js'
 import { createAuthApp, login, payloadOf } from './fixtures.js'
 
 const test = suite('auth development key')
@@ -39,12 +40,11 @@ test('never signs with it when NODE_ENV=production, even with development mode o
     const form = await app.kernel.inject('/login')
     assert.is(form.status, 500)
     assert.match(form.body, 'Sign-in is unavailable.')
-    const submitted = await app.kernel.inject({
-      method: 'POST',
-      url: '/login',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: 'username=admin&password=admin-pass&_csrf=',
-    })
+    const submitted = await postForm(
+      app.kernel,
+      '/login',
+      'username=admin&password=admin-pass&_csrf=',
+    )
     assert.is(submitted.status, 500)
     assert.match(submitted.body, 'Sign-in is unavailable.')
     assert.not.match(submitted.body, 'expired')

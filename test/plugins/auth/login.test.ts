@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert'
 import { appSuite } from '../../fixtures/app-suite.js'
 import { eventsOf, expectEvent } from 'fw/testing'
 import { AuthToken, hashPassword } from 'fw/plugins/auth'
+import { postForm } from '../../fixtures/post-raw.js'
 import { createAuthApp, login, payloadOf, setCookieLine } from './fixtures.js'
 
 const test = appSuite('auth login', createAuthApp)
@@ -82,12 +83,7 @@ test('createUser takes a password already hashed with hashPassword(), and refuse
 })
 
 test('accepts a form-encoded body', async ({ app }) => {
-  const res = await app.kernel.inject({
-    method: 'POST',
-    url: '/account/login',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: 'username=user&password=user-pass',
-  })
+  const res = await postForm(app.kernel, '/account/login', 'username=user&password=user-pass')
   assert.is(res.status, 200)
 })
 

@@ -1,16 +1,12 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { spawn } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Kernel } from 'fw'
-import { createTestDatabase, type TestDatabase } from 'fw/plugins/database'
 import { runCli as run, type CliResult } from 'fw/testing'
-import { createTempApp, type TempApp } from '../../cli/temp-app.js'
+import type { TempApp } from '../../cli/temp-app.js'
+import { tempAppDatabase, type TempAppDatabase } from '../../cli/temp-app-database.js'
 import { runCommands } from '../../fixtures/fw-commands.js'
-import { onPostgres } from '../../fixtures/on-postgres.js'
 
 /** The CLI with room for a loaded machine (PGlite's start alone can take seconds there). */
 const runCli = (args: readonly string[], options: { env: NodeJS.ProcessEnv; input?: string }) =>
@@ -20,28 +16,19 @@ const runCli = (args: readonly string[], options: { env: NodeJS.ProcessEnv; inpu
 // (a PGlite directory, or a fresh PostgreSQL database), then a login through the same app module,
 // booted in this process once the CLI has exited. The tests run in order, on what the one before
 // left.
-const test = suite<{ app: TempApp; db?: TestDatabase; dir?: string; env: NodeJS.ProcessEnv }>(
-  'auth user commands',
-)
+const test = suite<TempAppDatabase>('auth user commands')
 const APP_KEY = 'base64:user-commands-suite-application-key-0123456789'
 
-test.before(async (context) => {
-  context.app = createTempApp({
+tempAppDatabase(
+  test,
+  'fw-user-commands-',
+  {
     preamble: `import database from ${JSON.stringify(import.meta.resolve('fw/plugins/database'))}
 import auth from ${JSON.stringify(import.meta.resolve('fw/plugins/auth'))}`,
     setup: `  kernel.register(database, {}).register(auth)`,
-  })
-  if (onPostgres) context.db = await createTestDatabase()
-  else context.dir = mkdtempSync(join(tmpdir(), 'fw-user-commands-'))
-  const url = context.db?.url ?? `pglite://${join(context.dir!, 'data')}`
-  context.env = { ...context.app.env, DATABASE_URL: url, FW_APP_KEY: APP_KEY }
-})
-
-test.after(async ({ app, db, dir }) => {
-  app.remove()
-  await db?.drop()
-  if (dir !== undefined) rmSync(dir, { recursive: true, force: true })
-})
+  },
+  { FW_APP_KEY: APP_KEY },
+)
 
 /** Signs in through the app (`POST /account/login`), booted here on the suite's database. */
 async function login(
