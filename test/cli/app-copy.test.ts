@@ -3,16 +3,14 @@
 // changes, rooted in the source folder, its stack traces naming the sources. Where the copy could
 // run differently (an import the copy cannot resolve, a module esbuild refuses) or
 // FW_APP_COMPILED=0 says so, tsx runs the sources as before.
-import { spawn } from 'node:child_process'
 import { existsSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
+import { runBuiltCli } from './built-cli.js'
 import { createTempPackage, type TempPackage } from '../e2e/dev-process.js'
 
 const test = suite('compiled copy of a TypeScript app')
-const bin = fileURLToPath(new URL('../../dist/cli/bin.js', import.meta.url))
 
 /** The app writes, into `ran.json` under its root, the URL of its module and what it imported. */
 const APP = `import { writeFileSync } from 'node:fs'
@@ -27,26 +25,6 @@ export default ({ env, root = '.' }: AppOptions = {}) => {
 `
 const GREETING = "export const greeting: string = 'hello'\n"
 
-function runBin(
-  cwd: string,
-  args: string[],
-  extra: NodeJS.ProcessEnv = {},
-): Promise<{ code: number; output: string }> {
-  return new Promise((done, fail) => {
-    const { FW_APP: _app, FW_APP_KEY: _key, ...env } = process.env
-    const child = spawn(process.execPath, [bin, ...args], {
-      cwd,
-      env: { ...env, ...extra },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    let output = ''
-    child.stdout.on('data', (c: Buffer) => (output += c.toString()))
-    child.stderr.on('data', (c: Buffer) => (output += c.toString()))
-    child.on('error', fail)
-    child.on('close', (code) => done({ code: code ?? 1, output }))
-  })
-}
-
 function tempApp(): TempPackage {
   return createTempPackage({
     app: './app.ts',
@@ -59,7 +37,7 @@ async function run(
   app: TempPackage,
   env: NodeJS.ProcessEnv = {},
 ): Promise<{ url: string; greeting: string }> {
-  const { code, output } = await runBin(app.dir, ['route:list'], env)
+  const { code, output } = await runBuiltCli(app.dir, ['route:list'], env)
   assert.is(code, 0, output)
   return JSON.parse(app.read('ran.json')) as { url: string; greeting: string }
 }
@@ -90,7 +68,7 @@ test('runs the copy, rooted in the source folder, and makes it again when a sour
 test('stack traces name the TypeScript source', async () => {
   const app = tempApp()
   try {
-    const { code, output } = await runBin(app.dir, ['route:list'], {
+    const { code, output } = await runBuiltCli(app.dir, ['route:list'], {
       APP_FAILS: '1',
       FW_DEBUG: '1',
     })
@@ -145,7 +123,7 @@ test('a module that does not compile is reported as tsx reports it', async () =>
   const app = tempApp()
   try {
     app.write('lib/greeting.ts', 'export const greeting: string = (\n')
-    const { code, output } = await runBin(app.dir, ['route:list'])
+    const { code, output } = await runBuiltCli(app.dir, ['route:list'])
     assert.is(code, 1)
     assert.match(output, 'Could not load the app module')
     assert.match(output, 'greeting.ts')

@@ -2,20 +2,17 @@
 // its root: the CLI passes the source's folder to the factory (`AppOptions.root`), so `.env`,
 // views, `public/` and `var/` are the app folder's, not `dist/`'s. `fw key:generate` writes `.env`
 // into the kernel's root: where it lands shows the root.
-import { spawn } from 'node:child_process'
 import { existsSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
+import { runBuiltCli } from './built-cli.js'
 import { createTempPackage } from '../e2e/dev-process.js'
 
 const test = suite('compiled app keeps its root')
-const bin = fileURLToPath(new URL('../../dist/cli/bin.js', import.meta.url))
 
 /** The app module, TypeScript and compiled alike: rooted where the CLI says, else beside itself. */
 const APP = `import { dirname } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { createKernel } from 'fw'
 const here = dirname(fileURLToPath(import.meta.url))
 export default ({ env, root = here } = {}) => {
@@ -23,22 +20,6 @@ export default ({ env, root = here } = {}) => {
   return kernel
 }
 `
-
-function runBin(cwd: string, args: string[]): Promise<{ code: number; output: string }> {
-  return new Promise((done, fail) => {
-    const { FW_APP: _app, FW_APP_KEY: _key, ...env } = process.env
-    const child = spawn(process.execPath, [bin, ...args], {
-      cwd,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    let output = ''
-    child.stdout.on('data', (c: Buffer) => (output += c.toString()))
-    child.stderr.on('data', (c: Buffer) => (output += c.toString()))
-    child.on('error', fail)
-    child.on('close', (code) => done({ code: code ?? 1, output }))
-  })
-}
 
 test('the compiled module runs, rooted in the source folder', async () => {
   const app = createTempPackage({ app: './app.ts', files: { 'app.ts': APP } })
@@ -53,7 +34,7 @@ test('the compiled module runs, rooted in the source folder', async () => {
     // Built after the last edit of the sources: the CLI prefers it.
     const later = new Date(Date.now() + 60_000)
     utimesSync(join(app.dir, 'dist', 'app.js'), later, later)
-    const { code, output } = await runBin(app.dir, ['key:generate'])
+    const { code, output } = await runBuiltCli(app.dir, ['key:generate'])
     assert.is(code, 0, output)
     assert.ok(existsSync(join(app.dir, 'dist', 'ran')), 'the compiled module ran')
     assert.ok(existsSync(join(app.dir, '.env')), `.env in the app folder:\n${output}`)
