@@ -13,6 +13,7 @@ const test = suite('compiled app keeps its root')
 
 /** The app module, TypeScript and compiled alike: rooted where the CLI says, else beside itself. */
 const APP = `import { dirname } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { createKernel } from 'fw'
 const here = dirname(fileURLToPath(import.meta.url))
 export default ({ env, root = here } = {}) => {
