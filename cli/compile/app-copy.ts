@@ -10,7 +10,7 @@
 // before (test/cli/app-copy.test.ts): a package that is not `"type": "module"` or has `imports`,
 // a tsconfig.json that is not plain JSON or uses `extends`, `paths` or `baseUrl`, and a module
 // whose relative imports name anything but another module of the copy (a `.ts` specifier, a JSON
-// or other file beside it).
+// or other file beside it) or that imports its own package by name.
 import { createHash } from 'node:crypto'
 import {
   existsSync,
@@ -30,8 +30,8 @@ const SKIPPED = new Set(['node_modules', 'dist', 'var', 'public', '.git', 'test'
 /** A TypeScript module of the app; declaration files and tests are no part of it. */
 const MODULE = /^[^.].*\.(?:ts|mts|tsx)$/
 const NOT_MODULE = /\.(?:d|test|spec)\.[cm]?tsx?$/
-/** Relative specifiers of static and dynamic imports and re-exports in compiled code. */
-const RELATIVE_IMPORT = /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)["'](\.{1,2}\/[^"']*)["']/g
+/** The specifiers of static and dynamic imports and re-exports in compiled code. */
+const IMPORT = /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)["']([^"']+)["']/g
 /** A build older than this that is not the current one is removed (a process may still use it). */
 const KEEP_MS = 24 * 60 * 60 * 1000
 
@@ -78,11 +78,22 @@ function compilerOptions(pkgRoot: string): Record<string, unknown> | undefined {
   return 'paths' in options || 'baseUrl' in options ? undefined : options
 }
 
-/** True when every relative import of `code` (the module `rel`) names a module of the copy. */
-function importsResolve(code: string, rel: string, outputs: ReadonlySet<string>): boolean {
-  for (const [, specifier] of code.matchAll(RELATIVE_IMPORT)) {
-    const target = join(dirname(rel), specifier!).split('\\').join('/')
-    if (!outputs.has(target)) return false
+/**
+ * True when every relative import of `code` (the module `rel`) names a module of the copy, and no
+ * import names the package itself (`name` or `name/…`: the copy is outside the package).
+ */
+function importsResolve(
+  code: string,
+  rel: string,
+  outputs: ReadonlySet<string>,
+  name: string | undefined,
+): boolean {
+  for (const [, specifier] of code.matchAll(IMPORT)) {
+    if (specifier!.startsWith('./') || specifier!.startsWith('../')) {
+      if (!outputs.has(join(dirname(rel), specifier!).split('\\').join('/'))) return false
+    } else if (name !== undefined && (specifier === name || specifier!.startsWith(`${name}/`))) {
+      return false
+    }
   }
   return true
 }
@@ -98,6 +109,7 @@ async function compileInto(
   folder: string,
   sources: readonly Source[],
   options: Record<string, unknown>,
+  name: string | undefined,
 ): Promise<boolean> {
   const esbuild = loadEsbuild()
   if (esbuild === undefined) return false
@@ -112,7 +124,7 @@ async function compileInto(
       sourcefile: path,
       tsconfigRaw: { compilerOptions: options },
     })
-    if (!importsResolve(code, rel, outputs)) return false
+    if (!importsResolve(code, rel, outputs, name)) return false
     write(join(folder, outputOf(rel)), code)
   }
   write(join(folder, 'package.json'), '{ "type": "module" }\n')
@@ -157,7 +169,8 @@ export async function appCopy(file: string, pkgRoot: string): Promise<string | u
   // Built aside and renamed into place: a process that finds the folder finds it whole.
   const building = `${folder}.${process.pid}`
   try {
-    const same = await compileInto(pkgRoot, building, sources, options)
+    const name = typeof pkg.name === 'string' ? pkg.name : undefined
+    const same = await compileInto(pkgRoot, building, sources, options, name)
     write(join(building, same ? '.complete' : '.different'), '')
     try {
       renameSync(building, folder)

@@ -93,6 +93,12 @@ test('tsx runs the sources where the copy could not run as they do', async () =>
     },
     // tsx resolves a `.ts` specifier; the copy has `.js` files only.
     'a .ts specifier': (app) => app.replace('app.ts', './lib/greeting.js', './lib/greeting.ts'),
+    // The copy is outside the package: its own name would not resolve from there.
+    'an import of the package by its own name': (app) => {
+      const pkg = JSON.parse(app.read('package.json')) as Record<string, unknown>
+      app.write('package.json', JSON.stringify({ ...pkg, exports: { './lib/*': './lib/*' } }))
+      app.replace('app.ts', './lib/greeting.js', 'fw-dev-copy/lib/greeting.js')
+    },
     'a tsconfig with paths': (app) =>
       app.write('tsconfig.json', '{ "compilerOptions": { "paths": { "@lib/*": ["./lib/*"] } } }'),
   }
