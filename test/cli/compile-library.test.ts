@@ -16,7 +16,7 @@ import * as assert from 'uvu/assert'
 import { linkDependencies } from '../e2e/dev-process.js'
 
 // fw's compiled library (cli/compile/): when tsx runs (the CLI from its sources, or the built CLI
-// loading a TypeScript app), fw's own modules are served from a few compiled chunks instead of one
+// loading a TypeScript app through tsx), fw's own modules are served from a few compiled chunks instead of one
 // by one through tsx. Run as a user runs the CLI, in a process of its own, with a probe that lists
 // the modules loaded one by one. Every command gives what it gives with the library off.
 const test = suite('compiled library')
@@ -163,13 +163,17 @@ ${routes}
     writeFileSync(join(dir, 'hello.ts'), 'export const hello = (): string => "hi"\n')
     writeFileSync(join(dir, 'app.ts'), app("  kernel.router.get('hello', hello).name('hello')"))
     const argv = ['--import', probe, bin, 'route:list', '--json']
+    // The app through tsx, which this test is about: otherwise the built CLI runs fw's compiled
+    // copy of it and registers no loader hook at all (test/cli/app-copy.test.ts).
+    const runTs = (cwd: string, args: string[], env: NodeJS.ProcessEnv = {}): Run =>
+      run(cwd, args, { FW_APP_COMPILED: '0', ...env })
     // The built library's entries as tsc wrote them, and as the bundle holds them. A bundled
     // module first loaded after tsx was registered (the health plugin's) loads as it is, never
     // reaching tsx nor the probe behind it (cli/load-app.ts).
     const report = {
       FW_REPORT_MODULES: '/app.ts,/kernel/index.js,/kernel-index.js,/.cache/fw/,/plugins-health-',
     }
-    const first = run(dir, argv, report)
+    const first = runTs(dir, argv, report)
     assert.is(first.status, 0, first.stderr)
     assert.equal(paths(first.stdout), ['hello'])
     // The app's `fw` is the bundle the CLI runs from (scripts/bundle-dist.mjs), nothing compiled
@@ -177,7 +181,7 @@ ${routes}
     // went through tsx.
     const bundled = [`file://${dir}/app.ts`]
     assert.equal(first.modules, bundled)
-    const plain = run(dir, argv, { ...report, ...OFF })
+    const plain = runTs(dir, argv, { ...report, ...OFF })
     assert.is(first.stdout, plain.stdout)
     assert.equal(plain.modules, bundled)
 
@@ -186,16 +190,16 @@ ${routes}
       app(`  kernel.router.get('hello', hello).name('hello')
   kernel.router.get('bye', function bye() { return 'bye' }).name('bye')`),
     )
-    const edited = run(dir, argv)
+    const edited = runTs(dir, argv)
     assert.is(edited.status, 0, edited.stderr)
     assert.equal(paths(edited.stdout), ['bye', 'hello'])
-    assert.is(edited.stdout, run(dir, argv, OFF).stdout)
+    assert.is(edited.stdout, runTs(dir, argv, OFF).stdout)
 
     writeFileSync(join(dir, 'hello.ts'), 'export const hello = (: string => "hi"\n')
-    const broken = run(dir, argv)
+    const broken = runTs(dir, argv)
     assert.is(broken.status, 1)
     assert.match(broken.stderr, `${dir}/hello.ts:1:`)
-    assert.is(broken.stderr, run(dir, argv, OFF).stderr)
+    assert.is(broken.stderr, runTs(dir, argv, OFF).stderr)
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }
