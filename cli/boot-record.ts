@@ -95,9 +95,9 @@ export function recordBoot(
 }
 
 /**
- * The record of the app's last boot for fw's own commands, found from `cwd` on first use (none
- * where there is no app). `builtins` are fw's command paths: a plugin command on one is skipped,
- * as when the CLI registers it.
+ * The record of the app's last boot for fw's own commands: its place is asked of `find` on first
+ * use (none where `find` throws: there is no app), and it is read at most once. `builtins` are
+ * fw's command paths: a plugin command on one is skipped, as when the CLI registers it.
  */
 export function bootRecord(
   find: () => ManifestPlace,

@@ -11,8 +11,8 @@ import * as assert from 'uvu/assert'
 
 const test = suite('the embedded database lock under a burst')
 const child = fileURLToPath(new URL('./pglite-lock-child.ts', import.meta.url))
-const PROCESSES = 8
-const ROUNDS = 3
+const PROCESSES = 6
+const ROUNDS = 2
 
 /** A child asking for the lock at `startAt`: what it said, and the end of its hold. */
 function ask(
