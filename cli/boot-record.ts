@@ -67,7 +67,7 @@ export function registerPluginCommands(
 }
 
 /** The entities the app's plugins declared (the app's own are not listed). */
-function pluginEntitiesOf(kernel: Kernel): PluginEntity[] {
+export function pluginEntitiesOf(kernel: Kernel): PluginEntity[] {
   if (!kernel.hasPlugin('database')) return []
   return kernel
     .plugin('database')

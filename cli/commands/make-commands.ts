@@ -1,5 +1,6 @@
 import { Command, Option, UsageError } from 'clipanion'
 import { builtinCommand } from '../builtin-command.js'
+import { pluginEntitiesOf } from '../boot-record.js'
 import type { Kernel } from 'fw'
 import type { FwContext } from '../context.js'
 import { loadApp } from '../load-app.js'
@@ -132,9 +133,7 @@ async function pluginWithEntity(
   }
   try {
     context.bootRecord?.record(kernel, loadedAt)
-    if (!kernel.hasPlugin('database')) return undefined
-    const entities = kernel.plugin('database').entities()
-    return entities.find((e) => e.className === className && e.plugin !== undefined)?.plugin
+    return pluginEntitiesOf(kernel).find((e) => e.className === className)?.plugin
   } finally {
     await kernel.close()
   }
