@@ -21,12 +21,16 @@
 // /proc): the most seen are printed per server and connection count.
 // Last line: `techempower: fw/fastify min <x> (<test>) fw/polka min <y> (<test>)
 // fw/fastify-pjs min <z> (<test>) fw/node-pjs min <w> (<test>)`.
+// With `--base <checkout>`, fw as that other checkout serves it (built: `git worktree add` of the
+// commit before a change, `npm ci`, `npm run build`) runs beside the others as `before`, and
+// `fw/before` is this tree's figure against it, in the same rounds.
 // Run: node --import tsx -C fw-source bench/techempower.ts [--duration 3] [--rounds 2]
-//      [--connections 64,256] [--tests json,db,…]   (FW_BENCH_POSTGRES_URL: the server to use)
+//      [--connections 64,256] [--tests json,db,…] [--base ../before]
+//      (FW_BENCH_POSTGRES_URL: the server to use)
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs'
 import { createServer } from 'node:net'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import pg from 'pg'
 import { createTestDatabase } from '../plugins/database/test-database.js'
@@ -43,6 +47,7 @@ const { values: options } = parseArgs({
     warmup: { type: 'string', default: '1' },
     connections: { type: 'string', default: '64,256' },
     tests: { type: 'string', default: Object.keys(TEST_PATHS).join(',') },
+    base: { type: 'string' },
   },
 })
 const DURATION = Number(options.duration)
@@ -52,15 +57,17 @@ const CONNECTIONS = options.connections.split(',').map(Number)
 const TESTS = options.tests.split(',') as (keyof typeof TEST_PATHS)[]
 for (const t of TESTS) if (!(t in TEST_PATHS)) throw new Error(`unknown test ${t}`)
 
-const SERVERS = [
+type Name = 'fw' | 'fastify' | 'polka' | 'fastify-pjs' | 'node-pjs' | 'before'
+type Peer = Exclude<Name, 'fw'>
+const SERVERS: (readonly [Name, string])[] = [
   ['fw', 'bench/techempower/server.mjs'],
   ['fastify', 'bench/techempower/fastify.mjs'],
   ['polka', 'bench/techempower/polka.mjs'],
   ['fastify-pjs', 'bench/techempower/fastify-pjs.mjs'],
   ['node-pjs', 'bench/techempower/node-pjs.mjs'],
-] as const
-type Name = (typeof SERVERS)[number][0]
-type Peer = Exclude<Name, 'fw'>
+]
+if (options.base !== undefined)
+  SERVERS.push(['before', resolve(options.base, 'bench/techempower/server.mjs')])
 const PEERS = SERVERS.slice(1).map(([name]) => name) as Peer[]
 
 const children = new Set<ChildProcess>()
@@ -105,7 +112,7 @@ async function start(name: Name, file: string, url: string, tsx: boolean): Promi
   const port = await freePort()
   const child = spawn(
     process.execPath,
-    [...(tsx ? ['--import', 'tsx', '-C', 'fw-source'] : []), join(root, file)],
+    [...(tsx ? ['--import', 'tsx', '-C', 'fw-source'] : []), resolve(root, file)],
     {
       cwd: root,
       stdio: ['ignore', 'ignore', 'inherit'],

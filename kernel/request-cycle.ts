@@ -10,24 +10,48 @@ import { requestErrors } from './error-codes.js'
 import { EventLog } from './events.js'
 import { isThenable, runBail, runEach, runWaterfall, type MaybePromise } from './hook-runner.js'
 import { Reply, toReply } from './reply.js'
-import { runChain } from './route-chain.js'
+import { actionEnded, runChain, type ActionTiming } from './route-chain.js'
 import type { CompiledRoute } from './route-compile.js'
 import type { RouteMatch } from './router/route.js'
 import type { RequestCycle } from './request-cycle-deps.js'
 import { enterRequest, enterScope, leaveScope, restoreScope } from './scope.js'
 
-// One request through the kernel, in two variants written once each. `cycleNow` runs it in straight
-// calls while every part answers synchronously: admission (maintenance, the `request` hook),
-// `routeNow` (the `route` hook or the router), `answerRoute` (the chain, kernel/route-chain.ts),
-// then `finish` (the `render` and `annotate` hooks). The first part that returns a promise hands the
-// rest to `cycleLater`, plain `async`/`await` from the step named by its `at` on: those hand-overs
-// are the only places that look at whether an answer came now. A route whose taps and handler
-// answer synchronously creates no promise (test/e2e/lean-request.test.ts); straight calls rather
-// than a step loop keep it as fast as before (bench/before-after.ts). A request never throws or
-// rejects out of here: a failure becomes the error reply (test/kernel/errors.test.ts).
+// One request through the kernel, as steps in a fixed order:
+//
+//   admit (maintenance, the `request` hook) → find (the `route` hook or the router)
+//     → answer (the route's chain, kernel/route-chain.ts) → render → annotate
+//
+// and `fail` (the `error` hook) for whatever a step before `annotate` throws, its reply rendered
+// unless `render` threw it. `step` runs the step a request is at; `settle` takes its answer and
+// moves the request to the next. `cycleNow` runs the steps in straight calls while each answers
+// now; the first that returns a promise is handed to `cycleLater`, which awaits it and goes on
+// with `cycleNow`. That hand-over is the only place that looks at whether an answer came now: a
+// route whose taps and handler answer synchronously creates no promise
+// (test/e2e/lean-request.test.ts). A request never throws or rejects out of here: a failure
+// becomes the error reply (test/kernel/errors.test.ts).
 
-/** Where `cycleLater` takes over: the step whose promise it is handed. */
-type At = 'admitting' | 'routing' | 'answering' | 'rendering' | 'annotating'
+type Step = 'admit' | 'find' | 'answer' | 'render' | 'annotate' | 'fail' | 'failRender' | 'done'
+
+/** One request on its way: the step it is at, and what later steps need from earlier ones. */
+class Progress implements ActionTiming {
+  at: Step = 'admit'
+  /** When `find` began (the `routing` phase). */
+  routingStart = 0
+  /** The route `find` matched, compiled. */
+  route: CompiledRoute | undefined = undefined
+  /** What a step threw, while `fail` makes its reply. */
+  error: unknown = undefined
+  actionStart = -1
+  /** The route's chain runs in the request scope: entered by `answerRoute`, left with the reply. */
+  scoped = false
+  /** The store the request scope replaced, current again once the synchronous part is over. */
+  outside: RequestContext | undefined = undefined
+
+  constructor(
+    readonly cycle: RequestCycle,
+    readonly ctx: RequestContext,
+  ) {}
+}
 
 /** One request: its context and event log made, the cycle run; the kernel's entry. */
 export function respond(
@@ -39,183 +63,194 @@ export function respond(
   // `currentContext()` finds the request in everything that runs synchronously from here.
   const previous = enterRequest(ctx)
   try {
-    return cycleNow(cycle, ctx)
+    return cycleNow(new Progress(cycle, ctx), undefined)
   } finally {
     enterRequest(previous)
   }
 }
 
-/** The cycle while every part answers now: admission, then `routeNow` unless a tap answered. */
-function cycleNow(cycle: RequestCycle, ctx: RequestContext): MaybePromise<Reply> {
-  const { maintenance, hooks } = cycle.deps
-  ctx.log.record('request.received', { method: ctx.method, path: ctx.path }, 0)
-  try {
-    const retryAfter = maintenance(ctx.log.origin)
-    if (retryAfter !== undefined && !maintenance.exempts(ctx.routingPath))
-      return finish(cycle, ctx, closed(cycle, ctx, retryAfter))
-    // The `request` hook's taps may answer (a CORS preflight) or set the match (the admin area).
-    const answered = hooks.request.isUsed() ? runBail(hooks.request, ctx) : undefined
-    if (isThenable(answered)) return cycleLater(cycle, ctx, 'admitting', answered, false)
-    return answered === undefined ? routeNow(cycle, ctx) : finish(cycle, ctx, answered)
-  } catch (error) {
-    return recover(cycle, ctx, error)
-  }
-}
-
-/** Routing (the `route` hook or the router), then `routed`. Throws what a `route` tap throws. */
-function routeNow(cycle: RequestCycle, ctx: RequestContext): MaybePromise<Reply> {
-  const start = ctx.log.now()
-  const match = ctx.match ?? findRoute(cycle, ctx)
-  if (isThenable(match)) return cycleLater(cycle, ctx, 'routing', match, false, start)
-  return routed(cycle, ctx, matched(cycle, ctx, match, start))
-}
-
-/** A miss's reply finished, or the route's chain answered. */
-function routed(
+/**
+ * {@link respond} for the socket server: the reply (or, for a kernel bug, the failure to make one)
+ * handed to `deliver`, now when the cycle answered now, else once it settled.
+ */
+export function respondTo(
   cycle: RequestCycle,
-  ctx: RequestContext,
-  found: Reply | CompiledRoute,
-): MaybePromise<Reply> {
-  return found instanceof Reply ? finish(cycle, ctx, found) : answerRoute(cycle, ctx, found)
+  init: RequestInit,
+  deliver: (reply: Reply | undefined, error: unknown) => void,
+): void {
+  let reply: MaybePromise<Reply>
+  try {
+    reply = respond(cycle, init)
+  } catch (error) {
+    return deliver(undefined, error)
+  }
+  if (!isThenable(reply)) return deliver(reply, undefined)
+  reply.then(
+    (value) => deliver(value, undefined),
+    (error: unknown) => deliver(undefined, error),
+  )
+}
+
+/** The steps from `p.at` on, `value` the answer of the one before, while each answers now. */
+function cycleNow(p: Progress, value: unknown): MaybePromise<Reply> {
+  while (p.at !== 'done') {
+    try {
+      const answered = step(p, value)
+      if (isThenable(answered)) return handOver(p, answered)
+      value = settle(p, answered)
+    } catch (error) {
+      value = failed(p, error)
+    }
+  }
+  if (p.scoped) {
+    restoreScope(p.outside)
+    leaveScope()
+  }
+  return value as Reply
 }
 
 /**
- * The route's chain, its answer a reply (what it throws is the error reply), then `finish`. When a
- * plugin asked for the request scope and the route may wait (test/kernel/scope.test.ts), the chain
- * runs in it: entered around the calls made here (`enterWith` and a restore, as `storage.run` does
- * it), left once the reply is ready, here, by `leaveWhenReady` or by the `cycleLater` it was handed
- * to (test/kernel/scope.test.ts).
+ * `cycleLater` on the promise of step `p.at`. A chain that waited keeps its route in the request
+ * scope from then on (test/kernel/scope.test.ts). The scope, when entered, is the store of what
+ * awaits the promise, and the store it replaced is made current again for the rest of this turn:
+ * the socket's other requests must not inherit it (`storage.run` does the same).
  */
-function answerRoute(
-  cycle: RequestCycle,
-  ctx: RequestContext,
-  compiled: CompiledRoute,
-): MaybePromise<Reply> {
-  const scoped = cycle.deps.scoped() && compiled.scope.needed
-  const outside = scoped ? enterScope(ctx) : undefined
-  let reply: MaybePromise<Reply>
-  try {
-    const result = runChain(ctx, compiled)
-    if (isThenable(result)) return cycleLater(cycle, ctx, 'answering', result, scoped)
-    reply = finish(cycle, ctx, toReply(result))
-  } catch (error) {
-    reply = recover(cycle, ctx, error)
-  } finally {
-    if (scoped) restoreScope(outside)
-    if (scoped) compiled.scope.answered()
-  }
-  if (!scoped) return reply
-  if (isThenable(reply)) return leaveWhenReady(reply)
-  leaveScope()
+function handOver(p: Progress, pending: Promise<unknown>): Promise<Reply> {
+  if (p.at === 'answer') p.route!.scope.waited()
+  const reply = cycleLater(p, pending)
+  if (p.scoped) restoreScope(p.outside)
   return reply
 }
 
-/** Leaves the request scope once a reply its taps are still making (`error`, `render`) is ready. */
-async function leaveWhenReady(reply: Promise<Reply>): Promise<Reply> {
+/** Step `p.at`'s promise settled, then the steps after it as {@link cycleNow} runs them. */
+async function cycleLater(p: Progress, pending: Promise<unknown>): Promise<Reply> {
+  let value: unknown
   try {
-    return await reply
-  } finally {
-    leaveScope()
-  }
-}
-
-/** The error reply for what the route (or admission) threw, then `finish`. */
-function recover(cycle: RequestCycle, ctx: RequestContext, error: unknown): MaybePromise<Reply> {
-  const answered = fail(cycle, ctx, error)
-  if (isThenable(answered)) return cycleLater(cycle, ctx, 'answering', answered, false)
-  return finish(cycle, ctx, answered)
-}
-
-/**
- * `render`, then `annotate`, on whatever answered: a reply of the kernel's, a `request` tap's, a
- * route's or an error reply. What `render` fails with is the error reply, not rendered again; a
- * view no tap turned into a body is an error (no engine).
- */
-function finish(cycle: RequestCycle, ctx: RequestContext, answered: Reply): MaybePromise<Reply> {
-  const { render } = cycle.deps.hooks
-  let reply: MaybePromise<Reply>
-  try {
-    reply = render.isUsed() ? runWaterfall(render, answered, ctx) : answered
-    if (isThenable(reply)) return cycleLater(cycle, ctx, 'rendering', reply, false)
-    if (reply.body.kind === 'view') reply = fail(cycle, ctx, noViewEngine(reply))
+    value = settle(p, await pending)
   } catch (error) {
-    reply = fail(cycle, ctx, error)
+    value = failed(p, error)
   }
-  if (isThenable(reply)) return cycleLater(cycle, ctx, 'annotating', reply, false)
-  return annotate(cycle, ctx, reply)
+  return cycleNow(p, value)
+}
+
+/** Runs step `p.at` on `value`, the answer of the step before: its own answer, now or promised. */
+function step(p: Progress, value: unknown): unknown {
+  const { ctx } = p
+  const { hooks } = p.cycle.deps
+  switch (p.at) {
+    case 'admit':
+      return admit(p)
+    case 'find':
+      p.routingStart = ctx.log.now()
+      return ctx.match ?? findRoute(p)
+    case 'answer':
+      return answerRoute(p)
+    case 'render':
+      return hooks.render.isUsed() ? runWaterfall(hooks.render, value as Reply, ctx) : value
+    case 'annotate':
+      return annotate(p, value as Reply)
+    default:
+      return hooks.error.isUsed() ? runBail(hooks.error, p.error, ctx) : undefined
+  }
+}
+
+/** Takes step `p.at`'s settled answer: the request moved to the next step, and its value. */
+function settle(p: Progress, answered: unknown): unknown {
+  switch (p.at) {
+    case 'admit':
+      p.at = answered === undefined ? 'find' : 'render'
+      return answered
+    case 'find':
+      return matched(p, answered as RouteMatch | undefined)
+    case 'answer': {
+      actionEnded(p.ctx, p)
+      const reply = toReply(answered)
+      p.at = 'render'
+      return reply
+    }
+    case 'render':
+      // A view no tap turned into a body is an error (no engine), only annotated.
+      if ((answered as Reply).body.kind === 'view') throw noViewEngine(answered as Reply)
+      p.at = 'annotate'
+      return answered
+    case 'annotate':
+      p.at = 'done'
+      return answered
+    default:
+      p.at = p.at === 'fail' ? 'render' : 'annotate'
+      return errorReplied(p.cycle.deps, p.ctx, p.error, answered as Reply | undefined)
+  }
 }
 
 /**
- * The cycle from its first promise on, plain `async`/`await`: `pending` is what step `at` waits
- * for, and the steps after it are awaited as `cycleNow` calls them (a step that hands a promise of
- * its own to another `cycleLater` included). `scoped`: the route's chain ran in the request scope,
- * which this leaves once the reply is ready.
+ * What step `p.at` threw or rejected with: the `fail` step next (`failRender` for what `render`
+ * threw: that reply is not rendered again). An `error` tap that fails itself is logged, and the
+ * kernel's own error reply made (kernel/error-replies.ts).
  */
-async function cycleLater(
-  cycle: RequestCycle,
-  ctx: RequestContext,
-  at: At,
-  pending: Promise<unknown>,
-  scoped: boolean,
-  start = 0,
-): Promise<Reply> {
-  let reply: Reply
-  try {
-    try {
-      const value = await pending
-      if (at === 'admitting' && value === undefined) return await routeNow(cycle, ctx)
-      if (at === 'routing') {
-        return await routed(cycle, ctx, matched(cycle, ctx, value as RouteMatch | undefined, start))
-      }
-      reply = toReply(value)
-      if (at === 'rendering' && reply.body.kind === 'view') throw noViewEngine(reply)
-    } catch (error) {
-      reply = await fail(cycle, ctx, error)
-    }
-    // What `render` answered, or failed with, is only annotated.
-    if (at === 'rendering' || at === 'annotating') return annotate(cycle, ctx, reply)
-    return await finish(cycle, ctx, reply)
-  } finally {
-    if (scoped) leaveScope()
+function failed(p: Progress, error: unknown): unknown {
+  switch (p.at) {
+    case 'fail':
+    case 'failRender':
+      logRequestError(p.cycle.deps.logger(), p.ctx, 'error hook failed', { error })
+      return settle(p, undefined)
+    case 'annotate':
+    case 'done':
+      // `annotate` isolates its taps: what it throws is the kernel's, for the server's bare 500.
+      throw error
+    default:
+      if (p.at === 'answer') actionEnded(p.ctx, p)
+      p.error = error
+      p.at = p.at === 'render' ? 'failRender' : 'fail'
+      return undefined
   }
 }
 
-/** The maintenance answer (503); JSON where the route would answer JSON. */
-function closed(cycle: RequestCycle, ctx: RequestContext, retryAfter: number): Reply {
-  if (cycle.deps.router.answersJson(ctx.routingPath, [ctx.method], ctx.querystring))
-    ctx.jsonByDefault = true
-  return maintenanceReply(ctx, retryAfter)
+/** Maintenance (a 503 unless the path is exempt), then the `request` hook: a reply, or none. */
+function admit({ cycle, ctx }: Progress): MaybePromise<Reply | undefined> {
+  const { maintenance, hooks, router } = cycle.deps
+  ctx.log.record('request.received', { method: ctx.method, path: ctx.path }, 0)
+  const retryAfter = maintenance(ctx.log.origin)
+  if (retryAfter !== undefined && !maintenance.exempts(ctx.routingPath)) {
+    // JSON where the route would answer JSON.
+    if (router.answersJson(ctx.routingPath, [ctx.method], ctx.querystring)) ctx.jsonByDefault = true
+    return maintenanceReply(ctx, retryAfter)
+  }
+  // A tap may answer (a CORS preflight) or set the match (the admin area).
+  return hooks.request.isUsed() ? runBail(hooks.request, ctx) : undefined
 }
 
 /** The `route` hook's match; with only the kernel's own taps, the router's directly (no loop). */
-function findRoute(cycle: RequestCycle, ctx: RequestContext): MaybePromise<RouteMatch | undefined> {
+function findRoute({ cycle, ctx }: Progress): MaybePromise<RouteMatch | undefined> {
   const { routing, hooks } = cycle.deps
   return routing.only() ? routing.direct(ctx) : runBail(hooks.route, ctx)
 }
 
-/** Records routing; a miss's reply (405, 404), else the route matched (or the fallback). */
-function matched(
-  cycle: RequestCycle,
-  ctx: RequestContext,
-  found: RouteMatch | undefined,
-  start: number,
-): Reply | CompiledRoute {
-  const log = ctx.log
-  const end = log.phaseEnded('routing', start)
-  const match = found ?? missed(cycle, ctx)
-  if (match instanceof Reply) return match
+/** Records routing; the route matched (or the fallback) to answer, else a miss's reply to render. */
+function matched(p: Progress, found: RouteMatch | undefined): Reply | undefined {
+  const { ctx } = p
+  const end = ctx.log.phaseEnded('routing', p.routingStart)
+  const match = found ?? missed(p)
+  if (match instanceof Reply) {
+    p.at = 'render'
+    return match
+  }
   const { route, params } = (ctx.match = match)
   ctx.params = params
-  const compiled = cycle.deps.routes.compiled(route)
+  const compiled = (p.route = p.cycle.deps.routes.compiled(route))
+  p.at = 'answer'
   // Built field by field: an object spread here cost ~1 µs a request (bench/before-after.ts).
   const { method } = ctx
   const handler = compiled.name
-  log.record('route.matched', { method, path: route.path, name: route.name, handler, params }, end)
-  return compiled
+  ctx.log.record(
+    'route.matched',
+    { method, path: route.path, name: route.name, handler, params },
+    end,
+  )
+  return undefined
 }
 
 /** A request no route matched: 405 when the path answers other methods, the fallback, 404. */
-function missed(cycle: RequestCycle, ctx: RequestContext): RouteMatch | Reply {
+function missed({ cycle, ctx }: Progress): RouteMatch | Reply {
   const { router } = cycle.deps
   const allowed = router.allowedMethodsFor(ctx.method, ctx.routingPath, ctx.querystring)
   ctx.log.record('route.missed', { method: ctx.method, path: ctx.path, allowed })
@@ -227,44 +262,26 @@ function missed(cycle: RequestCycle, ctx: RequestContext): RouteMatch | Reply {
 }
 
 /**
- * The error reply for what was thrown: the `error` hook's answer (a tap that fails itself is
- * logged and skipped), else the kernel's own (kernel/error-replies.ts). Never throws.
+ * The route's chain. When a plugin asked for the request scope and the route may wait, the chain
+ * runs in it (test/kernel/scope.test.ts): entered here with `enterWith`, and so are the steps
+ * after it in this turn; the store it replaced is current again once the turn's part of the
+ * request is over (`handOver`, `cycleNow`), and the scope is left with the reply.
  */
-function fail(cycle: RequestCycle, ctx: RequestContext, error: unknown): MaybePromise<Reply> {
-  const { hooks } = cycle.deps
-  let custom: MaybePromise<Reply | undefined>
+function answerRoute(p: Progress): unknown {
+  const { ctx } = p
+  const route = p.route!
+  if (!p.cycle.deps.scoped() || !route.scope.needed) return runChain(ctx, route, p)
+  p.scoped = true
+  p.outside = enterScope(ctx)
   try {
-    custom = hooks.error.isUsed() ? runBail(hooks.error, error, ctx) : undefined
-  } catch (hookError) {
-    custom = errorHookFailed(cycle, ctx, hookError)
+    return runChain(ctx, route, p)
+  } finally {
+    route.scope.answered()
   }
-  if (isThenable(custom)) return failLater(cycle, ctx, error, custom)
-  return errorReplied(cycle.deps, ctx, error, custom)
-}
-
-/** {@link fail} once an `error` tap's promise settled. */
-async function failLater(
-  cycle: RequestCycle,
-  ctx: RequestContext,
-  error: unknown,
-  custom: Promise<Reply | undefined>,
-): Promise<Reply> {
-  let reply: Reply | undefined
-  try {
-    reply = await custom
-  } catch (hookError) {
-    reply = errorHookFailed(cycle, ctx, hookError)
-  }
-  return errorReplied(cycle.deps, ctx, error, reply)
-}
-
-function errorHookFailed(cycle: RequestCycle, ctx: RequestContext, hookError: unknown): undefined {
-  logRequestError(cycle.deps.logger(), ctx, 'error hook failed', { error: hookError })
-  return undefined
 }
 
 /** `response.prepared`, then the `annotate` hook (headers), each tap isolated; the reply. */
-function annotate(cycle: RequestCycle, ctx: RequestContext, reply: Reply): MaybePromise<Reply> {
+function annotate({ cycle, ctx }: Progress, reply: Reply): MaybePromise<Reply> {
   ctx.log.record('response.prepared', { status: reply.status })
   const { annotate } = cycle.deps.hooks
   if (!annotate.isUsed()) return reply

@@ -1,19 +1,22 @@
 import type { RequestContext } from './context.js'
 import { notFoundReply } from './error-replies.js'
 import { compileErrors } from './error-codes.js'
-import { isThenable } from './hook-runner.js'
 import { Reply, toReply } from './reply.js'
 import type { CompiledRoute, Layer } from './route-compile.js'
 import type { Next } from './types.js'
 
 // A route's chain on a request, in the variant chosen at boot (kernel/route-compile.ts), run by
-// `runChain`: a route with nothing that waits runs `callAction`: the controller made, the handler
-// called, its result as it came. Any other runs `action`, plain `async`/`await`, and its middleware
-// onion-style around it (`throughMiddleware`). Each step is a named function (`farm-studio walk`
-// follows them). Only `callAction` looks at whether an answer came now or later: a handler not
-// declared `async` may return a promise anyway, and `settled` records its phase once it did.
+// `runChain`. A route with nothing that waits runs `callAction`: the controller made, the handler
+// called, its answer handed back as it came, and the request cycle ends the `action` phase once
+// that answer settled (`actionEnded`). Any other runs `action`, plain `async`/`await`, with its
+// middleware onion-style around it (`throughMiddleware`). Each step is a named function.
 
 type Controller = Record<string, (...args: unknown[]) => unknown>
+
+/** When a handler's `action` phase began, until it is recorded (-1: none is pending). */
+export interface ActionTiming {
+  actionStart: number
+}
 
 /** What a chain's parts share for one request: the time the controller and action phases took. */
 interface Inner {
@@ -21,11 +24,16 @@ interface Inner {
 }
 
 /**
- * The route's chain in the variant chosen at boot: what the handler answered, now or promised.
- * Throws or rejects with what a part failed with; the cycle makes that the error reply.
+ * The route's chain in the variant chosen at boot: what the handler answered, now or promised
+ * (`timing` holds its `action` phase for the caller to end). Throws or rejects with what a part
+ * failed with; the cycle makes that the error reply.
  */
-export function runChain(ctx: RequestContext, compiled: CompiledRoute): unknown {
-  if (!compiled.waits) return callAction(ctx, compiled, undefined)
+export function runChain(
+  ctx: RequestContext,
+  compiled: CompiledRoute,
+  timing: ActionTiming,
+): unknown {
+  if (!compiled.waits) return callAction(ctx, compiled, timing)
   return compiled.layers.length === 0
     ? action(ctx, compiled, undefined)
     : throughMiddleware(ctx, compiled)
@@ -74,8 +82,10 @@ function replied(layer: Layer, reply: Reply): Reply {
 
 /**
  * The action: bound models loaded (a missing one is a 404 whatever the body), the body checked,
- * the handler called and its result made a reply. Bindings run inside the middleware, so
- * authentication answers first and an unauthenticated caller cannot learn which records exist.
+ * the handler called and its result made a reply, the `action` phase recorded once it settled,
+ * also when it throws or rejects (test/kernel/hooks.test.ts). Bindings run inside the middleware,
+ * so authentication answers first and an unauthenticated caller cannot learn which records exist.
+ * `inner`, under middleware, adds the time of the controller and action phases.
  */
 async function action(
   ctx: RequestContext,
@@ -89,61 +99,25 @@ async function action(
     ctx.models[param] = loaded
   }
   if (compiled.check !== undefined) await compiled.check()(ctx)
-  return toReply(await callAction(ctx, compiled, inner))
+  const from = ctx.log.now()
+  const timing: ActionTiming = { actionStart: -1 }
+  try {
+    return toReply(await callAction(ctx, compiled, timing))
+  } finally {
+    actionEnded(ctx, timing)
+    if (inner !== undefined) inner.duration += ctx.log.now() - from
+  }
 }
 
 /**
- * The controller made and the handler called: its result as it came, the `action` phase recorded
- * once it settled, also when it throws or rejects (test/kernel/hooks.test.ts). A handler not
- * declared `async` that returned a promise anyway has its route scoped from then on. `inner`, under
- * middleware, adds the time of both phases.
+ * The controller made for this request (the `controller` phase; a plain function has none), the
+ * `action` phase begun in `timing`, and the handler called: its answer as it came.
  */
-function callAction(
-  ctx: RequestContext,
-  compiled: CompiledRoute,
-  inner: Inner | undefined,
-): unknown {
+function callAction(ctx: RequestContext, compiled: CompiledRoute, timing: ActionTiming): unknown {
   const from = ctx.log.now()
-  // The controller made for this request is the `controller` phase; a plain function has none.
   const cls = compiled.controller
   const controller = cls === undefined ? undefined : (new cls() as Controller)
-  const start = controller === undefined ? from : ctx.log.phaseEnded('controller', from)
-  let result: unknown
-  try {
-    result = callHandler(ctx, compiled, controller)
-  } catch (error) {
-    ended(ctx, from, start, inner)
-    throw error
-  }
-  if (!isThenable(result)) {
-    ended(ctx, from, start, inner)
-    return result
-  }
-  compiled.scope.waited()
-  return settled(ctx, result, from, start, inner)
-}
-
-/** {@link callAction} once the handler's promise settled. */
-async function settled(
-  ctx: RequestContext,
-  pending: Promise<unknown>,
-  from: number,
-  start: number,
-  inner: Inner | undefined,
-): Promise<unknown> {
-  try {
-    return await pending
-  } finally {
-    ended(ctx, from, start, inner)
-  }
-}
-
-/** The handler: the plain function, or the method of the controller made for this request. */
-function callHandler(
-  ctx: RequestContext,
-  compiled: CompiledRoute,
-  controller: Controller | undefined,
-): unknown {
+  timing.actionStart = controller === undefined ? from : ctx.log.phaseEnded('controller', from)
   switch (compiled.calls) {
     case 'function':
       return compiled.handler!(ctx)
@@ -154,8 +128,9 @@ function callHandler(
   }
 }
 
-/** Records the `action` phase (from `start`), and under middleware the chain's inner time. */
-function ended(ctx: RequestContext, from: number, start: number, inner: Inner | undefined): void {
-  const end = ctx.log.phaseEnded('action', start)
-  if (inner !== undefined) inner.duration += end - from
+/** Records the `action` phase `timing` holds, once; nothing when none is pending. */
+export function actionEnded(ctx: RequestContext, timing: ActionTiming): void {
+  if (timing.actionStart < 0) return
+  ctx.log.phaseEnded('action', timing.actionStart)
+  timing.actionStart = -1
 }

@@ -1,8 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
-import { isThenable } from '../hook-runner.js'
 import type { Reply } from '../reply.js'
-import { respond } from '../request-cycle.js'
+import { respondTo } from '../request-cycle.js'
 import type { RequestCycle } from '../request-cycle-deps.js'
 import type { Compression } from './compression.js'
 import type { ConnectionTracker } from './drain.js'
@@ -53,9 +52,8 @@ interface Exchange {
 const MAX_READY = 128
 
 /**
- * Asks the request cycle (the successor's, once one took over) for the reply to `req`; `ready`
- * writes it, now when the cycle answered synchronously, else once it settles. The cycle turns
- * every failure into a reply: what it throws or rejects with is a kernel bug (a bare 500).
+ * Asks the request cycle (the successor's, once one took over) for the reply to `req`, which
+ * `ready` writes: now when the cycle answered synchronously, else once it settled.
  */
 export function answerRequest(
   writer: Writer,
@@ -65,16 +63,8 @@ export function answerRequest(
 ): void {
   const init = new SocketRequest(req, writer.trustProxy)
   const exchange = { writer, req, res, init, tracked, reply: undefined, error: undefined }
-  let reply: Reply | Promise<Reply>
-  try {
-    reply = respond(writer.cycle.successor ?? writer.cycle, init)
-  } catch (error) {
-    return ready(exchange, undefined, error)
-  }
-  if (!isThenable(reply)) return ready(exchange, reply, undefined)
-  reply.then(
-    (value) => ready(exchange, value, undefined),
-    (error: unknown) => ready(exchange, undefined, error),
+  respondTo(writer.cycle.successor ?? writer.cycle, init, (reply, error) =>
+    ready(exchange, reply, error),
   )
 }
 

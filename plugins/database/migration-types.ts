@@ -1,22 +1,10 @@
 // The migrations an app and its plugins hand the database plugin, and what it reports of them:
 // the types the lifecycle, the migration order and the migration runs share.
-import type { Configuration } from '@mikro-orm/core'
-import type { AbstractSqlDriver, SqlEntityManager as EntityManager } from '@mikro-orm/knex'
-import type { SqlMigration } from './define-migration.js'
-import type { Migration } from './migration.js'
+import type { SqlEntityManager as EntityManager } from '@mikro-orm/knex'
+import type { MigrationEntry } from './migration.js'
 
-/** A migration written as a class: `{ name, class }`, the class extending fw's `Migration`. */
-export interface MigrationObject {
-  /** Unique among the app's migrations, recorded in `fw_migrations` once it ran: never rename it. */
-  readonly name: string
-  readonly class: new (driver: AbstractSqlDriver, config: Configuration) => Migration
-}
-
-/**
- * One migration: `{ name, class }` (a class extending `Migration`), or SQL statements made by
- * `defineMigration`.
- */
-export type MigrationEntry = MigrationObject | SqlMigration
+// One migration's types live beside the `Migration` class they name (migration.ts).
+export type { MigrationEntry, MigrationObject } from './migration.js'
 
 /**
  * Migrations (run with every plugin's in one order: README.md "Migration order"), or a function

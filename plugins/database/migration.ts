@@ -3,9 +3,8 @@
 // from MikroORM here, so importing this module (the plugin's barrel does) loads nothing more.
 import type { Configuration, Transaction } from '@mikro-orm/core'
 import type { AbstractSqlDriver, Knex, SqlEntityManager } from '@mikro-orm/knex'
-import { isSqlMigration, type MigrationSteps } from './define-migration.js'
+import { isSqlMigration, type MigrationSteps, type SqlMigration } from './define-migration.js'
 import { databaseErrors } from './errors.js'
-import type { MigrationEntry, MigrationObject } from './migration-types.js'
 
 /** A statement a migration queues: SQL text, or a knex query builder or raw query. */
 export type MigrationQuery = string | Knex.QueryBuilder | Knex.Raw
@@ -102,6 +101,19 @@ export abstract class Migration {
     return this.#queries
   }
 }
+
+/** A migration written as a class: `{ name, class }`, the class extending fw's `Migration`. */
+export interface MigrationObject {
+  /** Unique among the app's migrations, recorded in `fw_migrations` once it ran: never rename it. */
+  readonly name: string
+  readonly class: new (driver: AbstractSqlDriver, config: Configuration) => Migration
+}
+
+/**
+ * One migration: `{ name, class }` (a class extending `Migration`), or SQL statements made by
+ * `defineMigration`.
+ */
+export type MigrationEntry = MigrationObject | SqlMigration
 
 /** Whether a migration class left `down()` as {@link Migration}'s, which refuses to revert. */
 export function isIrreversible(migration: MigrationObject): boolean {

@@ -5,9 +5,9 @@ import ts from 'typescript'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 
-// The shape the request path keeps (issue "a lean request path … with one way to run hooks"):
-// hooks run in one module, replies the kernel builds live in one module, and the kernel class
-// stays small enough to read in one sitting, with no back-doors for its own modules.
+// The shape the request path keeps: hooks run in one module, whether an answer came now is looked
+// at in one module, replies the kernel builds live in one module, and the kernel class stays small
+// enough to read in one sitting, with no back-doors for its own modules.
 
 const test = suite('kernel structure')
 const root = fileURLToPath(new URL('../../', import.meta.url))
@@ -116,6 +116,17 @@ test("only kernel/hook-runner.ts runs a hook; nothing calls tapable's own promis
       .filter((line) => /hooks\.\w+\.(?:promise|callAsync|call)\(/.test(line) && runs.test(line))
     assert.equal(offending, [], `${relative(root, join(root, file))} runs a hook itself`)
   }
+})
+
+// The request cycle runs its steps in straight calls and hands the rest of a request to its
+// `async` variant at the first promise (kernel/request-cycle.ts); the hook runner does the same for
+// taps. No other kernel module branches on whether something answered now.
+test('only the request cycle and the hook runner look at whether an answer came now', () => {
+  const allowed = new Set([join('kernel', 'request-cycle.ts'), join('kernel', 'hook-runner.ts')])
+  const looking = sources('kernel').filter(
+    (file) => !allowed.has(file) && /\bisThenable\(|\binstanceof Promise\b/.test(read(file)),
+  )
+  assert.equal(looking, [])
 })
 
 test('every reply the kernel builds itself comes from kernel/error-replies.ts', () => {
