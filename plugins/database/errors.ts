@@ -69,10 +69,12 @@ export const databaseErrors = definePluginErrors('database', {
         : `Migration ${name} has no down, so it cannot be reverted; nothing was rolled back.`,
   },
   FW_ERR_DATABASE_MIGRATIONS_PENDING: {
-    when: '`fw db:seed` found migrations that have not run: the seeds would write into tables that are not there yet.',
-    fix: 'Run `fw migrate` first (it seeds too).',
-    message: ({ count, first }: { count: number; first: string }) =>
-      `${count} migration(s) have not run (first: ${first}). Run fw migrate first.`,
+    when: '`fw db:seed` (or a plugin command that needs its tables, such as `fw user:create`) found migrations that have not run: the seeds would write into tables that are not there yet.',
+    fix: 'Run `fw migrate` first (it seeds too). When the first is not written yet (its `up` has no statements), write its SQL or delete it first: `fw migrate` does not run it.',
+    message: ({ count, first, unwritten }: { count: number; first: string; unwritten: boolean }) =>
+      unwritten
+        ? `${count} migration(s) have not run (first: ${first}, not written yet: its up has no statements). Write its SQL, or delete it, then run fw migrate.`
+        : `${count} migration(s) have not run (first: ${first}). Run fw migrate first.`,
   },
 })
 

@@ -1,5 +1,6 @@
 import { Option, pluginCommand, UsageError, wholeNumberOption, withUsageErrors } from 'fw/cli'
 import type { CommandContext } from 'fw'
+import { databaseErrors } from './errors.js'
 
 /** Failures that are the user's to fix: printed as one line (`fw: …`), exit 1. */
 const USER_ERRORS = [
@@ -15,11 +16,17 @@ const USER_ERRORS = [
  */
 export async function requireMigrated(context: CommandContext): Promise<void> {
   const db = context.kernel.plugin('database')
-  const { pending } = await withUsageErrors(['FW_ERR_DATABASE_MISSING'], () => db.status())
-  if (pending.length > 0)
-    throw new UsageError(
-      `${pending.length} migration(s) have not run (first: ${pending[0]}). Run fw migrate first.`,
-    )
+  const { pending, unwritten = [] } = await withUsageErrors(['FW_ERR_DATABASE_MISSING'], () =>
+    db.status(),
+  )
+  const first = pending[0]
+  if (first === undefined) return
+  const error = databaseErrors.error('FW_ERR_DATABASE_MIGRATIONS_PENDING', {
+    count: pending.length,
+    first,
+    unwritten: unwritten.includes(first),
+  })
+  throw new UsageError(error.message)
 }
 
 /** `fw migrate [--status]`: runs pending migrations (and the seed), or lists them. */

@@ -133,6 +133,7 @@ export async function runSeeds(
         throw databaseErrors.error('FW_ERR_DATABASE_MIGRATIONS_PENDING', {
           count: pending.length,
           first: pending[0]!.name,
+          unwritten: pending[0]!.unwritten === true,
         })
       return seed === undefined ? false : seed(run.orm.em.fork() as EntityManager)
     },

@@ -10,7 +10,7 @@ import {
 
 // A migration whose `up` is an empty list (the stub `fw make:migration` writes) is not written
 // yet: `fw migrate` neither runs nor records it, the migrations after it wait, and the seed too;
-// `--status` says so. Once its SQL is written, the next `fw migrate` runs it, then the others.
+// `--status` says so, and `fw db:seed` names it. Once its SQL is written, the next `fw migrate` runs it, then the others.
 // On a fresh PostgreSQL database on the PostgreSQL pass, a PGlite directory otherwise.
 const test = suite<TempAppDatabase>('a migration not written yet')
 
@@ -58,6 +58,13 @@ test('fw migrate stops at it, records nothing of it, and says so in one line', a
     'pending  20260102000000_add_body (not written yet: its up has no statements)',
   )
   assert.match(status.stdout, 'pending  20260103000000_create_tags\n')
+  // What waits on the migrations names the one to write, rather than sending back to fw migrate.
+  const seed = await fw(['db:seed'], env)
+  assert.is(seed.code, 1)
+  assert.match(
+    seed.stderr,
+    '2 migration(s) have not run (first: 20260102000000_add_body, not written yet: its up has no statements). Write its SQL, or delete it, then run fw migrate.',
+  )
 })
 
 test('once written, the next fw migrate runs it, then those after it, then the seed', async ({
