@@ -3,9 +3,11 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { definePlugin, FwError } from 'fw'
+import { PassThrough } from 'node:stream'
 import database, {
   createTestDatabase,
   defineMigration,
+  requireMigrated,
   type SqlMigration,
 } from 'fw/plugins/database'
 import { createTestKernel } from 'fw/testing'
@@ -91,6 +93,39 @@ test('a migration without down cannot be reverted', async () => {
     assert.is(error?.code, 'FW_ERR_DATABASE_MIGRATION_IRREVERSIBLE')
     assert.match(String(error?.message), 'cannot be reverted')
     assert.equal(await api.status(), { executed: [oneWay.name], pending: [] })
+  } finally {
+    await kernel.close()
+    await db.drop()
+  }
+})
+
+// What a plugin's command checks before it touches its tables: a stub not written yet (its `up`
+// is empty, as `fw make:migration` writes it) is named, since `fw migrate` never runs it.
+test('requireMigrated names a first pending migration not written yet', async () => {
+  const db = await createTestDatabase()
+  const stub = defineMigration({ name: '20260103000000_hello_stats_later', up: [] })
+  const kernel = createTestKernel({
+    plugins: [[database, { url: db.url, entities: [], migrations: [createVisits, stub] }]],
+  })
+  const context = {
+    kernel,
+    env: {},
+    stdin: new PassThrough(),
+    stdout: new PassThrough(),
+    stderr: new PassThrough(),
+    colorDepth: 1,
+  }
+  try {
+    await kernel.boot()
+    assert.equal((await kernel.plugin('database').prepare()).migrated, [createVisits.name])
+    const refused = await requireMigrated(context).then(
+      () => undefined,
+      (error: unknown) => error as Error,
+    )
+    assert.is(
+      refused?.message,
+      '1 migration(s) have not run (first: 20260103000000_hello_stats_later, not written yet: its up has no statements). Write its SQL, or delete it, then run fw migrate.',
+    )
   } finally {
     await kernel.close()
     await db.drop()
