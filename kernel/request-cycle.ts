@@ -16,35 +16,27 @@ import type { RouteMatch } from './router/route.js'
 import type { RequestCycle } from './request-cycle-deps.js'
 import { enterRequest, enterScope, leaveScope, restoreScope } from './scope.js'
 
-// One request through the kernel, as steps in a fixed order:
-//
-//   admit (maintenance, the `request` hook) → find (the `route` hook or the router)
-//     → answer (the route's chain, kernel/route-chain.ts) → render → annotate
-//
-// and `fail` (the `error` hook) for whatever a step before `annotate` throws, its reply rendered
-// unless `render` threw it. `step` runs the step a request is at; `settle` takes its answer and
-// moves the request to the next. `cycleNow` runs the steps in straight calls while each answers
-// now; the first that returns a promise is handed to `cycleLater`, which awaits it and goes on
-// with `cycleNow`. That hand-over is the only place that looks at whether an answer came now: a
-// route whose taps and handler answer synchronously creates no promise
-// (test/e2e/lean-request.test.ts). A request never throws or rejects out of here: a failure
-// becomes the error reply (test/kernel/errors.test.ts).
+// One request through the kernel, as steps in a fixed order: admit (maintenance, the `request`
+// hook) → find (the `route` hook or the router) → answer (the route's chain, route-chain.ts) →
+// render → annotate; and `fail` (the `error` hook) for what a step before `annotate` throws.
+// `step` runs the step a request is at, `settle` takes its answer and moves the request on.
+// `cycleNow` runs the steps while each answers now and hands the first promise to `cycleLater`:
+// the only place that looks at whether an answer came now, so a route whose taps and handler
+// answer synchronously creates no promise (test/e2e/lean-request.test.ts). A request never
+// throws or rejects out of here: a failure becomes the error reply (test/kernel/errors.test.ts).
 
 type Step = 'admit' | 'find' | 'answer' | 'render' | 'annotate' | 'fail' | 'failRender' | 'done'
 
 /** One request on its way: the step it is at, and what later steps need from earlier ones. */
 class Progress implements ActionTiming {
   at: Step = 'admit'
-  /** When `find` began (the `routing` phase). */
   routingStart = 0
-  /** The route `find` matched, compiled. */
   route: CompiledRoute | undefined = undefined
   /** What a step threw, while `fail` makes its reply. */
   error: unknown = undefined
   actionStart = -1
-  /** The route's chain runs in the request scope: entered by `answerRoute`, left with the reply. */
+  /** In the request scope (`answerRoute`), and the store it replaced. */
   scoped = false
-  /** The store the request scope replaced, current again once the synchronous part is over. */
   outside: RequestContext | undefined = undefined
 
   constructor(
@@ -69,10 +61,7 @@ export function respond(
   }
 }
 
-/**
- * {@link respond} for the socket server: the reply (or, for a kernel bug, the failure to make one)
- * handed to `deliver`, now when the cycle answered now, else once it settled.
- */
+/** {@link respond} for the socket server: the reply (or a kernel bug's error) to `deliver`. */
 export function respondTo(
   cycle: RequestCycle,
   init: RequestInit,
@@ -110,10 +99,9 @@ function cycleNow(p: Progress, value: unknown): MaybePromise<Reply> {
 }
 
 /**
- * `cycleLater` on the promise of step `p.at`. A chain that waited keeps its route in the request
- * scope from then on (test/kernel/scope.test.ts). The scope, when entered, is the store of what
- * awaits the promise, and the store it replaced is made current again for the rest of this turn:
- * the socket's other requests must not inherit it (`storage.run` does the same).
+ * `cycleLater` on step `p.at`'s promise; a chain that waited keeps its route in the request scope
+ * from then on (test/kernel/scope.test.ts). The store the scope replaced is current again for the
+ * rest of this turn: the socket's other requests must not inherit it.
  */
 function handOver(p: Progress, pending: Promise<unknown>): Promise<Reply> {
   if (p.at === 'answer') p.route!.scope.waited()
@@ -140,9 +128,12 @@ function step(p: Progress, value: unknown): unknown {
   switch (p.at) {
     case 'admit':
       return admit(p)
-    case 'find':
+    case 'find': {
       p.routingStart = ctx.log.now()
-      return ctx.match ?? findRoute(p)
+      // With only the kernel's own `route` taps, the router's match directly (no loop).
+      const { routing } = p.cycle.deps
+      return ctx.match ?? (routing.only() ? routing.direct(ctx) : runBail(hooks.route, ctx))
+    }
     case 'answer':
       return answerRoute(p)
     case 'render':
@@ -162,17 +153,19 @@ function settle(p: Progress, answered: unknown): unknown {
       return answered
     case 'find':
       return matched(p, answered as RouteMatch | undefined)
-    case 'answer': {
+    case 'answer':
       actionEnded(p.ctx, p)
-      const reply = toReply(answered)
+      answered = toReply(answered)
       p.at = 'render'
-      return reply
-    }
-    case 'render':
+      return answered
+    case 'render': {
       // A view no tap turned into a body is an error (no engine), only annotated.
-      if ((answered as Reply).body.kind === 'view') throw noViewEngine(answered as Reply)
+      const { body } = answered as Reply
+      if (body.kind === 'view')
+        throw requestErrors.error('FW_ERR_VIEW_NO_ENGINE', { template: body.template })
       p.at = 'annotate'
       return answered
+    }
     case 'annotate':
       p.at = 'done'
       return answered
@@ -183,9 +176,8 @@ function settle(p: Progress, answered: unknown): unknown {
 }
 
 /**
- * What step `p.at` threw or rejected with: the `fail` step next (`failRender` for what `render`
- * threw: that reply is not rendered again). An `error` tap that fails itself is logged, and the
- * kernel's own error reply made (kernel/error-replies.ts).
+ * What step `p.at` threw: `fail` next (`failRender` after `render`: not rendered again). An `error`
+ * tap that fails is logged, and the kernel's own error reply made (kernel/error-replies.ts).
  */
 function failed(p: Progress, error: unknown): unknown {
   switch (p.at) {
@@ -219,13 +211,7 @@ function admit({ cycle, ctx }: Progress): MaybePromise<Reply | undefined> {
   return hooks.request.isUsed() ? runBail(hooks.request, ctx) : undefined
 }
 
-/** The `route` hook's match; with only the kernel's own taps, the router's directly (no loop). */
-function findRoute({ cycle, ctx }: Progress): MaybePromise<RouteMatch | undefined> {
-  const { routing, hooks } = cycle.deps
-  return routing.only() ? routing.direct(ctx) : runBail(hooks.route, ctx)
-}
-
-/** Records routing; the route matched (or the fallback) to answer, else a miss's reply to render. */
+/** Routing recorded; the route matched (or the fallback) to answer, else a miss's reply. */
 function matched(p: Progress, found: RouteMatch | undefined): Reply | undefined {
   const { ctx } = p
   const end = ctx.log.phaseEnded('routing', p.routingStart)
@@ -240,12 +226,8 @@ function matched(p: Progress, found: RouteMatch | undefined): Reply | undefined 
   p.at = 'answer'
   // Built field by field: an object spread here cost ~1 µs a request (bench/before-after.ts).
   const { method } = ctx
-  const handler = compiled.name
-  ctx.log.record(
-    'route.matched',
-    { method, path: route.path, name: route.name, handler, params },
-    end,
-  )
+  const event = { method, path: route.path, name: route.name, handler: compiled.name, params }
+  ctx.log.record('route.matched', event, end)
   return undefined
 }
 
@@ -262,10 +244,8 @@ function missed({ cycle, ctx }: Progress): RouteMatch | Reply {
 }
 
 /**
- * The route's chain. When a plugin asked for the request scope and the route may wait, the chain
- * runs in it (test/kernel/scope.test.ts): entered here with `enterWith`, and so are the steps
- * after it in this turn; the store it replaced is current again once the turn's part of the
- * request is over (`handOver`, `cycleNow`), and the scope is left with the reply.
+ * The route's chain, in the request scope when a plugin asked for it and the route may wait
+ * (test/kernel/scope.test.ts); the scope is left with the reply (`cycleNow`).
  */
 function answerRoute(p: Progress): unknown {
   const { ctx } = p
@@ -280,16 +260,9 @@ function answerRoute(p: Progress): unknown {
   }
 }
 
-/** `response.prepared`, then the `annotate` hook (headers), each tap isolated; the reply. */
+/** `response.prepared`, then the `annotate` hook, each tap isolated: one that throws is reported. */
 function annotate({ cycle, ctx }: Progress, reply: Reply): MaybePromise<Reply> {
   ctx.log.record('response.prepared', { status: reply.status })
   const { annotate } = cycle.deps.hooks
-  if (!annotate.isUsed()) return reply
-  // One tap that throws is reported and the others still run; the result is the reply.
-  return runEach(annotate, cycle.annotateFailed, reply, ctx)
-}
-
-function noViewEngine(reply: Reply): Error {
-  const template = reply.body.kind === 'view' ? reply.body.template : ''
-  return requestErrors.error('FW_ERR_VIEW_NO_ENGINE', { template })
+  return annotate.isUsed() ? runEach(annotate, cycle.annotateFailed, reply, ctx) : reply
 }

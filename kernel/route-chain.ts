@@ -5,11 +5,10 @@ import { Reply, toReply } from './reply.js'
 import type { CompiledRoute, Layer } from './route-compile.js'
 import type { Next } from './types.js'
 
-// A route's chain on a request, in the variant chosen at boot (kernel/route-compile.ts), run by
-// `runChain`. A route with nothing that waits runs `callAction`: the controller made, the handler
-// called, its answer handed back as it came, and the request cycle ends the `action` phase once
-// that answer settled (`actionEnded`). Any other runs `action`, plain `async`/`await`, with its
-// middleware onion-style around it (`throughMiddleware`). Each step is a named function.
+// A route's chain on a request, in the variant chosen at boot (kernel/route-compile.ts): a route
+// with nothing that waits runs `callAction`, its answer handed back as it came (the cycle ends the
+// `action` phase once it settled); any other runs `action`, plain `async`/`await`, inside its
+// middleware (`throughMiddleware`).
 
 type Controller = Record<string, (...args: unknown[]) => unknown>
 
@@ -18,15 +17,14 @@ export interface ActionTiming {
   actionStart: number
 }
 
-/** What a chain's parts share for one request: the time the controller and action phases took. */
+/** The time a request's controller and action phases took, under middleware. */
 interface Inner {
   duration: number
 }
 
 /**
- * The route's chain in the variant chosen at boot: what the handler answered, now or promised
- * (`timing` holds its `action` phase for the caller to end). Throws or rejects with what a part
- * failed with; the cycle makes that the error reply.
+ * What the route's handler answered, now or promised (`timing` holds its `action` phase for the
+ * caller to end); what a part throws or rejects with, the cycle makes the error reply.
  */
 export function runChain(
   ctx: RequestContext,
@@ -40,10 +38,9 @@ export function runChain(
 }
 
 /**
- * The middleware, outermost first, each given as `next()` the rest of the chain, around the
- * action; then the `middleware` phase: the chain's time less the action's and the controller's.
- * One promise per layer, the middleware's own: only an inner layer's reply is checked through a
- * `then` (the outermost is checked here). `bench/limits.ts` measures a layer's cost.
+ * The middleware, outermost first, each given the rest of the chain as `next()`; then the
+ * `middleware` phase: the chain's time less the action's and the controller's. One promise per
+ * layer, the middleware's own (`bench/limits.ts` measures a layer's cost).
  */
 async function throughMiddleware(ctx: RequestContext, compiled: CompiledRoute): Promise<Reply> {
   const log = ctx.log
@@ -81,11 +78,9 @@ function replied(layer: Layer, reply: Reply): Reply {
 }
 
 /**
- * The action: bound models loaded (a missing one is a 404 whatever the body), the body checked,
- * the handler called and its result made a reply, the `action` phase recorded once it settled,
- * also when it throws or rejects (test/kernel/hooks.test.ts). Bindings run inside the middleware,
- * so authentication answers first and an unauthenticated caller cannot learn which records exist.
- * `inner`, under middleware, adds the time of the controller and action phases.
+ * Bound models loaded (a missing one is a 404), the body checked, the handler's answer made a
+ * reply, the `action` phase recorded also when it fails (test/kernel/hooks.test.ts). Bindings run
+ * inside the middleware: an unauthenticated caller cannot learn which records exist.
  */
 async function action(
   ctx: RequestContext,
@@ -109,10 +104,7 @@ async function action(
   }
 }
 
-/**
- * The controller made for this request (the `controller` phase; a plain function has none), the
- * `action` phase begun in `timing`, and the handler called: its answer as it came.
- */
+/** The controller made (the `controller` phase), the `action` phase begun, the handler called. */
 function callAction(ctx: RequestContext, compiled: CompiledRoute, timing: ActionTiming): unknown {
   const from = ctx.log.now()
   const cls = compiled.controller

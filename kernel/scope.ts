@@ -2,18 +2,14 @@ import { AsyncLocalStorage } from 'node:async_hooks'
 import type { RequestContext } from './context.js'
 
 // The request scope: how `currentContext()` finds the request from code that does not get `ctx`
-// (the database plugin's EntityManager and query log, the logging plugin's app logger).
-//
-// On Node 20 an AsyncLocalStorage is not free: while one is active, every async resource the
-// process creates (each promise, each nextTick, each socket write) runs async-hooks bookkeeping,
-// ~3 µs of CPU per request on a bare JSON route (bench/playground-http.ts). So the storage is
-// active only while a request that needs it is in flight (`enterScope` counts them), and what
-// runs synchronously finds its request through a plain variable instead.
+// (the database plugin's EntityManager, the logging plugin's app logger). On Node 20 an active
+// AsyncLocalStorage costs every async resource async-hooks bookkeeping (~3 µs of CPU per request
+// on a bare JSON route, bench/playground-http.ts): it is active only while a request that needs it
+// is in flight (`enterScope` counts them); what runs synchronously finds its request in `running`.
 
 const storage = new AsyncLocalStorage<RequestContext | undefined>()
-/** The request whose code is running synchronously right now (set by the kernel per request). */
 let running: RequestContext | undefined
-/** Calls of `enterScope` not ended by `leaveScope` yet: the storage is disabled when none is. */
+/** Calls of `enterScope` not ended by `leaveScope` yet. */
 let inFlight = 0
 
 /**
@@ -59,11 +55,9 @@ export async function runInContext<A extends unknown[], T>(
 }
 
 /**
- * Makes `ctx` the request of everything the current call awaits from here, until
- * {@link leaveScope}; returns the store it replaced. In a synchronous part the caller gives that
- * back to {@link restoreScope} before it returns, as `storage.run` does, so that the socket's
- * other requests do not inherit it; an `async` function's continuation, whose turn ends with it,
- * need not.
+ * Makes `ctx` the request of everything the current call awaits, until {@link leaveScope};
+ * returns the store it replaced, which a synchronous caller gives {@link restoreScope} before it
+ * returns (as `storage.run` does) so that the socket's other requests do not inherit `ctx`.
  */
 export function enterScope(ctx: RequestContext): RequestContext | undefined {
   inFlight++

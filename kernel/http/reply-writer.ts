@@ -5,19 +5,16 @@ import { respondTo } from '../request-cycle.js'
 import type { RequestCycle } from '../request-cycle-deps.js'
 import type { Compression } from './compression.js'
 import type { ConnectionTracker } from './drain.js'
-import { serialize, type WireReply } from './serialize.js'
+import { serialize, withoutBody, type WireReply } from './serialize.js'
 import { SocketRequest } from './socket-request.js'
 
 /**
- * A server's way from the kernel's replies back to the sockets: `answerRequest` asks the request
- * cycle, `ready` batches the replies of a loop turn, `writeReply` serialises, compresses and writes
- * one, and tells the connection tracker. The first reply of a turn of the event loop is written at
- * once; the replies ready after it in the same turn wait for its end (the check phase, right after
- * the turn's I/O callbacks) and are written together, in one burst that wakes each client once
- * rather than between every two requests handled (on loopback and on a VM, a wake-up is most of a
- * small write's cost). A lone request pays one `setImmediate`; a full batch ({@link MAX_READY}) is
- * written at once. `bench/techempower.ts` measures it (json at 64 connections and at one);
- * `test/kernel/reply-batching.test.ts` guards the order.
+ * From the kernel's replies back to the sockets: `answerRequest` asks the request cycle, `ready`
+ * batches a loop turn's replies, `writeReply` serialises, compresses and writes one. A turn's
+ * first reply is written at once; the rest wait for the turn's end (`setImmediate`) and go out in
+ * one burst that wakes each client once, not between every two requests (a wake-up is most of a
+ * small write's cost). `bench/techempower.ts` measures it; test/kernel/reply-batching.test.ts
+ * guards the order.
  */
 export interface Writer {
   readonly cycle: RequestCycle
@@ -30,10 +27,7 @@ export interface Writer {
   waiting: Exchange[]
 }
 
-/**
- * A request and, once the kernel answered it, its reply (or the failure to make one). `tracked`:
- * the request came straight here, and the tracker is told when it is answered (not via polka).
- */
+/** A request and its reply (or the failure to make one); `tracked`: not via polka. */
 interface Exchange {
   readonly writer: Writer
   readonly req: IncomingMessage
@@ -45,16 +39,12 @@ interface Exchange {
 }
 
 /**
- * At most this many replies wait for the end of a turn; the batch is written when it is full. A
- * turn can read thousands of requests (256 connections pipelining 16 each), and holding them all
- * until its end halved pipelined plaintext's rate (`bench/techempower.ts`, plaintext at 256).
+ * At most this many replies wait for a turn's end: holding all of a turn's (thousands, pipelined)
+ * halved pipelined plaintext's rate (`bench/techempower.ts`, plaintext at 256).
  */
 const MAX_READY = 128
 
-/**
- * Asks the request cycle (the successor's, once one took over) for the reply to `req`, which
- * `ready` writes: now when the cycle answered synchronously, else once it settled.
- */
+/** Asks the request cycle (the successor's, once one took over) for the reply to `req`. */
 export function answerRequest(
   writer: Writer,
   req: IncomingMessage,
@@ -92,9 +82,8 @@ function writeWaiting(writer: Writer): void {
 }
 
 /**
- * Serialises, compresses and writes one reply. Nothing here may throw: it runs in a read or
- * promise callback, or at the end of a loop turn with other replies, where a throw would end the
- * process (or lose the replies after it). A failure ends this response (and at worst its socket).
+ * Writes one reply. Nothing here may throw: in a read or promise callback, or with a turn's other
+ * replies, a throw would end the process or lose them. A failure ends this response alone.
  */
 function writeReply(exchange: Exchange): void {
   const { writer, req, res, reply } = exchange
@@ -126,13 +115,11 @@ function send({ writer, res, init }: Exchange, reply: Reply): boolean {
   )
 }
 
-/** Tells the tracker the request on `req`'s socket is answered, now or at the response's close. */
+/** Tells the tracker `req`'s socket is answered: now, or at the close of a stream or slow write. */
 function answered({ writer, req, res }: Exchange, handedOver: boolean): void {
   // The socket is gone when the client went away (or its request broke) before the answer.
   const socket = req.socket as Socket | null
   if (socket === null) return
-  // Usually the whole reply went to the socket within end(); a stream or a slow socket is
-  // followed to the response's close instead.
   if (handedOver && socket.writableLength === 0) writer.tracker.answered(socket)
   else res.once('close', () => writer.tracker.answered(socket))
 }
@@ -170,12 +157,4 @@ export function failed(writer: Writer, res: ServerResponse, error: unknown): tru
     res.writeHead(500, { ...writer.always, 'content-type': 'application/json; charset=utf-8' })
   res.end('{"error":"unavailable"}')
   return true
-}
-
-/** A GET's wire reply as its HEAD sends it: the same headers, no body (a stream is ended). */
-function withoutBody(wire: WireReply): WireReply {
-  const payload = wire.payload
-  if (payload !== undefined && typeof payload !== 'string' && !(payload instanceof Uint8Array))
-    payload.destroy()
-  return { status: wire.status, headers: wire.headers, payload: undefined }
 }

@@ -88,9 +88,14 @@ export function serialize(
   if (typeof payload === 'string') headers.push('content-length', `${Buffer.byteLength(payload)}`)
   else if (payload instanceof Uint8Array) headers.push('content-length', `${payload.byteLength}`)
   else if (payload === undefined) headers.push('content-length', '0')
-  if (method === 'HEAD') {
-    if (streamed) (payload as Readable).destroy()
-    return { status, headers, payload: undefined }
-  }
-  return { status, headers, payload }
+  const wire = { status, headers, payload }
+  return method === 'HEAD' ? withoutBody(wire) : wire
+}
+
+/** A GET's wire reply as its HEAD sends it: the same headers, no body (a stream is ended). */
+export function withoutBody(wire: WireReply): WireReply {
+  const payload = wire.payload
+  if (payload !== undefined && typeof payload !== 'string' && !(payload instanceof Uint8Array))
+    payload.destroy()
+  return { status: wire.status, headers: wire.headers, payload: undefined }
 }
