@@ -24,7 +24,6 @@ export function versionModules(root: string): ModuleVersions {
     port: port2,
   }
   module.register(new URL(hooks, import.meta.url), { data, transferList: [port2] })
-  port1.unref()
   let next = 0
   const waiting = new Map<number, (bumped: number) => void>()
   port1.on('message', (message: { id: number; bumped: number }) => {
@@ -32,6 +31,9 @@ export function versionModules(root: string): ModuleVersions {
     waiting.delete(message.id)
     if (waiting.size === 0) port1.unref()
   })
+  // After the listener, which refs the port: held only while an answer is awaited, so that the
+  // stopped `fw dev` exits at once (test/e2e/dev-server.test.ts).
+  port1.unref()
   return {
     invalidate(files, reset = false) {
       const id = ++next

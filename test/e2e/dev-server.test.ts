@@ -13,6 +13,7 @@ import {
   type PlaygroundCopy,
   type RunningApp,
 } from './dev-process.js'
+import { startFw } from '../fixtures/fw-process.js'
 
 interface Context {
   db: TestDatabase
@@ -336,6 +337,21 @@ test('under NODE_ENV=production fw dev is fw serve: no reload stream, no page sc
   } finally {
     await served.stop()
   }
+})
+
+test('a stopped fw dev leaves nothing open: its process ends as its event loop empties', async ({
+  copy,
+  db,
+}) => {
+  const preload = new URL('../fixtures/loop-drained.cjs', import.meta.url).pathname
+  const dev = await startFw({
+    command: 'dev',
+    cwd: copy.dir,
+    env: { DATABASE_URL: db.url, FW_APP_KEY: 'base64:fw-dev-suite-key' },
+    nodeArgs: ['--require', preload],
+  })
+  assert.is(await dev.stop(), 0, dev.output())
+  assert.match(dev.output(), /fw: stopped\.\nevent loop drained\n/)
 })
 
 test.run()
