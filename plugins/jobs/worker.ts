@@ -101,7 +101,7 @@ export class Worker {
       }
       const left = deadline - Date.now()
       if (left <= 0) this.#stopping.abort()
-      await Promise.race([Promise.allSettled(pending), sleep(Math.max(left, QUIET_MS))])
+      await settledWithin(Promise.allSettled(pending), Math.max(left, QUIET_MS))
     }
     await boss.stop({ graceful: false, wait: true })
   }
@@ -134,3 +134,15 @@ function batchSignal(job: JobDefinition<never>, stopping: AbortSignal) {
 const QUIET_MS = 150
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
+
+/**
+ * Waits for `pending` for at most `ms`. The timer is cleared when `pending` settles first: left
+ * running, it would hold the stopped process open until it fires
+ * (test/plugins/jobs/sigterm.test.ts: the process ends as its event loop empties).
+ */
+async function settledWithin(pending: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined
+  const elapsed = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))
+  await Promise.race([pending, elapsed])
+  clearTimeout(timer)
+}

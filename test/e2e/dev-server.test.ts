@@ -343,12 +343,12 @@ test('a stopped fw dev leaves nothing open: its process ends as its event loop e
   copy,
   db,
 }) => {
-  const preload = new URL('../fixtures/loop-drained.cjs', import.meta.url).pathname
+  const preload = new URL('../fixtures/loop-drained.mjs', import.meta.url).href
   const dev = await startFw({
     command: 'dev',
     cwd: copy.dir,
     env: { DATABASE_URL: db.url, FW_APP_KEY: 'base64:fw-dev-suite-key' },
-    nodeArgs: ['--require', preload],
+    nodeArgs: ['--import', preload],
   })
   assert.is(await dev.stop(), 0, dev.output())
   assert.match(dev.output(), /fw: stopped\.\nevent loop drained\n/)

@@ -53,6 +53,8 @@ test('fw serve --with-worker runs jobs and finishes a running one on SIGTERM', a
   served.child.kill('SIGTERM')
   assert.is(await served.exited, 0, served.output())
   assert.match(served.output(), /ran t\.slow 42 attempt 1[^]*fw: stopped\./)
+  // Nothing of the worker holds the stopped process open (test/fixtures/loop-drained.mjs).
+  assert.match(served.output(), /fw: stopped\.\nevent loop drained\n/)
   const { output } = await runFw(['jobs:list', '--json'], db.url)
   const states = (JSON.parse(output) as Array<{ name: string; state: string }>).map(
     (j) => `${j.name} ${j.state}`,
@@ -77,6 +79,7 @@ test('fw work --port answers readiness: ready while working, 503 from SIGTERM on
   assert.is(((await draining.json()) as { status: string }).status, 'unready')
   assert.is(await worker.exited, 0, worker.output())
   assert.match(worker.output(), /ran t\.slow 51 attempt 1[^]*fw: stopped\./)
+  assert.match(worker.output(), /fw: stopped\.\nevent loop drained\n/)
 })
 
 test.run()

@@ -19,6 +19,8 @@ test('finishes a running job on SIGTERM, or hands it back past the drain timeout
     first.child.kill('SIGTERM')
     assert.is(await first.exited, 0, first.output())
     assert.match(first.output(), /ran t\.slow 1 attempt 1\n[^]*fw: stopped\./)
+    // Nothing of the worker holds the stopped process open.
+    assert.match(first.output(), /fw: stopped\.\nevent loop drained\n/)
 
     assert.is(
       (await runFw(['jobs:dispatch', 't.slow', '{"n":2,"ms":8000,"retryMs":0}'], db.url)).code,
@@ -29,6 +31,7 @@ test('finishes a running job on SIGTERM, or hands it back past the drain timeout
     second.child.kill('SIGTERM')
     assert.is(await second.exited, 0, second.output())
     assert.is(count(second.output(), /^ran t\.slow 2/), 0)
+    assert.match(second.output(), /fw: stopped\.\nevent loop drained\n/)
 
     const third = startFw(['work'], db.url)
     await third.waitFor(/ran t\.slow 2 attempt 2/, 60_000)

@@ -17,13 +17,18 @@ export interface FwProcess {
   readonly exited: Promise<number | null>
 }
 
+/** Preloaded by default: the process prints `event loop drained` when it ends by itself. */
+const LOOP_DRAINED = ['--import', new URL('../../fixtures/loop-drained.mjs', import.meta.url).href]
+
 /** Starts `fw <args>` on the suites' app with `databaseUrl`. */
 export function startFw(
   args: readonly string[],
   databaseUrl: string,
   env: NodeJS.ProcessEnv = {},
+  nodeArgs: readonly string[] = LOOP_DRAINED,
 ): FwProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', '-C', 'fw-source', bin, ...args], {
+  const preload = [...nodeArgs, '--import', 'tsx', '-C', 'fw-source']
+  const child = spawn(process.execPath, [...preload, bin, ...args], {
     env: {
       ...process.env,
       FORCE_COLOR: '0',
@@ -78,7 +83,7 @@ export async function runFw(
   args: readonly string[],
   databaseUrl: string,
 ): Promise<{ code: number | null; output: string }> {
-  const p = startFw(args, databaseUrl)
+  const p = startFw(args, databaseUrl, {}, [])
   const code = await p.exited
   return { code, output: p.output() }
 }
