@@ -95,7 +95,7 @@ function writeReply(exchange: Exchange): void {
       reply === undefined ? failed(writer, res, exchange.error) : send(exchange, reply)
     if (exchange.tracked) answered(exchange, handedOver)
   } catch (thrown) {
-    writeFailed(writer, thrown, res)
+    failed(writer, res, thrown)
   }
 }
 
@@ -133,28 +133,25 @@ function write(writer: Writer, res: ServerResponse, wire: WireReply): boolean {
       res.end(p)
       return true
     }
-    p.on('error', (error) => writeFailed(writer, error, res))
+    p.on('error', (error) => failed(writer, res, error))
     p.pipe(res)
   } catch (error) {
-    writeFailed(writer, error, res)
+    failed(writer, res, error)
   }
   return false
 }
 
-/** Writing a reply failed after the kernel made it (a broken stream, a closed socket). */
-function writeFailed(writer: Writer, error: unknown, res: ServerResponse): void {
-  writer.cycle.deps.logger().error('writing a response failed', { error })
-  res.destroy()
-}
-
 /**
- * The kernel failed to make a reply (a kernel bug: it turns every failure into one), or writing
- * one failed: a bare 500, or the response ended. True: nothing is left to follow.
+ * Making or writing a reply failed (a kernel bug, a header value Node refuses, a broken stream):
+ * a bare 500 while nothing was sent (test/kernel/http.test.ts), else the response destroyed.
+ * True: nothing is left to follow.
  */
 export function failed(writer: Writer, res: ServerResponse, error: unknown): true {
   writer.cycle.deps.logger().error('writing a response failed', { error })
-  if (!res.headersSent)
+  if (res.headersSent) res.destroy()
+  else {
     res.writeHead(500, { ...writer.always, 'content-type': 'application/json; charset=utf-8' })
-  res.end('{"error":"unavailable"}')
+    res.end('{"error":"unavailable"}')
+  }
   return true
 }

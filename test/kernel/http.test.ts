@@ -256,4 +256,19 @@ test('serves the same replies over a real socket', async () => {
   }
 })
 
+test('answers a reply whose header Node refuses (a newline in a value) with a bare 500', async () => {
+  const kernel = app()
+  kernel.router.get('split', () => json({ ok: true }).header('x-note', 'a\r\nset-cookie: x=1'))
+  const { url } = await kernel.listen(0, '127.0.0.1')
+  try {
+    const res = await get(url, '/split')
+    assert.is(res.status, 500)
+    assert.is(res.body, '{"error":"unavailable"}')
+    assert.is(res.headers['set-cookie'], undefined)
+    assert.is(kernel.logger.entries.at(-1)!.message, 'writing a response failed')
+  } finally {
+    await kernel.close()
+  }
+})
+
 test.run()
