@@ -1,10 +1,10 @@
-import type { IncomingHttpHeaders } from 'node:http'
+import { validateHeaderName, validateHeaderValue, type IncomingHttpHeaders } from 'node:http'
 import type { RequestInit } from '../context.js'
 import { EventLog, type AnyEvent } from '../events.js'
 import type { Reply } from '../reply.js'
 import { respond } from '../request-cycle.js'
 import type { RequestCycle } from '../request-cycle-deps.js'
-import type { SecureQuery, SecurityHeaders } from './security-headers.js'
+import type { SecurityHeaders } from './security-headers.js'
 import { serialize, type WireReply } from './serialize.js'
 
 /** A request for `kernel.inject()`: a URL at least; a plain-object body is sent as JSON. */
@@ -45,7 +45,36 @@ export async function inject(
   const log = new EventLog()
   const reply = await respond(cycle, init, log)
   const secure = { secure: () => init.secure === true }
-  return injectResponse(reply, init.method, log.all(), cycle.securityHeaders, secure)
+  let wire = serialize(reply, init.method, cycle.securityHeaders, secure)
+  const refused = refusedHeader(wire)
+  if (refused !== undefined) {
+    // As the socket server answers what Node refuses to write (http/reply-writer.ts `failed`).
+    cycle.deps.logger().error('writing a response failed', { error: refused })
+    wire = unavailable(cycle.securityHeaders)
+  }
+  return toInjectResponse(wire, await readPayload(wire), reply, log.all())
+}
+
+/** What Node's `res.writeHead` would throw for these headers (a line break in a value), if any. */
+function refusedHeader(wire: WireReply): unknown {
+  try {
+    for (let i = 0; i < wire.headers.length; i += 2) {
+      const name = String(wire.headers[i])
+      validateHeaderName(name)
+      validateHeaderValue(name, wire.headers[i + 1] as string)
+    }
+    return undefined
+  } catch (error) {
+    return error
+  }
+}
+
+/** The socket server's bare 500, in place of a wire reply it could not write. */
+function unavailable(security: SecurityHeaders): WireReply {
+  const payload = '{"error":"unavailable"}'
+  const headers = [...security.always.flat(), 'content-type', 'application/json; charset=utf-8']
+  headers.push('content-length', String(payload.length))
+  return { status: 500, headers, payload }
 }
 
 /** Turns an inject request into what the socket server would hand the kernel. */
@@ -79,18 +108,6 @@ export function injectInit(request: InjectRequest | string): RequestInit {
     secure: req.secure === true,
     ip: req.remoteAddress || '127.0.0.1',
   }
-}
-
-/** What a client would receive for `reply` (serialised as the socket server does it). */
-export async function injectResponse(
-  reply: Reply,
-  method: string,
-  events: readonly AnyEvent[],
-  security?: SecurityHeaders,
-  request?: SecureQuery,
-): Promise<InjectResponse> {
-  const wire = serialize(reply, method, security, request)
-  return toInjectResponse(wire, await readPayload(wire), reply, events)
 }
 
 /** Reads a wire reply's payload to text, as a client would receive it. */

@@ -256,7 +256,7 @@ test('serves the same replies over a real socket', async () => {
   }
 })
 
-test('answers a reply whose header Node refuses (a newline in a value) with a bare 500', async () => {
+test('answers a reply whose header Node refuses (a line break in a value) with a bare 500, injected too', async () => {
   const kernel = app()
   kernel.router.get('split', () => json({ ok: true }).header('x-note', 'a\r\nset-cookie: x=1'))
   const { url } = await kernel.listen(0, '127.0.0.1')
@@ -266,6 +266,10 @@ test('answers a reply whose header Node refuses (a newline in a value) with a ba
     assert.is(res.body, '{"error":"unavailable"}')
     assert.is(res.headers['set-cookie'], undefined)
     assert.is(kernel.logger.entries.at(-1)!.message, 'writing a response failed')
+    // In memory as on the wire.
+    const injected = await kernel.inject('/split')
+    assert.equal([injected.status, injected.body], [500, '{"error":"unavailable"}'])
+    assert.is(injected.headers['x-note'], undefined)
   } finally {
     await kernel.close()
   }
