@@ -144,14 +144,18 @@ function write(writer: Writer, res: ServerResponse, wire: WireReply): boolean {
 /**
  * Making or writing a reply failed (a kernel bug, a header value Node refuses, a broken stream):
  * a bare 500 while nothing was sent (test/kernel/http.test.ts), else the response destroyed.
- * True: nothing is left to follow.
+ * Never throws. True: nothing is left to follow.
  */
 export function failed(writer: Writer, res: ServerResponse, error: unknown): true {
   writer.cycle.deps.logger().error('writing a response failed', { error })
-  if (res.headersSent) res.destroy()
-  else {
-    res.writeHead(500, { ...writer.always, 'content-type': 'application/json; charset=utf-8' })
-    res.end('{"error":"unavailable"}')
+  try {
+    if (res.headersSent) res.destroy()
+    else {
+      res.writeHead(500, { ...writer.always, 'content-type': 'application/json; charset=utf-8' })
+      res.end('{"error":"unavailable"}')
+    }
+  } catch {
+    res.destroy()
   }
   return true
 }
