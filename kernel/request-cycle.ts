@@ -260,7 +260,7 @@ function answerRoute(p: Progress): unknown {
   }
 }
 
-/** `response.prepared`, then the `annotate` hook, each tap isolated: one that throws is reported. */
+/** `response.prepared`, then the `annotate` hook, each tap isolated (one that throws is logged). */
 function annotate({ cycle, ctx }: Progress, reply: Reply): MaybePromise<Reply> {
   ctx.log.record('response.prepared', { status: reply.status })
   const { annotate } = cycle.deps.hooks

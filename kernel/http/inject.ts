@@ -4,8 +4,7 @@ import { EventLog, type AnyEvent } from '../events.js'
 import type { Reply } from '../reply.js'
 import { respond } from '../request-cycle.js'
 import type { RequestCycle } from '../request-cycle-deps.js'
-import type { SecurityHeaders } from './security-headers.js'
-import { serialize, type WireReply } from './serialize.js'
+import { serialize, unavailable, type WireReply } from './serialize.js'
 
 /** A request for `kernel.inject()`: a URL at least; a plain-object body is sent as JSON. */
 export interface InjectRequest {
@@ -67,14 +66,6 @@ function refusedHeader(wire: WireReply): unknown {
   } catch (error) {
     return error
   }
-}
-
-/** The socket server's bare 500, in place of a wire reply it could not write. */
-function unavailable(security: SecurityHeaders): WireReply {
-  const payload = '{"error":"unavailable"}'
-  const headers = [...security.always.flat(), 'content-type', 'application/json; charset=utf-8']
-  headers.push('content-length', String(payload.length))
-  return { status: 500, headers, payload }
 }
 
 /** Turns an inject request into what the socket server would hand the kernel. */

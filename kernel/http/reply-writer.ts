@@ -5,7 +5,7 @@ import { respondTo } from '../request-cycle.js'
 import type { RequestCycle } from '../request-cycle-deps.js'
 import type { Compression } from './compression.js'
 import type { ConnectionTracker } from './drain.js'
-import { serialize, withoutBody, type WireReply } from './serialize.js'
+import { serialize, unavailable, withoutBody, type WireReply } from './serialize.js'
 import { SocketRequest } from './socket-request.js'
 
 /**
@@ -21,8 +21,6 @@ export interface Writer {
   readonly tracker: ConnectionTracker
   readonly trustProxy: boolean
   readonly compression: Compression | undefined
-  /** The security headers every answer carries, as an object (the server's own answers). */
-  readonly always: Record<string, string>
   wroteThisTurn: boolean
   waiting: Exchange[]
 }
@@ -151,8 +149,9 @@ export function failed(writer: Writer, res: ServerResponse, error: unknown): tru
   try {
     if (res.headersSent) res.destroy()
     else {
-      res.writeHead(500, { ...writer.always, 'content-type': 'application/json; charset=utf-8' })
-      res.end('{"error":"unavailable"}')
+      const wire = unavailable(writer.cycle.securityHeaders)
+      res.writeHead(wire.status, wire.headers)
+      res.end(wire.payload)
     }
   } catch {
     res.destroy()

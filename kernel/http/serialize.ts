@@ -92,6 +92,17 @@ export function serialize(
   return method === 'HEAD' ? withoutBody(wire) : wire
 }
 
+/**
+ * The bare 500 the server writes in place of a reply it could not make or write (a header value
+ * Node refuses, say): `inject()` answers the same (test/kernel/http.test.ts).
+ */
+export function unavailable(security: SecurityHeaders): WireReply {
+  const payload = '{"error":"unavailable"}'
+  const headers: HeaderValue[] = [...security.always.flat(), 'content-type', TYPES.json]
+  headers.push('content-length', String(payload.length))
+  return { status: 500, headers, payload }
+}
+
 /** A GET's wire reply as its HEAD sends it: the same headers, no body (a stream is ended). */
 export function withoutBody(wire: WireReply): WireReply {
   const payload = wire.payload

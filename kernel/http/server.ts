@@ -56,7 +56,6 @@ export async function startServer(
     tracker,
     trustProxy: options.trustProxy,
     compression,
-    always,
     wroteThisTurn: false,
     waiting: [],
   }

@@ -10,8 +10,9 @@ import {
 
 // A migration whose `up` is an empty list (the stub `fw make:migration` writes) is not written
 // yet: `fw migrate` neither runs nor records it, the migrations after it wait, and the seed too;
-// `--status` says so, and `fw db:seed` names it. Once its SQL is written, the next `fw migrate` runs it, then the others.
-// On a fresh PostgreSQL database on the PostgreSQL pass, a PGlite directory otherwise.
+// `--status` says so, and `fw db:seed` names it. Once its SQL is written, the next `fw migrate`
+// runs it, then the others. On a fresh PostgreSQL database on the PostgreSQL pass, a PGlite
+// directory otherwise.
 const test = suite<TempAppDatabase>('a migration not written yet')
 
 const source = (written: boolean) => ({

@@ -265,11 +265,13 @@ test('answers a reply whose header Node refuses (a line break in a value) with a
     assert.is(res.status, 500)
     assert.is(res.body, '{"error":"unavailable"}')
     assert.is(res.headers['set-cookie'], undefined)
+    assert.is(res.headers['x-content-type-options'], 'nosniff')
     assert.is(kernel.logger.entries.at(-1)!.message, 'writing a response failed')
     // In memory as on the wire.
     const injected = await kernel.inject('/split')
     assert.equal([injected.status, injected.body], [500, '{"error":"unavailable"}'])
     assert.is(injected.headers['x-note'], undefined)
+    assert.is(injected.headers['x-content-type-options'], 'nosniff')
   } finally {
     await kernel.close()
   }
