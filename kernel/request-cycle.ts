@@ -16,14 +16,11 @@ import type { RouteMatch } from './router/route.js'
 import type { RequestCycle } from './request-cycle-deps.js'
 import { enterRequest, enterScope, leaveScope, restoreScope } from './scope.js'
 
-// One request through the kernel, as steps in a fixed order: admit (maintenance, the `request`
-// hook) → find (the `route` hook or the router) → answer (the route's chain, route-chain.ts) →
-// render → annotate; and `fail` (the `error` hook) for what a step before `annotate` throws.
-// `step` runs the step a request is at, `settle` takes its answer and moves the request on.
-// `cycleNow` runs the steps while each answers now and hands the first promise to `cycleLater`:
-// the only place that looks at whether an answer came now, so a route whose taps and handler
-// answer synchronously creates no promise (test/e2e/lean-request.test.ts). A request never
-// throws or rejects out of here: a failure becomes the error reply (test/kernel/errors.test.ts).
+// One request through the kernel: admit (maintenance, the `request` hook) → find (the `route`
+// hook or the router) → answer (the route's chain) → render → annotate, and `fail` (the `error`
+// hook) for what a step before `annotate` throws. `cycleNow` runs the steps while each answers
+// now and hands the first promise to `cycleLater`, so a synchronous route creates no promise
+// (test/e2e/lean-request.test.ts); a failure becomes the error reply (test/kernel/errors.test.ts).
 
 type Step = 'admit' | 'find' | 'answer' | 'render' | 'annotate' | 'fail' | 'failRender' | 'done'
 
@@ -32,10 +29,9 @@ class Progress implements ActionTiming {
   at: Step = 'admit'
   routingStart = 0
   route: CompiledRoute | undefined = undefined
-  /** What a step threw, while `fail` makes its reply. */
   error: unknown = undefined
   actionStart = -1
-  /** In the request scope (`answerRoute`), and the store it replaced. */
+  /** In the request scope, and the store it replaced. */
   scoped = false
   outside: RequestContext | undefined = undefined
 
@@ -61,31 +57,42 @@ export function respond(
   }
 }
 
-/** {@link respond} for the socket server: the reply (or a kernel bug's error) to `deliver`. */
-export function respondTo(
+/** {@link respond} for the socket server: `deliver(to, …)` the reply, or a kernel bug's error. */
+export function respondTo<T>(
   cycle: RequestCycle,
   init: RequestInit,
-  deliver: (reply: Reply | undefined, error: unknown) => void,
+  to: T,
+  deliver: (to: T, reply: Reply | undefined, error: unknown) => void,
 ): void {
   let reply: MaybePromise<Reply>
   try {
     reply = respond(cycle, init)
   } catch (error) {
-    return deliver(undefined, error)
+    return deliver(to, undefined, error)
   }
-  if (!isThenable(reply)) return deliver(reply, undefined)
+  if (!isThenable(reply)) return deliver(to, reply, undefined)
   reply.then(
-    (value) => deliver(value, undefined),
-    (error: unknown) => deliver(undefined, error),
+    (value) => deliver(to, value, undefined),
+    (error: unknown) => deliver(to, undefined, error),
   )
 }
 
-/** The steps from `p.at` on, `value` the answer of the one before, while each answers now. */
+/**
+ * The steps from `p.at` on, `value` the answer of the one before, while each answers now; the
+ * first promise to `cycleLater`, then the store the scope replaced current again (the socket's
+ * other requests must not inherit it). A chain that waited keeps its route in the scope from
+ * then on (test/kernel/scope.test.ts).
+ */
 function cycleNow(p: Progress, value: unknown): MaybePromise<Reply> {
   while (p.at !== 'done') {
     try {
       const answered = step(p, value)
-      if (isThenable(answered)) return handOver(p, answered)
+      if (isThenable(answered)) {
+        if (p.at === 'answer') p.route!.scope.waited()
+        const reply = cycleLater(p, answered)
+        if (p.scoped) restoreScope(p.outside)
+        return reply
+      }
       value = settle(p, answered)
     } catch (error) {
       value = failed(p, error)
@@ -96,18 +103,6 @@ function cycleNow(p: Progress, value: unknown): MaybePromise<Reply> {
     leaveScope()
   }
   return value as Reply
-}
-
-/**
- * `cycleLater` on step `p.at`'s promise; a chain that waited keeps its route in the request scope
- * from then on (test/kernel/scope.test.ts). The store the scope replaced is current again for the
- * rest of this turn: the socket's other requests must not inherit it.
- */
-function handOver(p: Progress, pending: Promise<unknown>): Promise<Reply> {
-  if (p.at === 'answer') p.route!.scope.waited()
-  const reply = cycleLater(p, pending)
-  if (p.scoped) restoreScope(p.outside)
-  return reply
 }
 
 /** Step `p.at`'s promise settled, then the steps after it as {@link cycleNow} runs them. */
@@ -155,7 +150,7 @@ function settle(p: Progress, answered: unknown): unknown {
       return matched(p, answered as RouteMatch | undefined)
     case 'answer':
       actionEnded(p.ctx, p)
-      answered = toReply(answered)
+      answered = toReply(answered) // may throw: still at `answer`
       p.at = 'render'
       return answered
     case 'render': {
@@ -175,10 +170,7 @@ function settle(p: Progress, answered: unknown): unknown {
   }
 }
 
-/**
- * What step `p.at` threw: `fail` next (`failRender` after `render`: not rendered again). An `error`
- * tap that fails is logged, and the kernel's own error reply made (kernel/error-replies.ts).
- */
+/** What step `p.at` threw: `fail` next, or the kernel's own error reply when `fail` threw. */
 function failed(p: Progress, error: unknown): unknown {
   switch (p.at) {
     case 'fail':
@@ -187,7 +179,7 @@ function failed(p: Progress, error: unknown): unknown {
       return settle(p, undefined)
     case 'annotate':
     case 'done':
-      // `annotate` isolates its taps: what it throws is the kernel's, for the server's bare 500.
+      // `annotate` isolates its taps: what it throws is a kernel bug, for the server's bare 500.
       throw error
     default:
       if (p.at === 'answer') actionEnded(p.ctx, p)
@@ -243,10 +235,7 @@ function missed({ cycle, ctx }: Progress): RouteMatch | Reply {
   return { route: router.fallbackRoute, params: {} }
 }
 
-/**
- * The route's chain, in the request scope when a plugin asked for it and the route may wait
- * (test/kernel/scope.test.ts); the scope is left with the reply (`cycleNow`).
- */
+/** The route's chain, in the request scope when a plugin asked for it and the route may wait. */
 function answerRoute(p: Progress): unknown {
   const { ctx } = p
   const route = p.route!

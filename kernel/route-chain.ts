@@ -3,12 +3,10 @@ import { notFoundReply } from './error-replies.js'
 import { compileErrors } from './error-codes.js'
 import { Reply, toReply } from './reply.js'
 import type { CompiledRoute, Layer } from './route-compile.js'
-import type { Next } from './types.js'
 
 // A route's chain on a request, in the variant chosen at boot (kernel/route-compile.ts): a route
-// with nothing that waits runs `callAction`, its answer handed back as it came (the cycle ends the
-// `action` phase once it settled); any other runs `action`, plain `async`/`await`, inside its
-// middleware (`throughMiddleware`).
+// with nothing that waits calls its handler (`callAction`) and hands back its answer as it came;
+// any other runs `action`, plain `async`/`await`, inside its middleware (`throughMiddleware`).
 
 type Controller = Record<string, (...args: unknown[]) => unknown>
 
@@ -17,14 +15,14 @@ export interface ActionTiming {
   actionStart: number
 }
 
-/** The time a request's controller and action phases took, under middleware. */
-interface Inner {
-  duration: number
+/** An awaited chain's timing: also the time its controller and action took, under middleware. */
+interface ChainTiming extends ActionTiming {
+  inner: number
 }
 
 /**
- * What the route's handler answered, now or promised (`timing` holds its `action` phase for the
- * caller to end); what a part throws or rejects with, the cycle makes the error reply.
+ * What the route's handler answered, now or promised; a handler answering now leaves its `action`
+ * phase in `timing` for the caller to end once the answer settled.
  */
 export function runChain(
   ctx: RequestContext,
@@ -32,42 +30,40 @@ export function runChain(
   timing: ActionTiming,
 ): unknown {
   if (!compiled.waits) return callAction(ctx, compiled, timing)
-  return compiled.layers.length === 0
-    ? action(ctx, compiled, undefined)
-    : throughMiddleware(ctx, compiled)
+  const chain: ChainTiming = { actionStart: -1, inner: 0 }
+  if (compiled.layers.length === 0) return action(ctx, compiled, chain)
+  return throughMiddleware(ctx, compiled, chain)
 }
 
 /**
  * The middleware, outermost first, each given the rest of the chain as `next()`; then the
- * `middleware` phase: the chain's time less the action's and the controller's. One promise per
+ * `middleware` phase: the chain's time less the controller's and the action's. One promise per
  * layer, the middleware's own (`bench/limits.ts` measures a layer's cost).
  */
-async function throughMiddleware(ctx: RequestContext, compiled: CompiledRoute): Promise<Reply> {
-  const log = ctx.log
-  const start = log.now()
-  const inner: Inner = { duration: 0 }
+async function throughMiddleware(
+  ctx: RequestContext,
+  compiled: CompiledRoute,
+  chain: ChainTiming,
+): Promise<Reply> {
+  const start = ctx.log.now()
   try {
-    const outer = compiled.layers[0]!
-    return replied(outer, await outer.fn(ctx, nextOf(ctx, compiled, 1, inner)))
+    return await dispatch(ctx, compiled, 0, chain)
   } finally {
-    const end = log.now()
-    const duration = Math.max(0, end - start - inner.duration)
-    log.record('phase.completed', { name: 'middleware', start, duration }, end)
+    const end = ctx.log.now()
+    const duration = Math.max(0, end - start - chain.inner)
+    ctx.log.record('phase.completed', { name: 'middleware', start, duration }, end)
   }
 }
 
-/** `next()` for the layer before `i`: middleware `i`, or the action after the last. */
-function nextOf(ctx: RequestContext, compiled: CompiledRoute, i: number, inner: Inner): Next {
-  return () => {
-    // What `next()` gives a middleware is a promise, also of what fails synchronously.
-    try {
-      if (i === compiled.layers.length) return action(ctx, compiled, inner)
-      const layer = compiled.layers[i]!
-      const reply = layer.fn(ctx, nextOf(ctx, compiled, i + 1, inner))
-      return reply.then((answered) => replied(layer, answered))
-    } catch (error) {
-      return Promise.reject(error as Error)
-    }
+/** Middleware `i` given the rest as `next()`, or the action after the last; always a promise. */
+function dispatch(ctx: RequestContext, compiled: CompiledRoute, i: number, chain: ChainTiming) {
+  if (i === compiled.layers.length) return action(ctx, compiled, chain)
+  const layer = compiled.layers[i]!
+  try {
+    const reply = layer.fn(ctx, () => dispatch(ctx, compiled, i + 1, chain))
+    return reply.then((answered) => replied(layer, answered))
+  } catch (error) {
+    return Promise.reject(error as Error)
   }
 }
 
@@ -85,7 +81,7 @@ function replied(layer: Layer, reply: Reply): Reply {
 async function action(
   ctx: RequestContext,
   compiled: CompiledRoute,
-  inner: Inner | undefined,
+  chain: ChainTiming,
 ): Promise<Reply> {
   for (const [param, loader] of compiled.bindings) {
     const value = ctx.params[param]
@@ -95,12 +91,11 @@ async function action(
   }
   if (compiled.check !== undefined) await compiled.check()(ctx)
   const from = ctx.log.now()
-  const timing: ActionTiming = { actionStart: -1 }
   try {
-    return toReply(await callAction(ctx, compiled, timing))
+    return toReply(await callAction(ctx, compiled, chain))
   } finally {
-    actionEnded(ctx, timing)
-    if (inner !== undefined) inner.duration += ctx.log.now() - from
+    actionEnded(ctx, chain)
+    chain.inner += ctx.log.now() - from
   }
 }
 

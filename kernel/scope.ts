@@ -1,15 +1,13 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import type { RequestContext } from './context.js'
 
-// The request scope: how `currentContext()` finds the request from code that does not get `ctx`
-// (the database plugin's EntityManager, the logging plugin's app logger). On Node 20 an active
-// AsyncLocalStorage costs every async resource async-hooks bookkeeping (~3 µs of CPU per request
-// on a bare JSON route, bench/playground-http.ts): it is active only while a request that needs it
-// is in flight (`enterScope` counts them); what runs synchronously finds its request in `running`.
+// How `currentContext()` finds the request from code that does not get `ctx`: what runs
+// synchronously finds it in `running`; after an `await`, in the request scope, an
+// AsyncLocalStorage active only while a request that needs it is in flight (`inFlight`): on Node 20
+// an active one costs every async resource ~3 µs of CPU per request (bench/playground-http.ts).
 
 const storage = new AsyncLocalStorage<RequestContext | undefined>()
 let running: RequestContext | undefined
-/** Calls of `enterScope` not ended by `leaveScope` yet. */
 let inFlight = 0
 
 /**
@@ -26,10 +24,7 @@ export function currentContext(): RequestContext | undefined {
   return running ?? storage.getStore()
 }
 
-/**
- * Makes `ctx` the current request for what runs synchronously; returns the one it replaced, which
- * the caller makes current again the same way once its synchronous part is over.
- */
+/** Makes `ctx` the current request for what runs synchronously; returns the one it replaced. */
 export function enterRequest(ctx: RequestContext | undefined): RequestContext | undefined {
   const previous = running
   running = ctx
@@ -55,9 +50,9 @@ export async function runInContext<A extends unknown[], T>(
 }
 
 /**
- * Makes `ctx` the request of everything the current call awaits, until {@link leaveScope};
- * returns the store it replaced, which a synchronous caller gives {@link restoreScope} before it
- * returns (as `storage.run` does) so that the socket's other requests do not inherit `ctx`.
+ * Makes `ctx` the request of everything the current call awaits, until {@link leaveScope}; returns
+ * the store it replaced, for {@link restoreScope} before the caller returns (as `storage.run`
+ * does), so that the socket's other requests do not inherit `ctx`.
  */
 export function enterScope(ctx: RequestContext): RequestContext | undefined {
   inFlight++
@@ -66,13 +61,11 @@ export function enterScope(ctx: RequestContext): RequestContext | undefined {
   return outside
 }
 
-/** Makes the store {@link enterScope} replaced current again (the request stays in flight). */
 export function restoreScope(outside: RequestContext | undefined): void {
   storage.enterWith(outside)
 }
 
-/** Ends what {@link enterScope} began: with none left in flight, the storage is disabled. */
+/** Ends what {@link enterScope} began; the last in flight disables the storage till next used. */
 export function leaveScope(): void {
-  // Disabling turns the async-hooks bookkeeping off again (Node re-enables it on the next run).
   if (--inFlight === 0) storage.disable()
 }

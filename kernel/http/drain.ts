@@ -30,11 +30,14 @@ export interface ConnectionTracker {
   /**
    * Called for every request before anything answers it (sirv's as well as the pipeline's). With
    * `untracked`, the response's end is watched with a listener; otherwise the server promises to
-   * call {@link answered} once the reply is written (no listener per request on the hot path).
+   * call {@link replied} once the reply is written (no listener per request on the hot path).
    */
   request(req: IncomingMessage, res: ServerResponse, untracked?: boolean): void
-  /** The reply to a request on `socket` has been handed to the socket, or the request failed. */
-  answered(socket: Socket): void
+  /**
+   * `res`, the reply to `req`, is handed to Node (or failed): its socket counts as answered now
+   * when `whole` (written within `end()`) and nothing is buffered, else when `res` closes.
+   */
+  replied(req: IncomingMessage, res: ServerResponse, whole: boolean): void
   /**
    * Answers in flight now say `Connection: close`, and through `delayMs` every answer does while
    * connections are still accepted (a load balancer sends until it has seen readiness fail).
@@ -92,10 +95,18 @@ class Connections implements ConnectionTracker {
     c.pending++
     c.latest = res
     if (this.#draining) answerWithClose(c, res)
-    if (untracked) res.once('close', () => this.answered(socket))
+    if (untracked) res.once('close', () => this.#answered(socket))
   }
 
-  answered(socket: Socket): void {
+  replied(req: IncomingMessage, res: ServerResponse, whole: boolean): void {
+    // The socket is gone when the client went away (or its request broke) before the answer.
+    const socket = req.socket as Socket | null
+    if (socket === null) return
+    if (whole && socket.writableLength === 0) this.#answered(socket)
+    else res.once('close', () => this.#answered(socket))
+  }
+
+  #answered(socket: Socket): void {
     const c = this.#connections.get(socket)
     if (c === undefined || c.pending === 0) return
     if (--c.pending === 0) {

@@ -1,5 +1,4 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import type { Socket } from 'node:net'
 import type { Reply } from '../reply.js'
 import { respondTo } from '../request-cycle.js'
 import type { RequestCycle } from '../request-cycle-deps.js'
@@ -9,12 +8,10 @@ import { serialize, unavailable, withoutBody, type WireReply } from './serialize
 import { SocketRequest } from './socket-request.js'
 
 /**
- * From the kernel's replies back to the sockets: `answerRequest` asks the request cycle, `ready`
- * batches a loop turn's replies, `writeReply` serialises, compresses and writes one. A turn's
- * first reply is written at once; the rest wait for the turn's end (`setImmediate`) and go out in
- * one burst that wakes each client once, not between every two requests (a wake-up is most of a
- * small write's cost). `bench/techempower.ts` measures it; test/kernel/reply-batching.test.ts
- * guards the order.
+ * From the kernel's replies back to the sockets. A loop turn's first reply is written at once; the
+ * rest wait for the turn's end (`setImmediate`) and go out in one burst that wakes each client
+ * once (a wake-up is most of a small write's cost): `bench/techempower.ts` measures it,
+ * test/kernel/reply-batching.test.ts guards the order.
  */
 export interface Writer {
   readonly cycle: RequestCycle
@@ -25,7 +22,7 @@ export interface Writer {
   waiting: Exchange[]
 }
 
-/** A request and its reply (or the failure to make one); `tracked`: not via polka. */
+/** A request and its reply, or the failure to make one; `tracked`: not via polka. */
 interface Exchange {
   readonly writer: Writer
   readonly req: IncomingMessage
@@ -38,9 +35,9 @@ interface Exchange {
 
 /**
  * At most this many replies wait for a turn's end: holding all of a turn's (thousands, pipelined)
- * halved pipelined plaintext's rate (`bench/techempower.ts`, plaintext at 256).
+ * halved pipelined plaintext's rate (`bench/techempower.ts`).
  */
-const MAX_READY = 128
+const MAX_WAITING = 128
 
 /** Asks the request cycle (the successor's, once one took over) for the reply to `req`. */
 export function answerRequest(
@@ -51,9 +48,7 @@ export function answerRequest(
 ): void {
   const init = new SocketRequest(req, writer.trustProxy)
   const exchange = { writer, req, res, init, tracked, reply: undefined, error: undefined }
-  respondTo(writer.cycle.successor ?? writer.cycle, init, (reply, error) =>
-    ready(exchange, reply, error),
-  )
+  respondTo(writer.cycle.successor ?? writer.cycle, init, exchange, ready)
 }
 
 /** A reply ready: written now when it is the turn's first, else at the turn's end. */
@@ -63,17 +58,13 @@ function ready(exchange: Exchange, reply: Reply | undefined, error: unknown): vo
   const writer = exchange.writer
   if (!writer.wroteThisTurn) {
     writer.wroteThisTurn = true
-    setImmediate(endOfTurn, writer)
+    setImmediate(writeWaiting, writer, true)
     writeReply(exchange)
-  } else if (writer.waiting.push(exchange) === MAX_READY) writeWaiting(writer)
+  } else if (writer.waiting.push(exchange) === MAX_WAITING) writeWaiting(writer, false)
 }
 
-function endOfTurn(writer: Writer): void {
-  writer.wroteThisTurn = false
-  writeWaiting(writer)
-}
-
-function writeWaiting(writer: Writer): void {
+function writeWaiting(writer: Writer, turnEnded: boolean): void {
+  if (turnEnded) writer.wroteThisTurn = false
   const batch = writer.waiting
   writer.waiting = []
   for (const exchange of batch) writeReply(exchange)
@@ -91,35 +82,27 @@ function writeReply(exchange: Exchange): void {
     if (req.readableDidRead && !req.readableEnded) res.shouldKeepAlive = false
     const handedOver =
       reply === undefined ? failed(writer, res, exchange.error) : send(exchange, reply)
-    if (exchange.tracked) answered(exchange, handedOver)
+    if (exchange.tracked) writer.tracker.replied(req, res, handedOver)
   } catch (thrown) {
     failed(writer, res, thrown)
   }
 }
 
-/** Serialises and writes a reply; true when it went to the socket whole within `end()`. */
+/**
+ * Serialises and writes a reply, compressed here or off the event loop; true when it went to the
+ * socket whole within `end()`. HEAD is serialised and compressed as its GET, then sent without the
+ * body (test/browser/cross-origin.test.ts compares their headers).
+ */
 function send({ writer, res, init }: Exchange, reply: Reply): boolean {
   const compression = writer.compression
-  // HEAD is serialized and compressed as its GET (same coding, same length), then sent without
-  // the body (test/browser/cross-origin.test.ts compares their headers).
   const head = init.method === 'HEAD' && compression !== undefined
   const wire = serialize(reply, head ? 'GET' : init.method, writer.cycle.securityHeaders, init)
   if (compression === undefined) return write(writer, res, wire)
-  // Compressed here, or off the event loop and written when ready (followed to the close).
   return compression.apply(wire, init, (coded, thrown) =>
     coded === undefined
       ? failed(writer, res, thrown)
       : write(writer, res, head ? withoutBody(coded) : coded),
   )
-}
-
-/** Tells the tracker `req`'s socket is answered: now, or at the close of a stream or slow write. */
-function answered({ writer, req, res }: Exchange, handedOver: boolean): void {
-  // The socket is gone when the client went away (or its request broke) before the answer.
-  const socket = req.socket as Socket | null
-  if (socket === null) return
-  if (handedOver && socket.writableLength === 0) writer.tracker.answered(socket)
-  else res.once('close', () => writer.tracker.answered(socket))
 }
 
 /** Writes a wire reply; true when it was handed to the socket whole (no stream to follow). */
