@@ -76,10 +76,11 @@ test('closes a socket that stays idle for the grace, and at once one idle for lo
   await recent.closed
   const recentAfter = performance.now() - started
   await closing
-  assert.ok(oldAfter < GRACE_MS / 2, `idle for longer than the grace: closed after ${oldAfter} ms`)
+  // Lower bounds and an order only: a loaded machine delays both closes alike.
+  assert.ok(recentAfter >= GRACE_MS - 50, `idle since just now: closed after ${recentAfter} ms`)
   assert.ok(
-    recentAfter >= GRACE_MS - 50 && recentAfter < GRACE_MS + 500,
-    `idle since just now: closed after ${recentAfter} ms`,
+    oldAfter < recentAfter - GRACE_MS / 2,
+    `idle for longer than the grace: closed after ${oldAfter} ms, the other after ${recentAfter} ms`,
   )
 })
 
