@@ -15,7 +15,7 @@
 // a whole run with `FW_TEST_TIMES=<file>` (scripts/test-times.mjs):
 // `node scripts/test-times-record.mjs <file>`.
 import { spawn } from 'node:child_process'
-import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { clearTimeout, setTimeout } from 'node:timers'
 import { basename, dirname, join, relative } from 'node:path'
@@ -200,6 +200,9 @@ async function runPool(groups, width) {
 }
 
 const files = single ? [single] : filesUnder(dir)
+// The CLI, e2e and playground suites run the built CLI; `npm test` builds it first.
+if (!existsSync(join(root, 'dist', 'cli', 'bin.js')))
+  console.log('dist/ is not built: the suites that run the built CLI fail (npm run build)\n')
 const alone = files.filter((f) => ALONE.some((a) => f.startsWith(a)) && !POOLED.includes(f))
 const together = files.filter((f) => TOGETHER.some((a) => f.startsWith(a)))
 const shared = files.filter((f) => !alone.includes(f) && !together.includes(f))

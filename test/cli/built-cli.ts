@@ -1,5 +1,5 @@
-// The compiled CLI (`dist/cli/bin.js`, made by `npm run build`, which `npm ci` runs) as a child
-// process in a folder, without the suite's FW_APP and FW_APP_KEY: its exit code and all it printed.
+// The compiled CLI (`dist/cli/bin.js`, made by `npm run build`, which `npm test` runs first) as a
+// child process in a folder, without the suite's FW_APP and FW_APP_KEY: its exit code and output.
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 

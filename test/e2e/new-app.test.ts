@@ -3,7 +3,7 @@
 // `npm run dev` (the home page, then a generated controller served and a generated migration
 // applied by the running server), `npm run build`, then `NODE_ENV=production npm start`, on
 // PostgreSQL when DATABASE_URL is set (else the embedded database), serving the same pages from
-// the app's own folder. Needs dist/ (npm ci builds it) and npm's cache (installs prefer it).
+// the app's own folder. Needs dist/ (`npm test` builds it first) and npm's cache (installs prefer it).
 import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'

@@ -7,8 +7,8 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 
-// fw as a user gets it: the tarball `npm pack` makes (from dist/, which `npm ci` built through
-// `prepare`), installed into a fresh folder outside the repository with no lock file, so npm
+// fw as a user gets it: the tarball `npm pack` makes (from dist/, which `npm test` and `prepack`
+// build), installed into a fresh folder outside the repository with no lock file, so npm
 // resolves every dependency range afresh, as it will for them. An app of that folder loads fw,
 // runs its CLI, and a feature that needs an optional peer dependency names the package to install.
 const test = suite('packed-install')
@@ -44,6 +44,8 @@ export default function createApp({ env = process.env } = {}) {
 
 let dir: string
 let tarball: string
+/** What `npm install <tarball>` printed on stderr (its warnings). */
+let installWarnings: string
 
 test.before(async () => {
   assert.ok(existsSync(join(repo, 'dist', 'cli', 'bin.js')), 'dist/ is not built: npm run build')
@@ -61,10 +63,12 @@ test.before(async () => {
     JSON.stringify({ name: 'packed-app', private: true, type: 'module', fw: { app: './app.js' } }),
   )
   writeFileSync(join(app, 'app.js'), APP)
-  await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', tarball], {
-    cwd: app,
-    timeout: 5 * MINUTES,
-  })
+  const installed = await run(
+    'npm',
+    ['install', '--prefer-offline', '--no-audit', '--no-fund', tarball],
+    { cwd: app, timeout: 5 * MINUTES },
+  )
+  installWarnings = installed.stderr
 })
 
 test.after(() => rmSync(dir, { recursive: true, force: true }))
@@ -80,6 +84,20 @@ test('the tarball stays under 1 MB and ships no TypeScript source', () => {
     (f) => /\.ts$/.test(f) && !/\.d\.ts$/.test(f) && !f.startsWith('package/templates/'),
   )
   assert.equal(sources, [])
+})
+
+// npm asks the user to approve a package's install-time scripts; fw needs none (it ships built).
+test('installs with no install-time script and no warning', () => {
+  const manifest = execFileSync('tar', ['xzOf', tarball, 'package/package.json'], {
+    encoding: 'utf8',
+  })
+  const scripts = Object.keys((JSON.parse(manifest) as { scripts?: object }).scripts ?? {})
+  const atInstall = ['preinstall', 'install', 'postinstall', 'prepare']
+  assert.equal(
+    scripts.filter((name) => atInstall.includes(name)),
+    [],
+  )
+  assert.not.match(installWarnings, /warn/i)
 })
 
 test('installs without the optional peer dependencies', () => {

@@ -130,8 +130,8 @@ test('fw api:docs on the playground writes the same document', async ({ tmp }) =
 test('fw api:docs from the built CLI, the app run compiled, writes the same document', async ({
   tmp,
 }) => {
-  // `npm ci` builds dist/ (the prepare script); the CLI then runs the compiled playground, and the
-  // scan must find its handlers in the compiled modules the app loaded.
+  // `npm test` builds dist/ first; the CLI then runs the compiled playground, and the scan must
+  // find its handlers in the compiled modules the app loaded.
   const bin = join(repo, 'dist', 'cli', 'bin.js')
   assert.ok(existsSync(bin), 'dist/ is built (npm run build)')
   const output = join(tmp, 'compiled.json')
