@@ -37,8 +37,8 @@ export function runChain(
 
 /**
  * The middleware, outermost first, each given the rest of the chain as `next()`; then the
- * `middleware` phase: the chain's time less the controller's and the action's. One promise per
- * layer, the middleware's own (`bench/limits.ts` measures a layer's cost).
+ * `middleware` phase: the chain's time less the controller's and the action's. A layer costs its
+ * own promise and the check of its answer's (`bench/limits.ts` measures a layer's cost).
  */
 async function throughMiddleware(
   ctx: RequestContext,
