@@ -56,7 +56,12 @@ async function throughMiddleware(
 }
 
 /** Middleware `i` given the rest as `next()`, or the action after the last; always a promise. */
-function dispatch(ctx: RequestContext, compiled: CompiledRoute, i: number, chain: ChainTiming) {
+function dispatch(
+  ctx: RequestContext,
+  compiled: CompiledRoute,
+  i: number,
+  chain: ChainTiming,
+): Promise<Reply> {
   if (i === compiled.layers.length) return action(ctx, compiled, chain)
   const layer = compiled.layers[i]!
   try {
