@@ -1,5 +1,7 @@
 import type { RequestContext } from './context.js'
+import { methodNotAllowedReply, notFoundReply } from './error-replies.js'
 import type { KernelHooks } from './hooks.js'
+import type { Reply } from './reply.js'
 import type { RouteMatch } from './router/route.js'
 import type { Router } from './router/router.js'
 
@@ -15,6 +17,8 @@ export interface BuiltinRouting {
   only(): boolean
   /** What the kernel's own taps answer, without the hook's promise chain (the fast path). */
   direct(ctx: RequestContext): RouteMatch | undefined
+  /** A request no route matched: 405 when the path answers other methods, the fallback, 404. */
+  missed(ctx: RequestContext): RouteMatch | Reply
 }
 
 /**
@@ -45,5 +49,16 @@ export function installBuiltinRouting(hooks: KernelHooks, router: Router): Built
     only: () => hooks.route.taps.length === builtinTaps,
     direct: (ctx) =>
       hasRParam(ctx.querystring) ? (legacy(ctx) ?? declared(ctx)) : (declared(ctx) ?? legacy(ctx)),
+    missed: (ctx) => missed(router, ctx),
   }
+}
+
+function missed(router: Router, ctx: RequestContext): RouteMatch | Reply {
+  const allowed = router.allowedMethodsFor(ctx.method, ctx.routingPath, ctx.querystring)
+  ctx.log.record('route.missed', { method: ctx.method, path: ctx.path, allowed })
+  // A miss under an API's group (or a 405 of its route) answers as the API does: JSON.
+  if (router.answersJson(ctx.routingPath, allowed, ctx.querystring)) ctx.jsonByDefault = true
+  if (allowed.length > 0) return methodNotAllowedReply(ctx, allowed)
+  if (!router.fallbackRoute) return notFoundReply(ctx)
+  return { route: router.fallbackRoute, params: {} }
 }

@@ -1,36 +1,30 @@
 import { RequestContext, type RequestInit } from './context.js'
-import {
-  errorReplied,
-  logRequestError,
-  maintenanceReply,
-  methodNotAllowedReply,
-  notFoundReply,
-} from './error-replies.js'
+import { errorReplied, logRequestError, maintenanceReply } from './error-replies.js'
 import { requestErrors } from './error-codes.js'
 import { EventLog } from './events.js'
 import { isThenable, runBail, runEach, runWaterfall, type MaybePromise } from './hook-runner.js'
 import { Reply, toReply } from './reply.js'
-import { actionEnded, runChain, type ActionTiming } from './route-chain.js'
+import { actionEnded, runChain, type Chain } from './route-chain.js'
 import type { CompiledRoute } from './route-compile.js'
 import type { RouteMatch } from './router/route.js'
 import type { RequestCycle } from './request-cycle-deps.js'
 import { enterRequest, enterScope, leaveScope, restoreScope } from './scope.js'
 
-// One request through the kernel: admit (maintenance, the `request` hook) → find (the `route`
-// hook or the router) → answer (the route's chain) → render → annotate, and `fail` (the `error`
-// hook) for what a step before `annotate` throws. `cycleNow` runs the steps while each answers
-// now and hands the first promise to `cycleLater`, so a synchronous route creates no promise
-// (test/e2e/lean-request.test.ts); a failure becomes the error reply (test/kernel/errors.test.ts).
+// One request through the kernel, its steps written in order in one generator (`steps`): admit
+// (maintenance, the `request` hook), find (the `route` hook or the router), answer (the route's
+// chain), render, annotate, and the `error` hook for what a step before `annotate` throws. A step
+// yields its answer, now or promised; `advance` resumes the steps at once with an answer that came
+// now and awaits only a promise, so a synchronous route creates no promise
+// (test/e2e/lean-request.test.ts).
 
-type Step = 'admit' | 'find' | 'answer' | 'render' | 'annotate' | 'fail' | 'failRender' | 'done'
+type Steps = Generator<unknown, Reply, unknown>
 
-/** One request on its way: the step it is at, and what later steps need from earlier ones. */
-class Progress implements ActionTiming {
-  at: Step = 'admit'
-  routingStart = 0
-  route: CompiledRoute | undefined = undefined
-  error: unknown = undefined
+/** One request on its way: what its steps share with `advance` and the route's chain. */
+class Progress implements Chain {
   actionStart = -1
+  inner = 0
+  /** How many of the steps' answers were promises. */
+  waits = 0
   /** In the request scope, and the store it replaced. */
   scoped = false
   outside: RequestContext | undefined = undefined
@@ -41,7 +35,7 @@ class Progress implements ActionTiming {
   ) {}
 }
 
-/** One request: its context and event log made, the cycle run; the kernel's entry. */
+/** One request: its context and event log made, its steps run; the kernel's entry. */
 export function respond(
   cycle: RequestCycle,
   init: RequestInit,
@@ -51,7 +45,7 @@ export function respond(
   // `currentContext()` finds the request in everything that runs synchronously from here.
   const previous = enterRequest(ctx)
   try {
-    return cycleNow(new Progress(cycle, ctx), undefined)
+    return start(new Progress(cycle, ctx))
   } finally {
     enterRequest(previous)
   }
@@ -77,181 +71,145 @@ export function respondTo<T>(
   )
 }
 
+/** The request's steps begun, and run for as long as each answers now. */
+function start(p: Progress): MaybePromise<Reply> {
+  const run = steps(p)
+  return advance(p, run, run.next())
+}
+
 /**
- * The steps from `p.at` on, `value` the answer of the one before, while each answers now; the
- * first promise to `cycleLater`, then the store the scope replaced current again (the socket's
- * other requests must not inherit it). A chain that waited keeps its route in the scope from
- * then on (test/kernel/scope.test.ts).
+ * The steps resumed while each answers now; the first promise to {@link later}, then the store
+ * the scope replaced current again (the socket's other requests must not inherit it).
  */
-function cycleNow(p: Progress, value: unknown): MaybePromise<Reply> {
-  while (p.at !== 'done') {
-    try {
-      const answered = step(p, value)
-      if (isThenable(answered)) {
-        if (p.at === 'answer') p.route!.scope.waited()
-        const reply = cycleLater(p, answered)
-        if (p.scoped) restoreScope(p.outside)
-        return reply
-      }
-      value = settle(p, answered)
-    } catch (error) {
-      value = failed(p, error)
+function advance(
+  p: Progress,
+  run: Steps,
+  next: IteratorResult<unknown, Reply>,
+): MaybePromise<Reply> {
+  while (next.done !== true) {
+    if (isThenable(next.value)) {
+      const reply = later(p, run, next.value)
+      if (p.scoped) restoreScope(p.outside)
+      return reply
     }
+    next = run.next(next.value)
   }
   if (p.scoped) {
     restoreScope(p.outside)
     leaveScope()
   }
-  return value as Reply
+  return next.value
 }
 
-/** Step `p.at`'s promise settled, then the steps after it as {@link cycleNow} runs them. */
-async function cycleLater(p: Progress, pending: Promise<unknown>): Promise<Reply> {
+/** A step's promise settled: the steps resumed with its value, or thrown what it rejected with. */
+async function later(p: Progress, run: Steps, pending: Promise<unknown>): Promise<Reply> {
+  p.waits++
   let value: unknown
   try {
-    value = settle(p, await pending)
+    value = await pending
   } catch (error) {
-    value = failed(p, error)
+    return advance(p, run, run.throw(error))
   }
-  return cycleNow(p, value)
+  return advance(p, run, run.next(value))
 }
 
-/** Runs step `p.at` on `value`, the answer of the step before: its own answer, now or promised. */
-function step(p: Progress, value: unknown): unknown {
+/**
+ * The request's steps. What one before `annotate` throws becomes the error reply, rendered when it
+ * came before `render` (test/kernel/errors.test.ts); `annotate` isolates its taps, so what it
+ * throws is a kernel bug, for the server's bare 500.
+ */
+function* steps(p: Progress): Steps {
   const { ctx } = p
-  const { hooks } = p.cycle.deps
-  switch (p.at) {
-    case 'admit':
-      return admit(p)
-    case 'find': {
-      p.routingStart = ctx.log.now()
+  const { hooks, routing } = p.cycle.deps
+  let reply: Reply | undefined
+  try {
+    // A `request` tap may answer (a CORS preflight) or set the match (the admin area).
+    reply = admit(p)
+    if (reply === undefined && hooks.request.isUsed())
+      reply = (yield runBail(hooks.request, ctx)) as Reply | undefined
+    if (reply === undefined) {
+      const routingStart = ctx.log.now()
       // With only the kernel's own `route` taps, the router's match directly (no loop).
-      const { routing } = p.cycle.deps
-      return ctx.match ?? (routing.only() ? routing.direct(ctx) : runBail(hooks.route, ctx))
+      const found =
+        ctx.match ?? (routing.only() ? routing.direct(ctx) : yield runBail(hooks.route, ctx))
+      const route = matched(p, found as RouteMatch | undefined, routingStart)
+      if (route instanceof Reply) reply = route
+      else {
+        const waits = p.waits
+        try {
+          reply = toReply(yield answer(p, route))
+        } finally {
+          actionEnded(p)
+          // A chain that waited keeps its route in the scope (test/kernel/scope.test.ts).
+          if (p.waits !== waits) route.scope.waited()
+        }
+      }
     }
-    case 'answer':
-      return answerRoute(p)
-    case 'render':
-      return hooks.render.isUsed() ? runWaterfall(hooks.render, value as Reply, ctx) : value
-    case 'annotate':
-      return annotate(p, value as Reply)
-    default:
-      return hooks.error.isUsed() ? runBail(hooks.error, p.error, ctx) : undefined
+  } catch (error) {
+    reply = yield* fail(p, error)
   }
+  try {
+    if (hooks.render.isUsed()) reply = (yield runWaterfall(hooks.render, reply, ctx)) as Reply
+    // A view no tap turned into a body is an error (no engine), only annotated.
+    const { body } = reply
+    if (body.kind === 'view')
+      throw requestErrors.error('FW_ERR_VIEW_NO_ENGINE', { template: body.template })
+  } catch (error) {
+    reply = yield* fail(p, error)
+  }
+  ctx.log.record('response.prepared', { status: reply.status })
+  if (!hooks.annotate.isUsed()) return reply
+  return (yield runEach(hooks.annotate, p.cycle.annotateFailed, reply, ctx)) as Reply
 }
 
-/** Takes step `p.at`'s settled answer: the request moved to the next step, and its value. */
-function settle(p: Progress, answered: unknown): unknown {
-  switch (p.at) {
-    case 'admit':
-      p.at = answered === undefined ? 'find' : 'render'
-      return answered
-    case 'find':
-      return matched(p, answered as RouteMatch | undefined)
-    case 'answer':
-      actionEnded(p.ctx, p)
-      answered = toReply(answered) // may throw: still at `answer`
-      p.at = 'render'
-      return answered
-    case 'render': {
-      // A view no tap turned into a body is an error (no engine), only annotated.
-      const { body } = answered as Reply
-      if (body.kind === 'view')
-        throw requestErrors.error('FW_ERR_VIEW_NO_ENGINE', { template: body.template })
-      p.at = 'annotate'
-      return answered
-    }
-    case 'annotate':
-      p.at = 'done'
-      return answered
-    default:
-      p.at = p.at === 'fail' ? 'render' : 'annotate'
-      return errorReplied(p.cycle.deps, p.ctx, p.error, answered as Reply | undefined)
-  }
-}
-
-/** What step `p.at` threw: `fail` next, or the kernel's own error reply when `fail` threw. */
-function failed(p: Progress, error: unknown): unknown {
-  switch (p.at) {
-    case 'fail':
-    case 'failRender':
-      logRequestError(p.cycle.deps.logger(), p.ctx, 'error hook failed', { error })
-      return settle(p, undefined)
-    case 'annotate':
-    case 'done':
-      // `annotate` isolates its taps: what it throws is a kernel bug, for the server's bare 500.
-      throw error
-    default:
-      if (p.at === 'answer') actionEnded(p.ctx, p)
-      p.error = error
-      p.at = p.at === 'render' ? 'failRender' : 'fail'
-      return undefined
-  }
-}
-
-/** Maintenance (a 503 unless the path is exempt), then the `request` hook: a reply, or none. */
-function admit({ cycle, ctx }: Progress): MaybePromise<Reply | undefined> {
-  const { maintenance, hooks, router } = cycle.deps
+/** `request.received`, then maintenance: a 503 unless the path is exempt, else no reply. */
+function admit({ cycle, ctx }: Progress): Reply | undefined {
+  const { maintenance, router } = cycle.deps
   ctx.log.record('request.received', { method: ctx.method, path: ctx.path }, 0)
   const retryAfter = maintenance(ctx.log.origin)
-  if (retryAfter !== undefined && !maintenance.exempts(ctx.routingPath)) {
-    // JSON where the route would answer JSON.
-    if (router.answersJson(ctx.routingPath, [ctx.method], ctx.querystring)) ctx.jsonByDefault = true
-    return maintenanceReply(ctx, retryAfter)
-  }
-  // A tap may answer (a CORS preflight) or set the match (the admin area).
-  return hooks.request.isUsed() ? runBail(hooks.request, ctx) : undefined
+  if (retryAfter === undefined || maintenance.exempts(ctx.routingPath)) return undefined
+  // JSON where the route would answer JSON.
+  if (router.answersJson(ctx.routingPath, [ctx.method], ctx.querystring)) ctx.jsonByDefault = true
+  return maintenanceReply(ctx, retryAfter)
 }
 
-/** Routing recorded; the route matched (or the fallback) to answer, else a miss's reply. */
-function matched(p: Progress, found: RouteMatch | undefined): Reply | undefined {
+/** Routing recorded; the route matched (or the fallback) compiled, else a miss's reply. */
+function matched(p: Progress, found: RouteMatch | undefined, start: number): CompiledRoute | Reply {
   const { ctx } = p
-  const end = ctx.log.phaseEnded('routing', p.routingStart)
-  const match = found ?? missed(p)
-  if (match instanceof Reply) {
-    p.at = 'render'
-    return match
-  }
+  const { routes, routing } = p.cycle.deps
+  const end = ctx.log.phaseEnded('routing', start)
+  const match = found ?? routing.missed(ctx)
+  if (match instanceof Reply) return match
   const { route, params } = (ctx.match = match)
   ctx.params = params
-  const compiled = (p.route = p.cycle.deps.routes.compiled(route))
-  p.at = 'answer'
+  const compiled = routes.compiled(route)
   // Built field by field: an object spread here cost ~1 µs a request (bench/before-after.ts).
   const { method } = ctx
   const event = { method, path: route.path, name: route.name, handler: compiled.name, params }
   ctx.log.record('route.matched', event, end)
-  return undefined
-}
-
-/** A request no route matched: 405 when the path answers other methods, the fallback, 404. */
-function missed({ cycle, ctx }: Progress): RouteMatch | Reply {
-  const { router } = cycle.deps
-  const allowed = router.allowedMethodsFor(ctx.method, ctx.routingPath, ctx.querystring)
-  ctx.log.record('route.missed', { method: ctx.method, path: ctx.path, allowed })
-  // A miss under an API's group (or a 405 of its route) answers as the API does: JSON.
-  if (router.answersJson(ctx.routingPath, allowed, ctx.querystring)) ctx.jsonByDefault = true
-  if (allowed.length > 0) return methodNotAllowedReply(ctx, allowed)
-  if (!router.fallbackRoute) return notFoundReply(ctx)
-  return { route: router.fallbackRoute, params: {} }
+  return compiled
 }
 
 /** The route's chain, in the request scope when a plugin asked for it and the route may wait. */
-function answerRoute(p: Progress): unknown {
-  const { ctx } = p
-  const route = p.route!
-  if (!p.cycle.deps.scoped() || !route.scope.needed) return runChain(ctx, route, p)
+function answer(p: Progress, route: CompiledRoute): unknown {
+  if (!p.cycle.deps.scoped() || !route.scope.needed) return runChain(p, route)
   p.scoped = true
-  p.outside = enterScope(ctx)
+  p.outside = enterScope(p.ctx)
   try {
-    return runChain(ctx, route, p)
+    return runChain(p, route)
   } finally {
     route.scope.answered()
   }
 }
 
-/** `response.prepared`, then the `annotate` hook, each tap isolated (one that throws is logged). */
-function annotate({ cycle, ctx }: Progress, reply: Reply): MaybePromise<Reply> {
-  ctx.log.record('response.prepared', { status: reply.status })
-  const { annotate } = cycle.deps.hooks
-  return annotate.isUsed() ? runEach(annotate, cycle.annotateFailed, reply, ctx) : reply
+/** The `error` hook's reply to `error`, else the kernel's own; a tap that throws is logged. */
+function* fail({ cycle, ctx }: Progress, error: unknown): Steps {
+  const { hooks } = cycle.deps
+  let answered: Reply | undefined
+  try {
+    if (hooks.error.isUsed()) answered = (yield runBail(hooks.error, error, ctx)) as typeof answered
+  } catch (thrown) {
+    logRequestError(cycle.deps.logger(), ctx, 'error hook failed', { error: thrown })
+  }
+  return errorReplied(cycle.deps, ctx, error, answered)
 }

@@ -2,7 +2,7 @@ import type { RequestContext } from './context.js'
 import { notFoundReply } from './error-replies.js'
 import { compileErrors } from './error-codes.js'
 import { Reply, toReply } from './reply.js'
-import type { CompiledRoute, Layer } from './route-compile.js'
+import type { CompiledRoute } from './route-compile.js'
 
 // A route's chain on a request, in the variant chosen at boot (kernel/route-compile.ts): a route
 // with nothing that waits calls its handler (`callAction`) and hands back its answer as it came;
@@ -10,29 +10,22 @@ import type { CompiledRoute, Layer } from './route-compile.js'
 
 type Controller = Record<string, (...args: unknown[]) => unknown>
 
-/** When a handler's `action` phase began, until it is recorded (-1: none is pending). */
-export interface ActionTiming {
+/** A request on its way through its route's chain, and the chain's timing. */
+export interface Chain {
+  readonly ctx: RequestContext
+  /** When the `action` phase began, until it is recorded (-1: none is pending). */
   actionStart: number
-}
-
-/** An awaited chain's timing: also the time its controller and action took, under middleware. */
-interface ChainTiming extends ActionTiming {
+  /** An awaited chain's time in its controller and action, which its middleware's leaves out. */
   inner: number
 }
 
 /**
  * What the route's handler answered, now or promised; a handler answering now leaves its `action`
- * phase in `timing` for the caller to end once the answer settled.
+ * phase pending in `chain` for the caller to end once the answer settled.
  */
-export function runChain(
-  ctx: RequestContext,
-  compiled: CompiledRoute,
-  timing: ActionTiming,
-): unknown {
-  if (!compiled.waits) return callAction(ctx, compiled, timing)
-  const chain: ChainTiming = { actionStart: -1, inner: 0 }
-  if (compiled.layers.length === 0) return action(ctx, compiled, chain)
-  return throughMiddleware(ctx, compiled, chain)
+export function runChain(chain: Chain, route: CompiledRoute): unknown {
+  if (!route.waits) return callAction(chain, route)
+  return route.layers.length === 0 ? action(chain, route) : throughMiddleware(chain, route)
 }
 
 /**
@@ -40,42 +33,31 @@ export function runChain(
  * `middleware` phase: the chain's time less the controller's and the action's. A layer costs its
  * own promise and the check of its answer's (`bench/limits.ts` measures a layer's cost).
  */
-async function throughMiddleware(
-  ctx: RequestContext,
-  compiled: CompiledRoute,
-  chain: ChainTiming,
-): Promise<Reply> {
-  const start = ctx.log.now()
+async function throughMiddleware(chain: Chain, route: CompiledRoute): Promise<Reply> {
+  const { log } = chain.ctx
+  const start = log.now()
   try {
-    return await dispatch(ctx, compiled, 0, chain)
+    return await dispatch(chain, route, 0)
   } finally {
-    const end = ctx.log.now()
+    const end = log.now()
     const duration = Math.max(0, end - start - chain.inner)
-    ctx.log.record('phase.completed', { name: 'middleware', start, duration }, end)
+    log.record('phase.completed', { name: 'middleware', start, duration }, end)
   }
 }
 
 /** Middleware `i` given the rest as `next()`, or the action after the last; always a promise. */
-function dispatch(
-  ctx: RequestContext,
-  compiled: CompiledRoute,
-  i: number,
-  chain: ChainTiming,
-): Promise<Reply> {
-  if (i === compiled.layers.length) return action(ctx, compiled, chain)
-  const layer = compiled.layers[i]!
+function dispatch(chain: Chain, route: CompiledRoute, i: number): Promise<Reply> {
+  if (i === route.layers.length) return action(chain, route)
+  const { fn, name } = route.layers[i]!
   try {
-    const reply = layer.fn(ctx, () => dispatch(ctx, compiled, i + 1, chain))
-    return reply.then((answered) => replied(layer, answered))
+    // What a layer answers must be a reply (test/kernel/middleware.test.ts).
+    return fn(chain.ctx, () => dispatch(chain, route, i + 1)).then((reply) => {
+      if (reply instanceof Reply) return reply
+      throw compileErrors.error('FW_ERR_MIDDLEWARE_NO_REPLY', { name })
+    })
   } catch (error) {
     return Promise.reject(error as Error)
   }
-}
-
-/** What a middleware answered, which must be a reply (test/kernel/middleware.test.ts). */
-function replied(layer: Layer, reply: Reply): Reply {
-  if (reply instanceof Reply) return reply
-  throw compileErrors.error('FW_ERR_MIDDLEWARE_NO_REPLY', { name: layer.name })
 }
 
 /**
@@ -83,46 +65,44 @@ function replied(layer: Layer, reply: Reply): Reply {
  * reply, the `action` phase recorded also when it fails (test/kernel/hooks.test.ts). Bindings run
  * inside the middleware: an unauthenticated caller cannot learn which records exist.
  */
-async function action(
-  ctx: RequestContext,
-  compiled: CompiledRoute,
-  chain: ChainTiming,
-): Promise<Reply> {
-  for (const [param, loader] of compiled.bindings) {
+async function action(chain: Chain, route: CompiledRoute): Promise<Reply> {
+  const { ctx } = chain
+  for (const [param, loader] of route.bindings) {
     const value = ctx.params[param]
     const loaded = value === undefined ? undefined : await loader(value, ctx)
     if (loaded === undefined || loaded === null) return notFoundReply(ctx)
     ctx.models[param] = loaded
   }
-  if (compiled.check !== undefined) await compiled.check()(ctx)
+  if (route.check !== undefined) await route.check()(ctx)
   const from = ctx.log.now()
   try {
-    return toReply(await callAction(ctx, compiled, chain))
+    return toReply(await callAction(chain, route))
   } finally {
-    actionEnded(ctx, chain)
+    actionEnded(chain)
     chain.inner += ctx.log.now() - from
   }
 }
 
 /** The controller made (the `controller` phase), the `action` phase begun, the handler called. */
-function callAction(ctx: RequestContext, compiled: CompiledRoute, timing: ActionTiming): unknown {
+function callAction(chain: Chain, route: CompiledRoute): unknown {
+  const { ctx } = chain
   const from = ctx.log.now()
-  const cls = compiled.controller
+  const cls = route.controller
   const controller = cls === undefined ? undefined : (new cls() as Controller)
-  timing.actionStart = controller === undefined ? from : ctx.log.phaseEnded('controller', from)
-  switch (compiled.calls) {
+  chain.actionStart = controller === undefined ? from : ctx.log.phaseEnded('controller', from)
+  switch (route.calls) {
     case 'function':
-      return compiled.handler!(ctx)
+      return route.handler!(ctx)
     case 'method':
-      return controller![compiled.method]!(ctx)
+      return controller![route.method]!(ctx)
     case 'classic':
-      return controller![compiled.method]!(ctx.match?.legacy?.args ?? [], ctx)
+      return controller![route.method]!(ctx.match?.legacy?.args ?? [], ctx)
   }
 }
 
-/** Records the `action` phase `timing` holds, once; nothing when none is pending. */
-export function actionEnded(ctx: RequestContext, timing: ActionTiming): void {
-  if (timing.actionStart < 0) return
-  ctx.log.phaseEnded('action', timing.actionStart)
-  timing.actionStart = -1
+/** Records the `action` phase pending in `chain`, once; nothing when none is. */
+export function actionEnded(chain: Chain): void {
+  if (chain.actionStart < 0) return
+  chain.ctx.log.phaseEnded('action', chain.actionStart)
+  chain.actionStart = -1
 }

@@ -35,6 +35,15 @@ test('kernel/kernel.ts is under 300 lines and has no @internal members', () => {
   assert.not.match(text, /@internal/)
 })
 
+// The request path, from the socket to the handler and back, reads in one sitting too: the cycle,
+// the route's chain, the request scope and the reply writer.
+test('the request path is at most 540 lines in all', () => {
+  const path = ['request-cycle.ts', 'route-chain.ts', 'scope.ts', join('http', 'reply-writer.ts')]
+  const lines = path.map((file) => read(join('kernel', file)).replace(/\n$/, '').split('\n').length)
+  const total = lines.reduce((sum, n) => sum + n, 0)
+  assert.ok(total <= 540, `the request path has ${total} lines (${lines.join(' + ')})`)
+})
+
 // A file split by job reads in one sitting.
 test('no source file under kernel/, plugins/, cli/ or playground/ is over 400 lines', () => {
   const long = ['kernel', 'plugins', 'cli', 'playground']
@@ -118,9 +127,9 @@ test("only kernel/hook-runner.ts runs a hook; nothing calls tapable's own promis
   }
 })
 
-// The request cycle runs its steps in straight calls and hands the rest of a request to its
-// `async` variant at the first promise (kernel/request-cycle.ts); the hook runner does the same for
-// taps. No other kernel module branches on whether something answered now.
+// The request cycle's steps yield their answers and `advance` awaits only a promise
+// (kernel/request-cycle.ts); the hook runner runs taps synchronously until one answers with a
+// promise. No other kernel module branches on whether something answered now.
 test('only the request cycle and the hook runner look at whether an answer came now', () => {
   const allowed = new Set([join('kernel', 'request-cycle.ts'), join('kernel', 'hook-runner.ts')])
   const looking = sources('kernel').filter(
