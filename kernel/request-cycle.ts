@@ -5,7 +5,7 @@ import { EventLog } from './events.js'
 import { isThenable, runBail, runEach, runWaterfall, type MaybePromise } from './hook-runner.js'
 import { Reply, toReply } from './reply.js'
 import { actionEnded, runChain, type Chain } from './route-chain.js'
-import type { CompiledRoute } from './route-compile.js'
+import type { CompiledRoute, RouteScope } from './route-compile.js'
 import type { RouteMatch } from './router/route.js'
 import type { RequestCycle } from './request-cycle-deps.js'
 import { enterRequest, enterScope, leaveScope, restoreScope } from './scope.js'
@@ -23,8 +23,8 @@ type Steps = Generator<unknown, Reply, unknown>
 class Progress implements Chain {
   actionStart = -1
   inner = 0
-  /** How many of the steps' answers were promises. */
-  waits = 0
+  /** The scope of the route whose chain is answering, while it is. */
+  answering: RouteScope | undefined = undefined
   /** In the request scope, and the store it replaced. */
   scoped = false
   outside: RequestContext | undefined = undefined
@@ -103,7 +103,9 @@ function advance(
 
 /** A step's promise settled: the steps resumed with its value, or thrown what it rejected with. */
 async function later(p: Progress, run: Steps, pending: Promise<unknown>): Promise<Reply> {
-  p.waits++
+  // A chain that waited keeps its route in the scope, from before the socket's next request
+  // (test/kernel/scope.test.ts, the burst).
+  p.answering?.waited()
   let value: unknown
   try {
     value = await pending
@@ -135,13 +137,12 @@ function* steps(p: Progress): Steps {
       const route = matched(p, found as RouteMatch | undefined, routingStart)
       if (route instanceof Reply) reply = route
       else {
-        const waits = p.waits
+        p.answering = route.scope
         try {
           reply = toReply(yield answer(p, route))
         } finally {
+          p.answering = undefined
           actionEnded(p)
-          // A chain that waited keeps its route in the scope (test/kernel/scope.test.ts).
-          if (p.waits !== waits) route.scope.waited()
         }
       }
     }

@@ -53,6 +53,22 @@ test('a plain function that returns a promise is scoped from its first request o
   for (let i = 0; i < 3; i++) assert.equal((await kernel.inject('/later')).json(), { same: true })
 })
 
+// The first answer that waits turns the scope on for the route before the next request starts,
+// not once it settled: a burst on a route's first use finds its requests too.
+test('a burst on a plain function that returns a promise finds every request', async () => {
+  const kernel = createTestKernel({ plugins: [[scoped]] })
+  kernel.router.get('later/{n}', () =>
+    tick().then(() => json({ n: currentContext()?.params.n ?? null })),
+  )
+  const answers = await Promise.all(
+    Array.from({ length: 20 }, (_, i) => kernel.inject(`/later/${i}`).then((r) => r.json())),
+  )
+  assert.equal(
+    answers,
+    Array.from({ length: 20 }, (_, i) => ({ n: String(i) })),
+  )
+})
+
 test('middleware and bindings make a route scoped whatever its handler', async () => {
   const kernel = createTestKernel({ plugins: [[scoped]] })
   kernel.middleware('wait', async (_ctx, next) => {
