@@ -10,12 +10,10 @@ import type { RouteMatch } from './router/route.js'
 import type { RequestCycle } from './request-cycle-deps.js'
 import { enterRequest, enterScope, leaveScope, restoreScope } from './scope.js'
 
-// One request through the kernel, its steps written in order in one generator (`steps`): admit
-// (maintenance, the `request` hook), find (the `route` hook or the router), answer (the route's
-// chain), render, annotate, and the `error` hook for what a step before `annotate` throws. A step
-// yields its answer, now or promised; `advance` resumes the steps at once with an answer that came
-// now and awaits only a promise, so a synchronous route creates no promise
-// (test/e2e/lean-request.test.ts).
+// One request through the kernel, its steps in order in one generator (`steps`). A step yields its
+// answer, now or promised; `advance`, the one place that tells the two apart, resumes the steps at
+// once with an answer that came now and awaits only a promise, so a synchronous route creates no
+// promise (test/e2e/lean-request.test.ts).
 
 type Steps = Generator<unknown, Reply, unknown>
 
@@ -51,24 +49,26 @@ export function respond(
   }
 }
 
-/** {@link respond} for the socket server: `deliver(to, …)` the reply, or a kernel bug's error. */
+/**
+ * {@link respond} for the socket server: `deliver(to, …)` the reply, or a kernel bug's error, once;
+ * `deliver` must not throw.
+ */
 export function respondTo<T>(
   cycle: RequestCycle,
   init: RequestInit,
   to: T,
   deliver: (to: T, reply: Reply | undefined, error: unknown) => void,
 ): void {
-  let reply: MaybePromise<Reply>
   try {
-    reply = respond(cycle, init)
+    const reply = respond(cycle, init)
+    if (!isThenable(reply)) return deliver(to, reply, undefined)
+    reply.then(
+      (value) => deliver(to, value, undefined),
+      (error: unknown) => deliver(to, undefined, error),
+    )
   } catch (error) {
-    return deliver(to, undefined, error)
+    deliver(to, undefined, error)
   }
-  if (!isThenable(reply)) return deliver(to, reply, undefined)
-  reply.then(
-    (value) => deliver(to, value, undefined),
-    (error: unknown) => deliver(to, undefined, error),
-  )
 }
 
 /** The request's steps begun, and run for as long as each answers now. */
@@ -78,8 +78,8 @@ function start(p: Progress): MaybePromise<Reply> {
 }
 
 /**
- * The steps resumed while each answers now; the first promise to {@link later}, then the store
- * the scope replaced current again (the socket's other requests must not inherit it).
+ * The steps resumed while each answers now, the first promise handed to {@link later}; then the
+ * store the scope replaced made current again, for the socket's next request.
  */
 function advance(
   p: Progress,
@@ -101,24 +101,22 @@ function advance(
   return next.value
 }
 
-/** A step's promise settled: the steps resumed with its value, or thrown what it rejected with. */
-async function later(p: Progress, run: Steps, pending: Promise<unknown>): Promise<Reply> {
-  // A chain that waited keeps its route in the scope, from before the socket's next request
+/** The steps resumed with what a step's promise settled to, or thrown what it rejected with. */
+function later(p: Progress, run: Steps, pending: Promise<unknown>): Promise<Reply> {
+  // A route whose chain waited keeps the scope, from before the socket's next request on
   // (test/kernel/scope.test.ts, the burst).
   p.answering?.waited()
-  let value: unknown
-  try {
-    value = await pending
-  } catch (error) {
-    return advance(p, run, run.throw(error))
-  }
-  return advance(p, run, run.next(value))
+  return pending.then(
+    (value) => advance(p, run, run.next(value)),
+    (error: unknown) => advance(p, run, run.throw(error)),
+  )
 }
 
 /**
- * The request's steps. What one before `annotate` throws becomes the error reply, rendered when it
- * came before `render` (test/kernel/errors.test.ts); `annotate` isolates its taps, so what it
- * throws is a kernel bug, for the server's bare 500.
+ * Admit (maintenance, the `request` hook), find (a match a `request` tap set, the `route` hook or
+ * the router), answer (the route's chain), render, annotate. What a step before `annotate` throws
+ * becomes the error reply, rendered when it came before `render` (test/kernel/errors.test.ts);
+ * `annotate` isolates its taps.
  */
 function* steps(p: Progress): Steps {
   const { ctx } = p
@@ -152,9 +150,8 @@ function* steps(p: Progress): Steps {
   try {
     if (hooks.render.isUsed()) reply = (yield runWaterfall(hooks.render, reply, ctx)) as Reply
     // A view no tap turned into a body is an error (no engine), only annotated.
-    const { body } = reply
-    if (body.kind === 'view')
-      throw requestErrors.error('FW_ERR_VIEW_NO_ENGINE', { template: body.template })
+    if (reply.body.kind === 'view')
+      throw requestErrors.error('FW_ERR_VIEW_NO_ENGINE', { template: reply.body.template })
   } catch (error) {
     reply = yield* fail(p, error)
   }
@@ -163,13 +160,12 @@ function* steps(p: Progress): Steps {
   return (yield runEach(hooks.annotate, p.cycle.annotateFailed, reply, ctx)) as Reply
 }
 
-/** `request.received`, then maintenance: a 503 unless the path is exempt, else no reply. */
+/** `request.received`, then maintenance: a 503 (JSON where the route would answer JSON). */
 function admit({ cycle, ctx }: Progress): Reply | undefined {
   const { maintenance, router } = cycle.deps
   ctx.log.record('request.received', { method: ctx.method, path: ctx.path }, 0)
   const retryAfter = maintenance(ctx.log.origin)
   if (retryAfter === undefined || maintenance.exempts(ctx.routingPath)) return undefined
-  // JSON where the route would answer JSON.
   if (router.answersJson(ctx.routingPath, [ctx.method], ctx.querystring)) ctx.jsonByDefault = true
   return maintenanceReply(ctx, retryAfter)
 }
@@ -177,14 +173,13 @@ function admit({ cycle, ctx }: Progress): Reply | undefined {
 /** Routing recorded; the route matched (or the fallback) compiled, else a miss's reply. */
 function matched(p: Progress, found: RouteMatch | undefined, start: number): CompiledRoute | Reply {
   const { ctx } = p
-  const { routes, routing } = p.cycle.deps
   const end = ctx.log.phaseEnded('routing', start)
-  const match = found ?? routing.missed(ctx)
+  const match = found ?? p.cycle.deps.routing.missed(ctx)
   if (match instanceof Reply) return match
   const { route, params } = (ctx.match = match)
   ctx.params = params
-  const compiled = routes.compiled(route)
-  // Built field by field: an object spread here cost ~1 µs a request (bench/before-after.ts).
+  const compiled = p.cycle.deps.routes.compiled(route)
+  // Field by field: an object spread here cost ~1 µs a request (bench/before-after.ts).
   const { method } = ctx
   const event = { method, path: route.path, name: route.name, handler: compiled.name, params }
   ctx.log.record('route.matched', event, end)
