@@ -4,7 +4,7 @@ import { requestErrors } from './error-codes.js'
 import { EventLog } from './events.js'
 import { isThenable, runBail, runEach, runWaterfall, type MaybePromise } from './hook-runner.js'
 import { Reply, toReply } from './reply.js'
-import { actionEnded, runChain, type Chain } from './route-chain.js'
+import { chainEnded, runChain, type Chain } from './route-chain.js'
 import type { CompiledRoute, RouteScope } from './route-compile.js'
 import type { RouteMatch } from './router/route.js'
 import type { RequestCycle } from './request-cycle-deps.js'
@@ -20,6 +20,7 @@ type Steps = Generator<unknown, Reply, unknown>
 /** One request on its way: what its steps share with `advance` and the route's chain. */
 class Progress implements Chain {
   actionStart = -1
+  middlewareStart = -1
   inner = 0
   /** The scope of the route whose chain is answering, while it is. */
   answering: RouteScope | undefined = undefined
@@ -140,7 +141,7 @@ function* steps(p: Progress): Steps {
           reply = toReply(yield answer(p, route))
         } finally {
           p.answering = undefined
-          actionEnded(p)
+          chainEnded(p)
         }
       }
     }

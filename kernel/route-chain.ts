@@ -6,7 +6,7 @@ import type { CompiledRoute } from './route-compile.js'
 
 // A route's chain on a request, in the variant chosen at boot (kernel/route-compile.ts): a route
 // with nothing that waits calls its handler (`callAction`) and hands back its answer as it came;
-// any other runs `action`, plain `async`/`await`, inside its middleware (`throughMiddleware`).
+// any other runs its middleware (`dispatch`), then `action`, plain `async`/`await`.
 
 type Controller = Record<string, (...args: unknown[]) => unknown>
 
@@ -15,37 +15,27 @@ export interface Chain {
   readonly ctx: RequestContext
   /** When the `action` phase began, until it is recorded (-1: none is pending). */
   actionStart: number
+  /** When the middleware began, until the `middleware` phase is recorded (-1: none is pending). */
+  middlewareStart: number
   /** An awaited chain's time in its controller and action, which its middleware's leaves out. */
   inner: number
 }
 
 /**
- * What the route's handler answered, now or promised; a handler answering now leaves its `action`
- * phase pending in `chain` for the caller to end once the answer settled.
+ * What the route's handler answered, now or promised; the phases it leaves pending in `chain`
+ * (`action`, `middleware`) are for the caller to end with {@link chainEnded} once it settled.
  */
 export function runChain(chain: Chain, route: CompiledRoute): unknown {
   if (!route.waits) return callAction(chain, route)
-  return route.layers.length === 0 ? action(chain, route) : throughMiddleware(chain, route)
+  if (route.layers.length > 0) chain.middlewareStart = chain.ctx.log.now()
+  return dispatch(chain, route, 0)
 }
 
 /**
- * The middleware, outermost first, each given the rest of the chain as `next()`; then the
- * `middleware` phase: the chain's time less the controller's and the action's. A layer costs its
- * own promise and the check of its answer's (`bench/limits.ts` measures a layer's cost).
+ * Middleware `i`, outermost first, given the rest as `next()`, or the action after the last;
+ * always a promise. A layer costs its own promise and the check of its answer's (`bench/limits.ts`
+ * measures a layer's cost).
  */
-async function throughMiddleware(chain: Chain, route: CompiledRoute): Promise<Reply> {
-  const { log } = chain.ctx
-  const start = log.now()
-  try {
-    return await dispatch(chain, route, 0)
-  } finally {
-    const end = log.now()
-    const duration = Math.max(0, end - start - chain.inner)
-    log.record('phase.completed', { name: 'middleware', start, duration }, end)
-  }
-}
-
-/** Middleware `i` given the rest as `next()`, or the action after the last; always a promise. */
 function dispatch(chain: Chain, route: CompiledRoute, i: number): Promise<Reply> {
   if (i === route.layers.length) return action(chain, route)
   const { fn, name } = route.layers[i]!
@@ -100,8 +90,19 @@ function callAction(chain: Chain, route: CompiledRoute): unknown {
   }
 }
 
-/** Records the `action` phase pending in `chain`, once; nothing when none is. */
-export function actionEnded(chain: Chain): void {
+/** Records the phases pending in `chain`, once each: `action`, then `middleware`. */
+export function chainEnded(chain: Chain): void {
+  actionEnded(chain)
+  const { ctx, middlewareStart: start } = chain
+  if (start < 0) return
+  // The chain's time less the controller's and the action's (test/kernel/middleware.test.ts).
+  const end = ctx.log.now()
+  const duration = Math.max(0, end - start - chain.inner)
+  ctx.log.record('phase.completed', { name: 'middleware', start, duration }, end)
+  chain.middlewareStart = -1
+}
+
+function actionEnded(chain: Chain): void {
   if (chain.actionStart < 0) return
   chain.ctx.log.phaseEnded('action', chain.actionStart)
   chain.actionStart = -1

@@ -32,6 +32,26 @@ test('runs onion style: group middleware outer-first, then the route own, around
   assert.equal(phasesOf(res.events), ['routing', 'action', 'middleware'])
 })
 
+test('the middleware phase is the chain less the action: a slow handler counts as action only', async () => {
+  const kernel = createTestKernel()
+  kernel.middleware('outer', tag('outer', []))
+  kernel.router
+    .get('slow', async () => {
+      await new Promise((resolve) => setTimeout(resolve, 60))
+      return { ok: true }
+    })
+    .middleware('outer')
+  const res = await kernel.inject('/slow')
+  const phase = (name: string): { start: number; duration: number } =>
+    res.events.find((e) => e.type === 'phase.completed' && e.data.name === name)!.data as {
+      start: number
+      duration: number
+    }
+  assert.ok(phase('action').duration >= 50, `action ${phase('action').duration} ms`)
+  assert.ok(phase('middleware').duration < 50, `middleware ${phase('middleware').duration} ms`)
+  assert.ok(phase('middleware').start <= phase('action').start)
+})
+
 test('lets middleware answer early without calling next', async () => {
   const kernel = createTestKernel()
   let reached = false
