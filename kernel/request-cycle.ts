@@ -50,10 +50,7 @@ export function respond(
   }
 }
 
-/**
- * {@link respond} for the socket server: `deliver(to, …)` the reply, or a kernel bug's error, once;
- * `deliver` must not throw.
- */
+/** {@link respond} for the socket server: `deliver(to, …)` the reply or a kernel bug's error. */
 export function respondTo<T>(
   cycle: RequestCycle,
   init: RequestInit,
@@ -68,6 +65,7 @@ export function respondTo<T>(
       (error: unknown) => deliver(to, undefined, error),
     )
   } catch (error) {
+    // A kernel bug. (`deliver` must not throw: it would be called twice.)
     deliver(to, undefined, error)
   }
 }
@@ -141,6 +139,7 @@ function* steps(p: Progress): Steps {
           reply = toReply(yield answer(p, route))
         } finally {
           p.answering = undefined
+          if (p.scoped) route.scope.answered()
           chainEnded(p)
         }
       }
@@ -189,14 +188,11 @@ function matched(p: Progress, found: RouteMatch | undefined, start: number): Com
 
 /** The route's chain, in the request scope when a plugin asked for it and the route may wait. */
 function answer(p: Progress, route: CompiledRoute): unknown {
-  if (!p.cycle.deps.scoped() || !route.scope.needed) return runChain(p, route)
-  p.scoped = true
-  p.outside = enterScope(p.ctx)
-  try {
-    return runChain(p, route)
-  } finally {
-    route.scope.answered()
+  if (p.cycle.deps.scoped() && route.scope.needed) {
+    p.scoped = true
+    p.outside = enterScope(p.ctx)
   }
+  return runChain(p, route)
 }
 
 /** The `error` hook's reply to `error`, else the kernel's own; a tap that throws is logged. */

@@ -10,21 +10,17 @@ import type { CompiledRoute } from './route-compile.js'
 
 type Controller = Record<string, (...args: unknown[]) => unknown>
 
-/** A request on its way through its route's chain, and the chain's timing. */
+/** A request on its way through its route's chain, and the chain's phases pending. */
 export interface Chain {
   readonly ctx: RequestContext
-  /** When the `action` phase began, until it is recorded (-1: none is pending). */
+  /** When the `action` and `middleware` phases began, until recorded (-1: none pending). */
   actionStart: number
-  /** When the middleware began, until the `middleware` phase is recorded (-1: none is pending). */
   middlewareStart: number
   /** An awaited chain's time in its controller and action, which its middleware's leaves out. */
   inner: number
 }
 
-/**
- * What the route's handler answered, now or promised; the phases it leaves pending in `chain`
- * (`action`, `middleware`) are for the caller to end with {@link chainEnded} once it settled.
- */
+/** What the route's handler answered, now or promised; {@link chainEnded} once it settled. */
 export function runChain(chain: Chain, route: CompiledRoute): unknown {
   if (!route.waits) return callAction(chain, route)
   if (route.layers.length > 0) chain.middlewareStart = chain.ctx.log.now()
