@@ -8,8 +8,6 @@ import type { CompiledRoute } from './route-compile.js'
 // with nothing that waits calls its handler (`callAction`) and hands back its answer as it came;
 // any other runs its middleware (`dispatch`), then `action`, plain `async`/`await`.
 
-type Controller = Record<string, (...args: unknown[]) => unknown>
-
 /** A request on its way through its route's chain, and the chain's phases pending. */
 export interface Chain {
   readonly ctx: RequestContext
@@ -74,16 +72,9 @@ function callAction(chain: Chain, route: CompiledRoute): unknown {
   const { ctx } = chain
   const from = ctx.log.now()
   const cls = route.controller
-  const controller = cls === undefined ? undefined : (new cls() as Controller)
+  const controller = cls === undefined ? undefined : new cls()
   chain.actionStart = controller === undefined ? from : ctx.log.phaseEnded('controller', from)
-  switch (route.calls) {
-    case 'function':
-      return route.handler!(ctx)
-    case 'method':
-      return controller![route.method]!(ctx)
-    case 'classic':
-      return controller![route.method]!(ctx.match?.legacy?.args ?? [], ctx)
-  }
+  return route.call(ctx, controller)
 }
 
 /** Records the phases pending in `chain`, once each: `action`, then `middleware`. */

@@ -1,12 +1,14 @@
 import { compileErrors } from './error-codes.js'
+import type { RequestContext } from './context.js'
 import type { Route } from './router/route.js'
 import type { BindingLoader, ControllerClass, Handler, Middleware } from './types.js'
 import { compileBodyCheck, type BodyCheck } from './validation.js'
 
 // A route compiled at boot (kernel/compiled-routes.ts calls it): what it refers to by name
-// resolved, and which of its chain's two variants it runs decided once. A route with nothing that
-// waits (no middleware, bindings or body schema, a handler that is not `async`) runs `callAction`;
-// any other runs `action` (both in kernel/route-chain.ts). Nothing here runs on a request.
+// resolved, how its handler is called and which of its chain's two variants it runs decided once.
+// A route with nothing that waits (no middleware, bindings or body schema, a handler that is not
+// `async`) runs `callAction`; any other runs `action` (both in kernel/route-chain.ts). Nothing here
+// runs on a request.
 
 /** A route compiled at boot: its parts resolved, its chain's variant chosen. */
 export interface CompiledRoute {
@@ -24,14 +26,15 @@ export interface CompiledRoute {
   readonly bindings: readonly (readonly [string, BindingLoader])[]
   /** The body check, compiled on first need (ajv costs a command that only lists routes). */
   readonly check: (() => BodyCheck) | undefined
-  /** How the handler is called: a plain function, a controller's method, a classic action. */
-  readonly calls: 'function' | 'method' | 'classic'
-  readonly handler: Handler | undefined
+  /** The controller made for each request, if the handler is a controller's method. */
   readonly controller: ControllerClass | undefined
-  readonly method: string
+  /** Calls the handler: the plain function, the controller's method, or a classic action. */
+  readonly call: (ctx: RequestContext, controller: object | undefined) => unknown
   /** Whether the chain runs in the request scope, when that is on (kernel/scope.ts). */
   readonly scope: RouteScope
 }
+
+type Controller = Record<string, (...args: unknown[]) => unknown>
 
 /** One middleware of a route and its name (for `FW_ERR_MIDDLEWARE_NO_REPLY`). */
 export interface Layer {
@@ -71,9 +74,16 @@ export function compileRoute(route: Route, deps: ChainDeps): CompiledRoute {
   const target = handler ?? controller!.prototype[method]
   const waits =
     layers.length > 0 || bindings.length > 0 || check !== undefined || isAsyncFunction(target)
-  const calls = handler !== undefined ? 'function' : route.classic ? 'classic' : 'method'
+  const call = handler ?? callerOf(method, route.classic)
   const [name, scope] = [handlerName(route), new RouteScope(waits)]
-  return { route, name, waits, layers, bindings, check, calls, handler, controller, method, scope }
+  return { route, name, waits, layers, bindings, check, controller, call, scope }
+}
+
+/** A controller's method called as a route's handler, or as a classic action (its path's args). */
+function callerOf(method: string, classic: boolean): CompiledRoute['call'] {
+  return classic
+    ? (ctx, controller) => (controller as Controller)[method]!(ctx.match?.legacy?.args ?? [], ctx)
+    : (ctx, controller) => (controller as Controller)[method]!(ctx)
 }
 
 /**
