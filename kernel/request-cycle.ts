@@ -8,7 +8,7 @@ import { chainEnded, runChain, type Chain } from './route-chain.js'
 import type { CompiledRoute, RouteScope } from './route-compile.js'
 import type { RouteMatch } from './router/route.js'
 import type { RequestCycle } from './request-cycle-deps.js'
-import { enterRequest, enterScope, leaveScope, restoreScope } from './scope.js'
+import { enterRequest, enterScope, restoreScope } from './scope.js'
 
 // One request through the kernel, its steps in order in one generator (`steps`). A step yields its
 // answer, now or promised; `advance`, the one place that tells the two apart, resumes the steps at
@@ -85,19 +85,10 @@ function advance(
   run: Steps,
   next: IteratorResult<unknown, Reply>,
 ): MaybePromise<Reply> {
-  while (next.done !== true) {
-    if (isThenable(next.value)) {
-      const reply = later(p, run, next.value)
-      if (p.scoped) restoreScope(p.outside)
-      return reply
-    }
-    next = run.next(next.value)
-  }
-  if (p.scoped) {
-    restoreScope(p.outside)
-    leaveScope()
-  }
-  return next.value
+  while (next.done !== true && !isThenable(next.value)) next = run.next(next.value)
+  const reply = next.done === true ? next.value : later(p, run, next.value as Promise<unknown>)
+  if (p.scoped) restoreScope(p.outside, next.done === true)
+  return reply
 }
 
 /** The steps resumed with what a step's promise settled to, or thrown what it rejected with. */

@@ -61,8 +61,10 @@ export function enterScope(ctx: RequestContext): RequestContext | undefined {
   return outside
 }
 
-export function restoreScope(outside: RequestContext | undefined): void {
+/** Makes `outside` current again; `done`: the request no longer needs the scope. */
+export function restoreScope(outside: RequestContext | undefined, done: boolean): void {
   storage.enterWith(outside)
+  if (done) leaveScope()
 }
 
 /** Ends what {@link enterScope} began; the last in flight disables the storage till next used. */

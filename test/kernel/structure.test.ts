@@ -37,11 +37,11 @@ test('kernel/kernel.ts is under 300 lines and has no @internal members', () => {
 
 // The request path, from the socket to the handler and back, reads in one sitting too: the cycle,
 // the route's chain, the request scope and the reply writer.
-test('the request path is at most 520 lines in all', () => {
+test('the request path is at most 515 lines in all', () => {
   const path = ['request-cycle.ts', 'route-chain.ts', 'scope.ts', join('http', 'reply-writer.ts')]
   const lines = path.map((file) => read(join('kernel', file)).replace(/\n$/, '').split('\n').length)
   const total = lines.reduce((sum, n) => sum + n, 0)
-  assert.ok(total <= 520, `the request path has ${total} lines (${lines.join(' + ')})`)
+  assert.ok(total <= 515, `the request path has ${total} lines (${lines.join(' + ')})`)
 })
 
 // A file split by job reads in one sitting.
