@@ -50,9 +50,9 @@ export async function runInContext<A extends unknown[], T>(
 }
 
 /**
- * Makes `ctx` the request of everything the current call awaits, until {@link leaveScope}; returns
- * the store it replaced, for {@link restoreScope} before the caller returns (as `storage.run`
- * does), so that the socket's other requests do not inherit `ctx`.
+ * Makes `ctx` the request of everything the current call awaits; returns the store it replaced,
+ * for {@link restoreScope} before the caller returns (as `storage.run` does), so that the socket's
+ * other requests do not inherit `ctx`.
  */
 export function enterScope(ctx: RequestContext): RequestContext | undefined {
   inFlight++
@@ -67,7 +67,7 @@ export function restoreScope(outside: RequestContext | undefined, done: boolean)
   if (done) leaveScope()
 }
 
-/** Ends what {@link enterScope} began; the last in flight disables the storage till next used. */
-export function leaveScope(): void {
+/** The last scoped call in flight disables the storage till next used. */
+function leaveScope(): void {
   if (--inFlight === 0) storage.disable()
 }
