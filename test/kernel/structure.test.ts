@@ -64,8 +64,6 @@ const LONG_FUNCTIONS_ALLOWED = new Set([
   'plugins/debug/toolbar/capture.ts: wrapXhr',
   'plugins/debug/toolbar/capture.ts: wrapFetch',
   'plugins/debug/toolbar/capture.ts: wrapped',
-  'plugins/debug/toolbar/tab-requests.ts: render',
-  'plugins/debug/toolbar/tab-api.ts: render',
 ])
 
 /** A function's name as a reader finds it: its own, or the variable or property it is bound to. */

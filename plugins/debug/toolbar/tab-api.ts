@@ -184,6 +184,82 @@ function credentials(view: View): string {
   return `Sent with: ${parts.join(', ')}.`
 }
 
+/** One operation's pick button: a click chooses it (again: releases it) and resets the form. */
+function operationButton(view: View, op: Operation, i: number): HTMLElement {
+  return h(
+    'div',
+    { class: 'op' },
+    h(
+      'button',
+      {
+        class: 'pick',
+        type: 'button',
+        'data-op': `${op.method} ${op.path}`,
+        'data-key': `op:${i}`,
+        'aria-pressed': st.chosen === i ? 'true' : 'false',
+        'on:click': () => {
+          st.chosen = st.chosen === i ? null : i
+          st.path = target(view, op.path)
+          st.body = op.body ?? ''
+          st.reply = null
+          view.refresh()
+        },
+      },
+      h('span', { class: 'method' }, op.method),
+      h('code', null, op.path),
+      op.summary === '' ? '' : ` — ${op.summary}`,
+    ),
+  )
+}
+
+/** The request body's textarea, its text set as a property (the form's state, not markup). */
+function bodyField(): HTMLTextAreaElement {
+  const ta = h('textarea', {
+    'aria-label': 'Request body',
+    name: 'body',
+    'data-key': 'api:body',
+    'on:input': (e: Event) => (st.body = (e.target as HTMLTextAreaElement).value),
+  }) as HTMLTextAreaElement
+  ta.value = st.body
+  return ta
+}
+
+/** The chosen operation's form: path, body when it takes one, send button, the last reply. */
+function requestForm(view: View, chosen: Operation): HTMLElement {
+  return h(
+    'form',
+    {
+      'data-form': true,
+      'on:submit': (e: Event) => (e.preventDefault(), send(view, chosen)),
+    },
+    h('h3', null, `${chosen.method} request`),
+    h('input', {
+      class: 'path',
+      'aria-label': 'Path',
+      name: 'path',
+      value: st.path,
+      'data-key': 'api:path',
+      'on:input': (e: Event) => (st.path = (e.target as HTMLInputElement).value),
+    }),
+    chosen.body === null ? null : bodyField(),
+    h(
+      'p',
+      null,
+      h(
+        'button',
+        { class: 'small', type: 'submit', 'data-key': 'api:send', disabled: st.sending },
+        st.sending ? 'Sending…' : 'Send',
+      ),
+    ),
+    st.reply === null
+      ? null
+      : [
+          h('h3', null, `Reply: ${st.reply.status}`),
+          h('pre', { 'data-reply': true }, st.reply.text),
+        ],
+  )
+}
+
 export const API: Tab = {
   id: 'api',
   label: 'API',
@@ -204,77 +280,8 @@ export const API: Tab = {
         { class: 'note' },
         `${st.ops.length} operations from ${view.config.openapi}, sent to ${view.config.apiPrefix || '/'}. ${credentials(view)}`,
       ),
-      st.ops.map((op, i) =>
-        h(
-          'div',
-          { class: 'op' },
-          h(
-            'button',
-            {
-              class: 'pick',
-              type: 'button',
-              'data-op': `${op.method} ${op.path}`,
-              'data-key': `op:${i}`,
-              'aria-pressed': st.chosen === i ? 'true' : 'false',
-              'on:click': () => {
-                st.chosen = st.chosen === i ? null : i
-                st.path = target(view, op.path)
-                st.body = op.body ?? ''
-                st.reply = null
-                view.refresh()
-              },
-            },
-            h('span', { class: 'method' }, op.method),
-            h('code', null, op.path),
-            op.summary === '' ? '' : ` — ${op.summary}`,
-          ),
-        ),
-      ),
-      chosen === undefined
-        ? null
-        : h(
-            'form',
-            {
-              'data-form': true,
-              'on:submit': (e: Event) => (e.preventDefault(), send(view, chosen)),
-            },
-            h('h3', null, `${chosen.method} request`),
-            h('input', {
-              class: 'path',
-              'aria-label': 'Path',
-              name: 'path',
-              value: st.path,
-              'data-key': 'api:path',
-              'on:input': (e: Event) => (st.path = (e.target as HTMLInputElement).value),
-            }),
-            chosen.body === null
-              ? null
-              : (() => {
-                  const ta = h('textarea', {
-                    'aria-label': 'Request body',
-                    name: 'body',
-                    'data-key': 'api:body',
-                    'on:input': (e: Event) => (st.body = (e.target as HTMLTextAreaElement).value),
-                  }) as HTMLTextAreaElement
-                  ta.value = st.body
-                  return ta
-                })(),
-            h(
-              'p',
-              null,
-              h(
-                'button',
-                { class: 'small', type: 'submit', 'data-key': 'api:send', disabled: st.sending },
-                st.sending ? 'Sending…' : 'Send',
-              ),
-            ),
-            st.reply === null
-              ? null
-              : [
-                  h('h3', null, `Reply: ${st.reply.status}`),
-                  h('pre', { 'data-reply': true }, st.reply.text),
-                ],
-          ),
+      st.ops.map((op, i) => operationButton(view, op, i)),
+      chosen === undefined ? null : requestForm(view, chosen),
     )
   },
 }

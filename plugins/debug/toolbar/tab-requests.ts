@@ -109,6 +109,92 @@ function status(r: Row): string {
   return String(r.status)
 }
 
+/** A row's "server log" button: only for a row with a request id, while the log is offered. */
+function logButton(view: View, r: Row, offered: boolean): HTMLElement | null {
+  return r.id !== null && offered
+    ? h(
+        'button',
+        {
+          class: 'small',
+          type: 'button',
+          'data-log': r.id,
+          'data-key': `log:${r.n}`,
+          'on:click': () => askLog(view, r),
+        },
+        'server log',
+      )
+    : null
+}
+
+/** The path cell: a button that selects the row for the keyboard, and the page's own mark. */
+function pathCell(view: View, r: Row): HTMLElement {
+  return h(
+    'td',
+    null,
+    h(
+      'button',
+      {
+        class: 'pick mono',
+        type: 'button',
+        'data-key': `row:${r.n}`,
+        'aria-pressed': view.selected === r ? 'true' : 'false',
+        title: `${r.path}\n(click to select this request, again to release)`,
+        'on:click': () => view.select(r),
+      },
+      readable(r.path),
+    ),
+    r.own ? h('span', { class: 'count' }, 'this page') : null,
+  )
+}
+
+/** One request's row of the list (requests.test.ts: "the whole row selects: …"). */
+function requestRow(view: View, r: Row, offered: boolean): HTMLElement {
+  const queries = r.payload?.queries?.count ?? r.summary?.queries
+  const button = logButton(view, r, offered)
+  return h(
+    'tr',
+    {
+      class: failed(r) ? 'failed' : '',
+      'data-row': r.n,
+      'aria-selected': view.selected === r ? 'true' : 'false',
+      // The whole row selects, as in every network panel: a click on a cell that is not a
+      // control of its own (the path button selects for the keyboard, the log button asks
+      // for the server log), and not the end of a text selection.
+      'on:click': (event: Event) => {
+        if ((event.target as Element).closest('button, a, input, select, textarea')) return
+        if ((window.getSelection()?.toString() ?? '') !== '') return
+        view.select(r)
+      },
+    },
+    h('td', { class: 'num' }, String(r.n)),
+    h('td', null, r.method),
+    pathCell(view, r),
+    h('td', null, status(r)),
+    h('td', { class: 'num' }, r.ms === null ? '' : ms(r.ms)),
+    h('td', { class: 'num' }, queries === undefined ? '' : String(queries)),
+    h('td', { class: 'mono' }, r.id ?? '', ' ', button),
+  )
+}
+
+/** The server log lines fetched for one request id, or where the fetch stands. */
+function serverLog(id: string, l: LogLines): HTMLElement {
+  return h(
+    'section',
+    { 'data-serverlog': id },
+    h('h3', null, `Server log for ${id}`),
+    l.state === 'loading'
+      ? note('Loading…')
+      : l.state === 'failed'
+        ? note(`Could not read the log: ${l.message ?? ''}`)
+        : l.lines.length === 0
+          ? note('No log lines carry this request id.')
+          : table(
+              ['Time', 'Level', 'Message'],
+              l.lines.map((x) => [x.timestamp ?? '', x.level ?? '', text(x.message ?? '')]),
+            ),
+  )
+}
+
 export const REQUESTS: Tab = {
   id: 'requests',
   label: 'Requests',
@@ -124,63 +210,7 @@ export const REQUESTS: Tab = {
     )
     const tbody = list.querySelector('tbody')!
     const offered = logsOffered(view)
-    for (const r of newest) {
-      const queries = r.payload?.queries?.count ?? r.summary?.queries
-      const logButton =
-        r.id !== null && offered
-          ? h(
-              'button',
-              {
-                class: 'small',
-                type: 'button',
-                'data-log': r.id,
-                'data-key': `log:${r.n}`,
-                'on:click': () => askLog(view, r),
-              },
-              'server log',
-            )
-          : null
-      const tr = h(
-        'tr',
-        {
-          class: failed(r) ? 'failed' : '',
-          'data-row': r.n,
-          'aria-selected': view.selected === r ? 'true' : 'false',
-          // The whole row selects, as in every network panel: a click on a cell that is not a
-          // control of its own (the path button selects for the keyboard, the log button asks
-          // for the server log), and not the end of a text selection.
-          'on:click': (event: Event) => {
-            if ((event.target as Element).closest('button, a, input, select, textarea')) return
-            if ((window.getSelection()?.toString() ?? '') !== '') return
-            view.select(r)
-          },
-        },
-        h('td', { class: 'num' }, String(r.n)),
-        h('td', null, r.method),
-        h(
-          'td',
-          null,
-          h(
-            'button',
-            {
-              class: 'pick mono',
-              type: 'button',
-              'data-key': `row:${r.n}`,
-              'aria-pressed': view.selected === r ? 'true' : 'false',
-              title: `${r.path}\n(click to select this request, again to release)`,
-              'on:click': () => view.select(r),
-            },
-            readable(r.path),
-          ),
-          r.own ? h('span', { class: 'count' }, 'this page') : null,
-        ),
-        h('td', null, status(r)),
-        h('td', { class: 'num' }, r.ms === null ? '' : ms(r.ms)),
-        h('td', { class: 'num' }, queries === undefined ? '' : String(queries)),
-        h('td', { class: 'mono' }, r.id ?? '', ' ', logButton),
-      )
-      tbody.appendChild(tr)
-    }
+    for (const r of newest) tbody.appendChild(requestRow(view, r, offered))
     const shown = [...logs.entries()].filter(([id]) => view.rows.some((r) => r.id === id))
     return h(
       'div',
@@ -188,23 +218,7 @@ export const REQUESTS: Tab = {
       view.rows.some((r) => r.end !== null) ? timeline(view) : null,
       list,
       panelGone === null ? null : note(panelGone),
-      shown.map(([id, l]) =>
-        h(
-          'section',
-          { 'data-serverlog': id },
-          h('h3', null, `Server log for ${id}`),
-          l.state === 'loading'
-            ? note('Loading…')
-            : l.state === 'failed'
-              ? note(`Could not read the log: ${l.message ?? ''}`)
-              : l.lines.length === 0
-                ? note('No log lines carry this request id.')
-                : table(
-                    ['Time', 'Level', 'Message'],
-                    l.lines.map((x) => [x.timestamp ?? '', x.level ?? '', text(x.message ?? '')]),
-                  ),
-        ),
-      ),
+      shown.map(([id, l]) => serverLog(id, l)),
     )
   },
 }
