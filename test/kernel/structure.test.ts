@@ -61,9 +61,6 @@ test('no source file under kernel/, plugins/, cli/ or playground/ is over 400 li
 const LONG_FUNCTIONS_ALLOWED = new Set([
   'plugins/database/orm.ts: openDatabase',
   'plugins/database/index.ts: setup',
-  'plugins/debug/toolbar/capture.ts: wrapXhr',
-  'plugins/debug/toolbar/capture.ts: wrapFetch',
-  'plugins/debug/toolbar/capture.ts: wrapped',
 ])
 
 /** A function's name as a reader finds it: its own, or the variable or property it is bound to. */
