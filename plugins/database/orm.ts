@@ -1,13 +1,12 @@
 import {
-  MikroORM,
   TransactionContext,
   type AnyEntity,
   type EntityManager,
   type EntitySchema,
+  type MikroORM,
   type Options,
 } from '@mikro-orm/core'
 import type { Knex, SqlEntityManager } from '@mikro-orm/knex'
-import { PostgreSqlDriver } from '@mikro-orm/postgresql'
 import { currentContext, type RequestContext } from 'fw'
 import type { DatabaseTarget } from './connection-url.js'
 import { registerConnections, type Connections } from './bound-query.js'
@@ -20,7 +19,15 @@ import { adaptOrmStatements } from './orm-statements.js'
 import { ModelRecorder, QueryRecorder, REQUEST_KEY } from './recorders.js'
 import type { EmbeddedDatabase } from './pglite-thread.js'
 import { Deadlines } from './statement-deadlines.js'
+import {
+  initPglite,
+  initPostgreSql,
+  type DatabaseTimeouts,
+  type EmbeddedSlot,
+} from './orm-drivers.js'
 import { refuseUnstorable, refuseUnstorableValue } from './unstorable-input.js'
+
+export type { DatabaseTimeouts } from './orm-drivers.js'
 
 declare module 'fw' {
   interface ContextState {
@@ -67,14 +74,6 @@ export interface OpenedDatabase {
   close(keepEmbedded?: boolean): Promise<EmbeddedDatabase | undefined>
 }
 
-/** How long the app waits on its database (the database plugin's README, "Bounded waits"). */
-export interface DatabaseTimeouts {
-  /** For a connection: opening one, or a free one from the pool; 0 waits forever. */
-  readonly acquireMs: number
-  /** For one statement, on the server (`statement_timeout`) and on the client; 0: forever. */
-  readonly statementMs: number
-}
-
 /** How {@link openDatabase} opens: all optional. */
 export interface OpenOptions {
   /** For PGlite, the instance already being created (see {@link openDatabase}). */
@@ -103,9 +102,44 @@ export async function openDatabase(
     embeddedInWorker = true,
   }: OpenOptions = {},
 ): Promise<OpenedDatabase> {
-  let pglite: EmbeddedDatabase | undefined
+  const embedded: EmbeddedSlot = { pglite: undefined }
   let orm: MikroORM | undefined
-  const common: Options = {
+  const common = sharedOptions(entities, () => orm)
+  if (target.kind === 'postgresql') {
+    orm = await initPostgreSql(common, target, timeouts, warn)
+  } else {
+    orm = await initPglite(common, target.dataDir, embedded, {
+      starting,
+      statementMs: timeouts.statementMs,
+      inWorker: embeddedInWorker,
+    })
+  }
+  const opened = orm
+  adaptPlatform(opened)
+  const { deadlines, readDeadlines } = adaptStatements(opened, target, timeouts)
+  const source: ConnectionSource = { reads: undefined, connections: undefined }
+  const connectionsOf = (): Connections => connectionsFor(opened, readDeadlines, source)
+  registerConnections(opened.config, connectionsOf)
+  const modelOf = modelHydrator(opened)
+  const closing: Closing = { orm: opened, source, deadlines, readDeadlines, embedded, starting }
+  return {
+    orm: opened,
+    migrations,
+    forRequest: (ctx) => requestEm(opened, ctx),
+    connections: connectionsOf,
+    transactionOf: (ctx) => joinedTransaction(opened, ctx),
+    loadedModel,
+    modelOf,
+    close: (keepEmbedded = false) => closeDatabase(closing, keepEmbedded),
+  }
+}
+
+/** The options both drivers share; `ormOf` answers the ORM once `MikroORM.init` has given it. */
+function sharedOptions(
+  entities: readonly AnyEntitySchema[],
+  ormOf: () => MikroORM | undefined,
+): Options {
+  return {
     entities: [...entities],
     loggerFactory: (options) => new QueryRecorder(options),
     // The connection's `execute` hands every statement the ORM runs (finds, flushes, `em.execute`,
@@ -119,6 +153,7 @@ export async function openDatabase(
     // The request's EntityManager: MikroORM asks this whenever code uses `orm.em`.
     context: () => {
       const ctx = currentContext()
+      const orm = ormOf()
       if (ctx === undefined || orm === undefined) return undefined
       return requestEm(orm, ctx)
     },
@@ -127,77 +162,36 @@ export async function openDatabase(
     connect: false,
     discovery: { warnWhenNoEntities: false },
   }
-  if (target.kind === 'postgresql') {
-    orm = await MikroORM.init({
-      ...common,
-      driver: PostgreSqlDriver,
-      // The lifecycle makes sure the database exists first, and creates it only outside
-      // production (database-exists.ts `ensureDatabase`).
-      ensureDatabase: false,
-      clientUrl: target.url,
-      dbName: target.dbName,
-      pool: { min: 0, max: 10 },
-      driverOptions: {
-        // Bounded waits: a refused, frozen or saturated server answers a request with an error
-        // within these times instead of holding it (knex's own acquire default is 60 s, node-pg
-        // waits forever). The read pool copies these connection settings.
-        ...(timeouts.acquireMs > 0 ? { acquireConnectionTimeout: timeouts.acquireMs } : {}),
-        // knex reports a lost connection ("Connection Error: …") on stderr; the app's log is the
-        // place for it (the failing statement answers 503 anyway).
-        ...(warn === undefined
-          ? {}
-          : { log: { warn, error: warn, deprecate: warn, debug: () => undefined } }),
-        connection: {
-          ...(timeouts.acquireMs > 0 ? { connectionTimeoutMillis: timeouts.acquireMs } : {}),
-          // Server side: a slow statement is cancelled (57014) and its connection stays usable.
-          // The client side (a server that stopped answering cannot cancel anything) is
-          // `deadlines` below, not node-pg's per-statement `query_timeout`.
-          ...(timeouts.statementMs > 0 ? { statement_timeout: timeouts.statementMs } : {}),
-        },
-      },
-    })
-  } else {
-    const dataDir = target.dataDir
-    // Loaded only here: an app on PostgreSQL never loads the embedded database's driver.
-    const [{ PGliteDriver, PGliteKnexDialect }, { openEmbedded }, { fixPgliteStatements }] =
-      await Promise.all([
-        import('mikro-orm-pglite'),
-        import('./pglite-thread.js'),
-        import('./pglite-statements.js'),
-      ])
-    fixPgliteStatements(PGliteKnexDialect)
-    orm = await MikroORM.init({
-      ...common,
-      driver: PGliteDriver,
-      dbName: 'postgres',
-      driverOptions: {
-        connection: {
-          // knex-pglite uses `query`, `exec` and `waitReady`: what `EmbeddedDatabase` has.
-          pglite: async () => {
-            pglite ??= await (starting ??
-              openEmbedded(dataDir, {
-                statementMs: timeouts.statementMs,
-                inWorker: embeddedInWorker,
-              }))
-            return pglite
-          },
-        },
-      },
-    })
-  }
-  const opened = orm
+}
+
+/** The platform's conversions: a JSON value checked before it is serialised, arrays quoted. */
+function adaptPlatform(orm: MikroORM): void {
   // MikroORM serialises a JSON property's value itself (`JSON.stringify`), so a NUL inside it
   // reaches `onQuery` escaped (`\u0000`), which text may spell too, and `jsonb` refuses it only
   // on the server (22P05). The value is checked before it is serialised instead.
-  const platform = opened.em.getPlatform()
+  const platform = orm.em.getPlatform()
   const jsonToDatabase = platform.convertJsonToDatabaseValue.bind(platform)
   platform.convertJsonToDatabaseValue = (value, context) => {
     refuseUnstorableValue(value)
     return jsonToDatabase(value, context)
   }
   quoteArrayElements(platform)
+}
+
+/** The statement timers: the ORM's, and the read pool's (both close with the database). */
+interface StatementDeadlines {
+  readonly deadlines: Deadlines
+  readonly readDeadlines: Deadlines
+}
+
+/** Binds the ORM's statements' values and times them; answers its timers and the read pool's. */
+function adaptStatements(
+  orm: MikroORM,
+  target: DatabaseTarget,
+  timeouts: DatabaseTimeouts,
+): StatementDeadlines {
   // Every statement of the ORM's with its values bound, never inlined (bound-execute.ts).
-  bindOrmStatements(opened.em.getConnection())
+  bindOrmStatements(orm.em.getConnection())
   // The client-side statement timeout of the ORM's statements and the read pool's: one timer
   // for all of them (see statement-deadlines.ts). PGlite keeps its own (pglite-thread.ts).
   const deadlines = new Deadlines(target.kind === 'postgresql' ? timeouts.statementMs : 0)
@@ -209,68 +203,97 @@ export async function openDatabase(
       : 0,
   )
   // MikroORM's statements get their rows as the read pool's do, under the same timeout.
-  adaptOrmStatements(opened.em.getConnection(), deadlines)
-  let reads: ReadPool | null | undefined
-  let connections: Connections | undefined
-  const connectionsOf = (): Connections => {
-    if (connections !== undefined) return connections
-    const client = (opened.em as SqlEntityManager).getKnex().client
-    reads ??= createReadPool(client, opened.config.get('pool')?.max ?? 10, readDeadlines) ?? null
-    return (connections = {
-      client,
-      pglite: (client as { dialect?: unknown }).dialect === 'pglite',
-      readPool: reads?.read,
-    })
-  }
-  registerConnections(opened.config, connectionsOf)
-  const hydrator = opened.config.getHydrator(opened.getMetadata())
+  adaptOrmStatements(orm.em.getConnection(), deadlines)
+  return { deadlines, readDeadlines }
+}
+
+/** The connections made on first use; the read pool is null once there is none or it closed. */
+interface ConnectionSource {
+  reads: ReadPool | null | undefined
+  connections: Connections | undefined
+}
+
+/** Where statements run, made on first use and kept in `source` until the database closes. */
+function connectionsFor(
+  orm: MikroORM,
+  readDeadlines: Deadlines,
+  source: ConnectionSource,
+): Connections {
+  if (source.connections !== undefined) return source.connections
+  const client = (orm.em as SqlEntityManager).getKnex().client
+  source.reads ??= createReadPool(client, orm.config.get('pool')?.max ?? 10, readDeadlines) ?? null
+  return (source.connections = {
+    client,
+    pglite: (client as { dialect?: unknown }).dialect === 'pglite',
+    readPool: source.reads?.read,
+  })
+}
+
+/** {@link OpenedDatabase.transactionOf}: the innermost transaction a statement must join. */
+function joinedTransaction(
+  orm: MikroORM,
+  ctx: RequestContext | undefined,
+): Knex.Transaction | undefined {
+  // The innermost first: the transaction `em.transactional()` runs the calling code in (on
+  // PGlite's one connection, a statement outside it would wait for it forever).
+  const inner = TransactionContext.getEntityManager(orm.em.name)
+  return (
+    inner?.getTransactionContext<Knex.Transaction>() ??
+    ctx?.state.em?.getTransactionContext<Knex.Transaction>()
+  )
+}
+
+/** {@link OpenedDatabase.loadedModel}: the request's bound model or its identity map's. */
+function loadedModel(ctx: RequestContext, className: string, key: unknown): object | undefined {
+  const em = ctx.state.em
+  if (em === undefined) return boundModel(ctx, className, key)
+  return em.getUnitOfWork().getById<object>(className, key as never)
+}
+
+/** {@link OpenedDatabase.modelOf}, keeping per entity class whether it hydrates detached. */
+function modelHydrator(orm: MikroORM): OpenedDatabase['modelOf'] {
+  const hydrator = orm.config.getHydrator(orm.getMetadata())
   const detachable = new Map<string, boolean>()
-  const adopt = (ctx: RequestContext): void => void requestEm(opened, ctx)
-  return {
-    orm: opened,
-    migrations,
-    forRequest: (ctx) => requestEm(opened, ctx),
-    connections: connectionsOf,
-    transactionOf(ctx) {
-      // The innermost first: the transaction `em.transactional()` runs the calling code in (on
-      // PGlite's one connection, a statement outside it would wait for it forever).
-      const inner = TransactionContext.getEntityManager(opened.em.name)
-      return (
-        inner?.getTransactionContext<Knex.Transaction>() ??
-        ctx?.state.em?.getTransactionContext<Knex.Transaction>()
-      )
-    },
-    loadedModel(ctx, className, key) {
-      const em = ctx.state.em
-      if (em === undefined) return boundModel(ctx, className, key)
-      return em.getUnitOfWork().getById<object>(className, key as never)
-    },
-    modelOf(ctx, className, key, row) {
-      const meta = opened.getMetadata().find(className)!
-      const data = opened.em.getDriver().mapResult(row, meta)
-      if (data === null) return undefined
-      let detached = detachable.get(className)
-      if (detached === undefined) detachable.set(className, (detached = isDetachable(opened, meta)))
-      if (detached && ctx.state.em === undefined)
-        return bindDetached(ctx, hydrator, meta, key, data, adopt)
-      return requestEm(opened, ctx)
-        .getEntityFactory()
-        .create<object>(className, data, { merge: true, convertCustomTypes: true })
-    },
-    async close(keepEmbedded = false) {
-      await reads?.end()
-      reads = null
-      connections = undefined
-      await opened.close(true)
-      deadlines.close()
-      readDeadlines.close()
-      // Started early (see `starting`) but never connected: still ours to close.
-      pglite ??= await starting?.catch(() => undefined)
-      if (keepEmbedded) return pglite
-      await pglite?.close()
-      return undefined
-    },
+  const adopt = (ctx: RequestContext): void => void requestEm(orm, ctx)
+  return (ctx, className, key, row) => {
+    const meta = orm.getMetadata().find(className)!
+    const data = orm.em.getDriver().mapResult(row, meta)
+    if (data === null) return undefined
+    let detached = detachable.get(className)
+    if (detached === undefined) detachable.set(className, (detached = isDetachable(orm, meta)))
+    if (detached && ctx.state.em === undefined)
+      return bindDetached(ctx, hydrator, meta, key, data, adopt)
+    return requestEm(orm, ctx)
+      .getEntityFactory()
+      .create<object>(className, data, { merge: true, convertCustomTypes: true })
   }
+}
+
+/** What {@link closeDatabase} closes: all an opened database holds. */
+interface Closing extends StatementDeadlines {
+  readonly orm: MikroORM
+  readonly source: ConnectionSource
+  readonly embedded: EmbeddedSlot
+  readonly starting: Promise<EmbeddedDatabase> | undefined
+}
+
+/** {@link OpenedDatabase.close}: the read pool, the ORM, the timers, then the embedded database. */
+async function closeDatabase(
+  closing: Closing,
+  keepEmbedded: boolean,
+): Promise<EmbeddedDatabase | undefined> {
+  const { source, embedded } = closing
+  await source.reads?.end()
+  source.reads = null
+  source.connections = undefined
+  await closing.orm.close(true)
+  closing.deadlines.close()
+  closing.readDeadlines.close()
+  // Started early (see `starting`) but never connected: still ours to close.
+  embedded.pglite ??= await closing.starting?.catch(() => undefined)
+  if (keepEmbedded) return embedded.pglite
+  await embedded.pglite?.close()
+  return undefined
 }
 
 /**
