@@ -54,14 +54,6 @@ test('no source file under kernel/, plugins/, cli/ or playground/ is over 400 li
   assert.equal(long, [], `over 400 lines: ${long.join(', ')}`)
 })
 
-/**
- * Functions still over the 80-line cap, each by file and name: it comes off this list when it is
- * split (the test fails while a listed function is no longer long, so the list only shrinks).
- */
-const LONG_FUNCTIONS_ALLOWED = new Set([
-  'plugins/database/index.ts: setup',
-])
-
 /** A function's name as a reader finds it: its own, or the variable or property it is bound to. */
 function functionName(node: ts.FunctionLikeDeclaration, file: ts.SourceFile): string {
   if (node.name !== undefined) return node.name.getText(file)
@@ -101,13 +93,8 @@ test('no function under kernel/, plugins/, cli/ or playground/ is over 80 lines'
         .filter(({ lines }) => lines > 80)
         .map(({ name, lines }) => ({ at: `${file.split('\\').join('/')}: ${name}`, lines })),
     )
-  const over = long.filter(({ at }) => !LONG_FUNCTIONS_ALLOWED.has(at))
-  const listed = over.map(({ at, lines }) => `${at} (${lines} lines)`)
+  const listed = long.map(({ at, lines }) => `${at} (${lines} lines)`)
   assert.equal(listed, [], `over 80 lines: ${listed.join(', ')}`)
-  // The allowance is for functions still long: one split since comes off the list.
-  const stillLong = new Set(long.map(({ at }) => at))
-  const stale = [...LONG_FUNCTIONS_ALLOWED].filter((at) => !stillLong.has(at))
-  assert.equal(stale, [], `allowed but no longer over 80 lines: ${stale.join(', ')}`)
 })
 
 test("only kernel/hook-runner.ts runs a hook; nothing calls tapable's own promise() or call()", () => {
