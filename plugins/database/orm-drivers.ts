@@ -53,8 +53,8 @@ export function initPostgreSql(
   })
 }
 
-/** How PGlite's first connection gets its instance: `starting`, or one it opens so. */
-export interface EmbeddedOpening {
+/** Where PGlite's first connection gets its instance: `starting`, else one opened with these. */
+export interface PgliteStart {
   readonly starting: Promise<EmbeddedDatabase> | undefined
   readonly statementMs: number
   readonly inWorker: boolean
@@ -65,7 +65,7 @@ export async function initPglite(
   common: Options,
   dataDir: string | undefined,
   embedded: EmbeddedSlot,
-  open: EmbeddedOpening,
+  open: PgliteStart,
 ): Promise<MikroORM> {
   // Loaded only here: an app on PostgreSQL never loads the embedded database's driver.
   const [{ PGliteDriver, PGliteKnexDialect }, { openEmbedded }, { fixPgliteStatements }] =

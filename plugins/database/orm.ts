@@ -153,9 +153,9 @@ function sharedOptions(
     // The request's EntityManager: MikroORM asks this whenever code uses `orm.em`.
     context: () => {
       const ctx = currentContext()
+      if (ctx === undefined) return undefined
       const orm = ormOf()
-      if (ctx === undefined || orm === undefined) return undefined
-      return requestEm(orm, ctx)
+      return orm === undefined ? undefined : requestEm(orm, ctx)
     },
     allowGlobalContext: false,
     forceUtcTimezone: true,

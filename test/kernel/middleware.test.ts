@@ -47,9 +47,11 @@ test('the middleware phase is the chain less the action: a slow handler counts a
       start: number
       duration: number
     }
-  assert.ok(phase('action').duration >= 50, `action ${phase('action').duration} ms`)
-  assert.ok(phase('middleware').duration < 50, `middleware ${phase('middleware').duration} ms`)
-  assert.ok(phase('middleware').start <= phase('action').start)
+  const [middleware, action] = [phase('middleware'), phase('action')]
+  assert.ok(action.duration >= 50, `action ${action.duration} ms`)
+  // Without the action's time taken out, the middleware's would hold it too.
+  assert.ok(middleware.duration < action.duration, `middleware ${middleware.duration} ms`)
+  assert.ok(middleware.start <= action.start)
 })
 
 test('lets middleware answer early without calling next', async () => {
